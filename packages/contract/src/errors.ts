@@ -42,7 +42,8 @@ export const ERROR_CODES = {
   },
   rate_limited: {
     status: 429,
-    description: 'The outbound budget of the identity or of the peer is spent; retry after `retry_after` seconds.',
+    description:
+      'The outbound budget of the identity or of the peer is spent; retry after `retry_after` seconds.',
   },
   internal_error: {
     status: 500,

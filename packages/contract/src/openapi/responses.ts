@@ -1,0 +1,88 @@
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
+import { componentRef } from './json-schema.js';
+
+/** The shared refusal answers, one per status; every operation refers to them by `$ref`. */
+const refusals: Record<number, { name: string; description: string; example: ErrorCode }> = {
+  400: { name: 'BadRequest', description: 'The arguments did not validate.', example: 'invalid_request' },
+  401: {
+    name: 'Unauthorized',
+    description: 'No portal session and no live API key.',
+    example: 'unauthenticated',
+  },
+  403: {
+    name: 'Forbidden',
+    description:
+      'The policy refused: a missing permission, a cross-site request, a step-up the caller cannot give, or a suspended workspace. `error.code` says which.',
+    example: 'forbidden',
+  },
+  404: {
+    name: 'NotFound',
+    description: 'No such resource, or none the caller may see.',
+    example: 'not_found',
+  },
+  422: {
+    name: 'IdempotencyMismatch',
+    description: 'The Idempotency-Key was used within 24 hours with different arguments.',
+    example: 'idempotency_mismatch',
+  },
+  429: {
+    name: 'TooManyRequests',
+    description:
+      'The outbound budget of the identity or of the peer is spent. `error.retry_after` and the Retry-After header say when to try again.',
+    example: 'rate_limited',
+  },
+};
+
+export const RETRY_AFTER_HEADER = 'RetryAfter';
+export const IDEMPOTENCY_KEY_PARAMETER = 'IdempotencyKey';
+
+export function refusalRef(status: number): { $ref: string } {
+  const refusal = refusals[status];
+  if (!refusal) throw new Error(`no shared response for refusal status ${status}`);
+  return { $ref: `#/components/responses/${refusal.name}` };
+}
+
+function exampleBody(code: ErrorCode) {
+  const body: { code: string; message: string; request_id: string; retry_after?: number } = {
+    code,
+    message: ERROR_CODES[code].description,
+    request_id: 'req_01J9Z3V6M8Q2W4E6R8T0Y2U4I6',
+  };
+  if (code === 'rate_limited') body.retry_after = 7;
+  return { error: body };
+}
+
+export function refusalResponses(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [status, { name, description, example }] of Object.entries(refusals)) {
+    out[name] = {
+      description,
+      ...(status === '429'
+        ? { headers: { 'Retry-After': { $ref: `#/components/headers/${RETRY_AFTER_HEADER}` } } }
+        : {}),
+      content: {
+        'application/json': { schema: { $ref: componentRef('ErrorBody') }, example: exampleBody(example) },
+      },
+    };
+  }
+  return out;
+}
+
+export const sharedHeaders = {
+  [RETRY_AFTER_HEADER]: {
+    description: 'Seconds until the window closes; the same number as `error.retry_after`.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+export const sharedParameters = {
+  [IDEMPOTENCY_KEY_PARAMETER]: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes a retry safe: a repeat with the same key within 24 hours returns the first answer; the same key with different arguments is refused with 422 `idempotency_mismatch`.',
+    schema: { type: 'string', minLength: 1 },
+  },
+};

@@ -1,0 +1,292 @@
+import { z } from 'zod';
+import { freeFormObject, pathSegment } from '../resources/common.js';
+import {
+  contactPresetSchema,
+  contactSchema,
+  contactStatusSchema,
+  refreshOutcomeSchema,
+  toolSchema,
+  trustFlagSchema,
+} from '../resources/contacts.js';
+import { defineOperation } from './define.js';
+import {
+  ALWAYS,
+  IDEMPOTENT,
+  IDEMPOTENT_OUTBOUND,
+  OUTBOUND,
+  VALIDATED,
+  VALIDATED_IDEMPOTENT_OUTBOUND,
+  VALIDATED_OUTBOUND,
+} from './statuses.js';
+
+const identityPath = z.strictObject({ slug: pathSegment });
+const contactPath = z.strictObject({ slug: pathSegment, fingerprint: pathSegment });
+const contacts = '/v1/identities/{slug}/contacts';
+const contact = `${contacts}/{fingerprint}`;
+
+const read = { permission: 'service:contacts:read', action: 'contact:read' } as const;
+const manage = { permission: 'service:contacts:manage', action: 'contact:write' } as const;
+const plain = { suspended: false, idempotent: false, stepUp: false } as const;
+const suspended = { suspended: true, idempotent: false, stepUp: false } as const;
+const suspendedIdempotent = { suspended: true, idempotent: true, stepUp: false } as const;
+
+/** A JSON value that must be present (JSON has no `undefined`). */
+const anyValue = z.unknown().refine((value) => value !== undefined, 'required');
+
+export const listContacts = defineOperation({
+  operationId: 'listContacts',
+  group: 'contacts',
+  method: 'GET',
+  path: contacts,
+  pathParams: identityPath,
+  query: z.strictObject({ status: contactStatusSchema.optional() }),
+  body: null,
+  success: { status: 200, schema: z.strictObject({ contacts: z.array(contactSchema) }) },
+  errors: VALIDATED,
+  ...read,
+  flags: plain,
+  summary: 'List an identity’s contacts, optionally only those in one state.',
+});
+
+export const requestContact = defineOperation({
+  operationId: 'requestContact',
+  group: 'contacts',
+  method: 'POST',
+  path: contacts,
+  pathParams: identityPath,
+  query: null,
+  body: z.strictObject({
+    card: z.string().min(1).max(16384),
+    note: z.string().max(1024).optional(),
+  }),
+  success: {
+    status: 201,
+    schema: z.strictObject({
+      status: z.enum(['pending', 'active']),
+      contact: z.strictObject({
+        fingerprint: z.string(),
+        endpoint: z.string(),
+        display_name: z.string(),
+      }),
+    }),
+  },
+  errors: VALIDATED_OUTBOUND,
+  ...manage,
+  flags: suspended,
+  summary: 'Ask the holder of a contact card to become a contact.',
+});
+
+export const updateContact = defineOperation({
+  operationId: 'updateContact',
+  group: 'contacts',
+  method: 'PATCH',
+  path: contact,
+  pathParams: contactPath,
+  query: null,
+  body: z.strictObject({
+    preset: contactPresetSchema.optional(),
+    permissions: z.array(z.string().max(96)).max(64).optional(),
+  }),
+  success: { status: 200, schema: z.strictObject({ contact: contactSchema }) },
+  errors: VALIDATED,
+  ...manage,
+  flags: suspended,
+  summary: 'Change a contact’s preset or its individual permission switches.',
+});
+
+export const removeContact = defineOperation({
+  operationId: 'removeContact',
+  group: 'contacts',
+  method: 'DELETE',
+  path: contact,
+  pathParams: contactPath,
+  query: null,
+  body: null,
+  success: {
+    status: 200,
+    schema: z.strictObject({ status: z.literal('removed'), fingerprint: z.string(), notified: z.boolean() }),
+  },
+  errors: OUTBOUND,
+  ...manage,
+  flags: suspended,
+  summary: 'Remove a contact on both sides and tell the other party.',
+});
+
+export const approveContact = defineOperation({
+  operationId: 'approveContact',
+  group: 'contacts',
+  method: 'POST',
+  path: `${contact}/approve`,
+  pathParams: contactPath,
+  query: null,
+  body: z.strictObject({ preset: contactPresetSchema.default('basic') }),
+  success: {
+    status: 200,
+    schema: z.strictObject({
+      status: z.literal('approved'),
+      fingerprint: z.string(),
+      preset: z.string(),
+      notified: z.boolean(),
+    }),
+  },
+  errors: VALIDATED_IDEMPOTENT_OUTBOUND,
+  ...manage,
+  flags: suspendedIdempotent,
+  summary: 'Accept a contact request with a preset (default `basic`) and tell the other party.',
+});
+
+export const rejectContact = defineOperation({
+  operationId: 'rejectContact',
+  group: 'contacts',
+  method: 'POST',
+  path: `${contact}/reject`,
+  pathParams: contactPath,
+  query: null,
+  body: null,
+  success: {
+    status: 200,
+    schema: z.strictObject({ status: z.literal('rejected'), fingerprint: z.string(), notified: z.boolean() }),
+  },
+  errors: IDEMPOTENT_OUTBOUND,
+  ...manage,
+  flags: suspendedIdempotent,
+  summary: 'Decline a contact request; the requester cannot knock again.',
+});
+
+export const notifyAcceptance = defineOperation({
+  operationId: 'notifyAcceptance',
+  group: 'contacts',
+  method: 'POST',
+  path: `${contact}/tell-accepted`,
+  pathParams: contactPath,
+  query: null,
+  body: null,
+  success: {
+    status: 200,
+    schema: z.strictObject({
+      fingerprint: z.string(),
+      notified: z.boolean(),
+      refusal: z.string().nullable(),
+    }),
+  },
+  errors: IDEMPOTENT_OUTBOUND,
+  ...manage,
+  flags: suspendedIdempotent,
+  summary: 'Send the acceptance of an active contact again, when the first one did not arrive.',
+});
+
+export const listContactTools = defineOperation({
+  operationId: 'listContactTools',
+  group: 'contacts',
+  method: 'GET',
+  path: `${contact}/tools`,
+  pathParams: contactPath,
+  query: null,
+  body: null,
+  success: { status: 200, schema: z.strictObject({ tools: z.array(toolSchema) }) },
+  errors: OUTBOUND,
+  ...read,
+  flags: plain,
+  summary: 'Ask a contact which tools it offers.',
+});
+
+export const callContactTool = defineOperation({
+  operationId: 'callContactTool',
+  group: 'contacts',
+  method: 'POST',
+  path: `${contact}/call`,
+  pathParams: contactPath,
+  query: null,
+  body: z.strictObject({
+    tool: z.string().min(1),
+    arguments: freeFormObject.optional(),
+  }),
+  success: { status: 200, schema: z.strictObject({ ok: z.boolean(), result: anyValue }) },
+  errors: VALIDATED_OUTBOUND,
+  permission: 'service:messages:send',
+  action: 'message:send',
+  flags: suspended,
+  summary: 'Call one of a contact’s tools and return its result.',
+});
+
+export const blockContact = defineOperation({
+  operationId: 'blockContact',
+  group: 'contacts',
+  method: 'POST',
+  path: `${contact}/block`,
+  pathParams: contactPath,
+  query: null,
+  body: null,
+  success: { status: 200, schema: z.strictObject({ status: z.literal('blocked'), fingerprint: z.string() }) },
+  errors: IDEMPOTENT,
+  ...manage,
+  flags: suspendedIdempotent,
+  summary: 'Block a contact silently.',
+});
+
+export const unblockContact = defineOperation({
+  operationId: 'unblockContact',
+  group: 'contacts',
+  method: 'POST',
+  path: `${contact}/unblock`,
+  pathParams: contactPath,
+  query: null,
+  body: null,
+  success: {
+    status: 200,
+    schema: z.strictObject({ status: z.enum(['active', 'forgotten']), fingerprint: z.string() }),
+  },
+  errors: ALWAYS,
+  ...manage,
+  flags: suspended,
+  summary: 'Lift a block: a former contact is active again, a declined request is forgotten.',
+});
+
+export const setPetname = defineOperation({
+  operationId: 'setPetname',
+  group: 'contacts',
+  method: 'PATCH',
+  path: `${contact}/petname`,
+  pathParams: contactPath,
+  query: null,
+  body: z.strictObject({ petname: z.string().max(64) }),
+  success: { status: 200, schema: z.null() },
+  errors: VALIDATED,
+  ...manage,
+  flags: suspended,
+  summary: 'Set the owner’s private name for a contact.',
+});
+
+export const refreshContact = defineOperation({
+  operationId: 'refreshContact',
+  group: 'contacts',
+  method: 'POST',
+  path: `${contact}/refresh`,
+  pathParams: contactPath,
+  query: null,
+  body: z.strictObject({}),
+  success: {
+    status: 200,
+    schema: z.strictObject({ outcome: refreshOutcomeSchema, why: z.string().optional() }),
+  },
+  errors: VALIDATED_OUTBOUND,
+  ...manage,
+  flags: suspended,
+  summary: 'Fetch this contact’s signed card again now.',
+});
+
+export const setTrust = defineOperation({
+  operationId: 'setTrust',
+  group: 'contacts',
+  method: 'PATCH',
+  path: `${contact}/trust`,
+  pathParams: contactPath,
+  query: null,
+  body: z.strictObject({ trust: trustFlagSchema }),
+  success: { status: 200, schema: z.null() },
+  errors: VALIDATED,
+  permission: 'service:contacts:trust',
+  action: 'contact:trust',
+  flags: suspended,
+  summary: 'Say whether a contact may only message or may also instruct.',
+});

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { pathSegment } from '../resources/common.js';
+import {
+  exposureEntrySchema,
+  exposureSchema,
+  integrationSchema,
+  integrationTransportSchema,
+} from '../resources/integrations.js';
+import { defineOperation } from './define.js';
+import { ALWAYS, VALIDATED } from './statuses.js';
+
+const identityPath = z.strictObject({ slug: pathSegment });
+const integrationPath = z.strictObject({ slug: pathSegment, name: pathSegment });
+const integrations = '/v1/identities/{slug}/integrations';
+const integration = `${integrations}/{name}`;
+
+const read = { permission: 'service:identities:read', action: 'identity:read' } as const;
+const manage = { permission: 'service:identities:manage', action: 'integration:write' } as const;
+const plain = { suspended: false, idempotent: false, stepUp: false } as const;
+const suspended = { suspended: true, idempotent: false, stepUp: false } as const;
+
+export const listIntegrations = defineOperation({
+  operationId: 'listIntegrations',
+  group: 'integrations',
+  method: 'GET',
+  path: integrations,
+  pathParams: identityPath,
+  query: null,
+  body: null,
+  success: { status: 200, schema: z.strictObject({ integrations: z.array(integrationSchema) }) },
+  errors: ALWAYS,
+  ...read,
+  flags: plain,
+  summary: 'List the upstream tool servers connected to an identity.',
+});
+
+export const createIntegration = defineOperation({
+  operationId: 'createIntegration',
+  group: 'integrations',
+  method: 'POST',
+  path: integrations,
+  pathParams: identityPath,
+  query: null,
+  body: z.strictObject({
+    catalogue: z.string().max(64).optional().describe('Connects this entry of the service’s catalogue.'),
+    slug: z.string().min(2).max(32).optional(),
+    endpoint: z.url().optional(),
+    transport: integrationTransportSchema.optional(),
+    auth: z
+      .strictObject({
+        header: z.string().min(1).max(64),
+        value: z.string().min(1).max(4096),
+      })
+      .nullable()
+      .optional(),
+  }),
+  success: {
+    status: 201,
+    schema: z.strictObject({
+      integration: integrationSchema,
+      tools: z.int().nonnegative(),
+      trouble: z.string().nullable(),
+      authorization_url: z.string().nullable(),
+    }),
+  },
+  errors: VALIDATED,
+  ...manage,
+  flags: suspended,
+  summary: 'Connect an upstream tool server to an identity, from the catalogue or by address.',
+});
+
+export const authorizeIntegration = defineOperation({
+  operationId: 'authorizeIntegration',
+  group: 'integrations',
+  method: 'POST',
+  path: `${integration}/authorize`,
+  pathParams: integrationPath,
+  query: null,
+  body: z.strictObject({ scope: z.string().max(512).optional() }),
+  success: { status: 200, schema: z.strictObject({ authorization_url: z.string() }) },
+  errors: VALIDATED,
+  ...manage,
+  flags: suspended,
+  summary: 'Start the upstream OAuth ceremony; answers where to send the owner.',
+});
+
+export const getExposure = defineOperation({
+  operationId: 'getExposure',
+  group: 'integrations',
+  method: 'GET',
+  path: `${integration}/exposure`,
+  pathParams: integrationPath,
+  query: null,
+  body: null,
+  success: { status: 200, schema: exposureSchema },
+  errors: ALWAYS,
+  ...read,
+  flags: plain,
+  summary: 'Read which of an integration’s tools contacts may reach.',
+});
+
+export const setExposure = defineOperation({
+  operationId: 'setExposure',
+  group: 'integrations',
+  method: 'POST',
+  path: `${integration}/exposure`,
+  pathParams: integrationPath,
+  query: null,
+  body: z.strictObject({ entries: z.array(exposureEntrySchema) }),
+  success: { status: 200, schema: z.strictObject({ version: z.int().nonnegative() }) },
+  errors: VALIDATED,
+  ...manage,
+  flags: suspended,
+  summary: 'Replace which of an integration’s tools contacts may reach.',
+});
+
+export const deleteIntegration = defineOperation({
+  operationId: 'deleteIntegration',
+  group: 'integrations',
+  method: 'DELETE',
+  path: integration,
+  pathParams: integrationPath,
+  query: null,
+  body: null,
+  success: { status: 200, schema: z.null() },
+  errors: ALWAYS,
+  ...manage,
+  flags: suspended,
+  summary: 'Disconnect an upstream and forget its credential.',
+});

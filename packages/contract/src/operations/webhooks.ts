@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { pathSegment, queryInteger } from '../resources/common.js';
+import {
+  eventFilterNameSchema,
+  webhookDeliverySchema,
+  webhookEndpointSchema,
+  webhookListSchema,
+  webhookStatusSchema,
+} from '../resources/webhooks.js';
+import { defineOperation } from './define.js';
+import { ALWAYS, VALIDATED } from './statuses.js';
+
+const endpointPath = z.strictObject({ id: pathSegment });
+
+export const listWebhooks = defineOperation({
+  operationId: 'listWebhooks',
+  group: 'webhooks',
+  method: 'GET',
+  path: '/v1/workspace/webhooks',
+  pathParams: null,
+  query: null,
+  body: null,
+  success: { status: 200, schema: webhookListSchema },
+  errors: ALWAYS,
+  permission: 'service:workspace:admin',
+  action: 'webhook:read',
+  flags: { suspended: false, idempotent: false, stepUp: false },
+  summary:
+    'List the workspace’s webhook endpoints, the event names a filter may use, and whether delivery is on.',
+});
+
+export const createWebhook = defineOperation({
+  operationId: 'createWebhook',
+  group: 'webhooks',
+  method: 'POST',
+  path: '/v1/workspace/webhooks',
+  pathParams: null,
+  query: null,
+  body: z.strictObject({
+    url: z
+      .string()
+      .min(1)
+      .describe(
+        'Where deliveries go. The service refuses (400 `invalid_request`) a URL that is not https or whose host is an IP address or a name resolving only on a private network.',
+      ),
+    events: z
+      .array(eventFilterNameSchema)
+      .default([])
+      .describe(
+        'Events to receive; empty (the default) means every event. Only sent events may be named: a reserved name is refused.',
+      ),
+  }),
+  success: {
+    status: 201,
+    schema: z.strictObject({
+      endpoint: webhookEndpointSchema,
+      secret: z.string().describe('The signing secret. Shown here and on rotation only; store it now.'),
+    }),
+  },
+  errors: VALIDATED,
+  permission: 'service:workspace:admin',
+  action: 'webhook:create',
+  flags: { suspended: true, idempotent: false, stepUp: true },
+  summary: 'Register an endpoint and receive its signing secret, once.',
+});
+
+export const rotateWebhookSecret = defineOperation({
+  operationId: 'rotateWebhookSecret',
+  group: 'webhooks',
+  method: 'POST',
+  path: '/v1/workspace/webhooks/{id}/secret',
+  pathParams: endpointPath,
+  query: null,
+  body: null,
+  success: {
+    status: 200,
+    schema: z.strictObject({
+      secret: z.string().describe('The new signing secret. Shown once.'),
+      previous_accepted_until: z
+        .int()
+        .nonnegative()
+        .describe('Until when (ms) the previous secret still verifies: 24 hours after the rotation.'),
+    }),
+  },
+  errors: ALWAYS,
+  permission: 'service:workspace:admin',
+  action: 'webhook:manage',
+  flags: { suspended: true, idempotent: false, stepUp: false },
+  summary: 'Replace an endpoint’s signing secret; the old one keeps verifying for 24 hours.',
+});
+
+export const setWebhookStatus = defineOperation({
+  operationId: 'setWebhookStatus',
+  group: 'webhooks',
+  method: 'PATCH',
+  path: '/v1/workspace/webhooks/{id}',
+  pathParams: endpointPath,
+  query: null,
+  body: z.strictObject({ status: webhookStatusSchema }),
+  success: { status: 200, schema: z.strictObject({ endpoints: z.array(webhookEndpointSchema) }) },
+  errors: VALIDATED,
+  permission: 'service:workspace:admin',
+  action: 'webhook:manage',
+  flags: { suspended: true, idempotent: false, stepUp: false },
+  summary: 'Pause or resume an endpoint; resuming clears its failure count.',
+});
+
+export const deleteWebhook = defineOperation({
+  operationId: 'deleteWebhook',
+  group: 'webhooks',
+  method: 'DELETE',
+  path: '/v1/workspace/webhooks/{id}',
+  pathParams: endpointPath,
+  query: null,
+  body: null,
+  success: { status: 204, schema: null },
+  errors: ALWAYS,
+  permission: 'service:workspace:admin',
+  action: 'webhook:delete',
+  flags: { suspended: false, idempotent: false, stepUp: false },
+  summary: 'Remove an endpoint; its delivery log stays readable. Allowed even on a suspended workspace.',
+});
+
+export const listWebhookDeliveries = defineOperation({
+  operationId: 'listWebhookDeliveries',
+  group: 'webhooks',
+  method: 'GET',
+  path: '/v1/workspace/webhooks/{id}/deliveries',
+  pathParams: endpointPath,
+  query: z.strictObject({ limit: queryInteger(1, 100) }),
+  body: null,
+  success: { status: 200, schema: z.strictObject({ deliveries: z.array(webhookDeliverySchema) }) },
+  errors: VALIDATED,
+  permission: 'service:workspace:admin',
+  action: 'webhook:read',
+  flags: { suspended: false, idempotent: false, stepUp: false },
+  summary: 'Read an endpoint’s delivery log, newest first.',
+});

@@ -1,0 +1,70 @@
+import { EVENT_TYPES, RESERVED_EVENT_TYPES } from '@svc-kit/webhooks';
+import { z } from 'zod';
+import { timestampMs } from './common.js';
+
+/** The states an endpoint can be in; both can be set with setWebhookStatus. */
+export const WEBHOOK_STATUSES = ['active', 'paused'] as const;
+export const webhookStatusSchema = z.enum(WEBHOOK_STATUSES);
+export type WebhookStatus = z.output<typeof webhookStatusSchema>;
+
+/** Values of a delivery record's `status` (decided on the open-choices page). */
+export const DELIVERY_STATUSES = ['pending', 'sending', 'delivered', 'failed', 'abandoned'] as const;
+export const deliveryStatusSchema = z.enum(DELIVERY_STATUSES);
+export type DeliveryStatus = z.output<typeof deliveryStatusSchema>;
+
+const reserved: readonly string[] = RESERVED_EVENT_TYPES;
+
+/**
+ * An event name a filter may use. Only sent events pass; a reserved name gets its own message so that the
+ * caller learns it is not sent yet rather than misspelled.
+ */
+export const eventFilterNameSchema = z.enum(EVENT_TYPES, {
+  error: (issue) =>
+    typeof issue.input === 'string' && reserved.includes(issue.input)
+      ? `"${issue.input}" is reserved and not sent yet; a filter may only name events that are sent`
+      : `not an event the service sends; expected one of ${EVENT_TYPES.join(', ')}`,
+});
+
+/** A registered endpoint. The signing secret is never part of it. */
+export const webhookEndpointSchema = z.strictObject({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()).describe('The event filter; an empty array means every event.'),
+  status: webhookStatusSchema,
+  consecutive_failures: z
+    .int()
+    .nonnegative()
+    .describe('Failed deliveries in a row; 20 pause the endpoint. Cleared on resume.'),
+  rotating_until: timestampMs
+    .nullable()
+    .describe('While a rotated-out secret still verifies: until when (ms). Otherwise null.'),
+  created_at: timestampMs,
+  updated_at: timestampMs,
+});
+export type WebhookEndpoint = z.output<typeof webhookEndpointSchema>;
+
+/** The answer of listWebhooks. */
+export const webhookListSchema = z.strictObject({
+  endpoints: z.array(webhookEndpointSchema),
+  events: z.array(z.string()).describe('The event names a filter may use.'),
+  enabled: z
+    .boolean()
+    .describe('The workspace’s `webhooks_enabled` flag: while false, nothing is delivered.'),
+});
+export type WebhookList = z.output<typeof webhookListSchema>;
+
+/** One logged delivery attempt. */
+export const webhookDeliverySchema = z.strictObject({
+  id: z.string(),
+  endpoint_id: z.string(),
+  event_id: z.string(),
+  event_type: z.string(),
+  attempt: z.int().positive(),
+  status: deliveryStatusSchema,
+  http_status: z.int().min(100).max(599).nullable(),
+  latency_ms: z.number().nonnegative().nullable(),
+  response_excerpt: z.string().nullable().describe('The first 500 bytes of the endpoint’s answer.'),
+  next_attempt_at: timestampMs.nullable(),
+  created_at: timestampMs,
+});
+export type WebhookDelivery = z.output<typeof webhookDeliverySchema>;
