@@ -1,0 +1,27 @@
+export { FINGERPRINT_PATTERN, sandboxFingerprint } from './cards/fingerprint.js';
+export {
+  createSandboxCard,
+  parseSandboxCard,
+  SANDBOX_CARD_PREFIX,
+  type SandboxCard,
+  type SandboxCardInput,
+} from './cards/sandbox-card.js';
+export type { InjectedFailure, InjectionTarget, InjectOptions } from './faults/injection.js';
+export { API_KEY_PATTERN, SANDBOX_API_KEY, SANDBOX_SESSION, SESSION_COOKIE } from './http/credentials.js';
+export type { Latency } from './http/latency.js';
+export { ID_PREFIXES } from './random/ids.js';
+export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/create-sandbox.js';
+export type { JsonValue, ToolResult } from './state/model.js';
+export type {
+  SandboxData,
+  SeedApiKey,
+  SeedCatalogueEntry,
+  SeedContact,
+  SeedDelivery,
+  SeedIdentity,
+  SeedIntegration,
+  SeedSession,
+  SeedTool,
+  SeedWebhook,
+} from './state/seed-types.js';
+export type { SandboxStateView, WebhookSecrets } from './state/views.js';

@@ -1,0 +1,132 @@
+import type { Integration } from '@svc-kit/contract';
+import { invalid, notFound } from '../http/refusal.js';
+import { DEFAULT_AUTHORIZATION_URL, DEFAULT_INTEGRATION_PERMISSION } from '../state/load-seed.js';
+import { type CatalogueEntry, type IntegrationRow, identityOf, type SandboxStore } from '../state/model.js';
+import { exposureOf } from '../state/records.js';
+import type { Behaviours } from './behaviour.js';
+
+function integrationRow(store: SandboxStore, slug: string, name: string): IntegrationRow {
+  const row = store.identities.get(slug)?.integrations.get(name);
+  if (!row) throw notFound('integration');
+  return row;
+}
+
+/** `https://tools.example.org/mcp` → `tools`: a readable default name when the caller gives none. */
+function slugFromEndpoint(endpoint: string): string {
+  const label = (new URL(endpoint).hostname.split('.')[0] ?? '').toLowerCase().replace(/[^a-z0-9-]/g, '-');
+  const trimmed = label.slice(0, 32);
+  return trimmed.length >= 2 ? trimmed : 'integration';
+}
+
+function authorizationUrl(base: string, row: IntegrationRow, state: string, scope?: string): string {
+  const url = new URL(base);
+  url.searchParams.set('integration', row.record.id);
+  url.searchParams.set('state', state);
+  if (scope !== undefined && scope !== '') url.searchParams.set('scope', scope);
+  return url.href;
+}
+
+function findUpstream(store: SandboxStore, catalogue: string | undefined, endpoint: string | undefined) {
+  if (catalogue !== undefined) {
+    const entry = store.catalogue.get(catalogue);
+    if (!entry) throw invalid(`catalogue: no catalogue entry named "${catalogue}"`);
+    return entry;
+  }
+  if (endpoint === undefined) throw invalid('give either catalogue or endpoint');
+  // An address that matches a catalogue entry reaches the same upstream, tools included.
+  return [...store.catalogue.values()].find((entry) => entry.endpoint === endpoint);
+}
+
+export const integrationBehaviours = {
+  listIntegrations: ({ store, params }) => {
+    const rows = [...(store.identities.get(params.slug)?.integrations.values() ?? [])];
+    return { status: 200, body: { integrations: rows.map((row) => structuredClone(row.record)) } };
+  },
+
+  createIntegration: ({ store, params, body, ids }) => {
+    const upstream: CatalogueEntry | undefined = findUpstream(store, body.catalogue, body.endpoint);
+    const endpoint = body.endpoint ?? upstream?.endpoint;
+    if (endpoint === undefined) throw invalid('give either catalogue or endpoint');
+    const slug = body.slug ?? upstream?.slug ?? slugFromEndpoint(endpoint);
+    const identity = identityOf(store, params.slug);
+    if (identity.integrations.has(slug)) throw invalid(`slug: an integration named "${slug}" already exists`);
+    const needsAuthorization = (upstream?.oauth ?? false) && (body.auth ?? null) === null;
+    const record: Integration = {
+      id: ids.id('integration'),
+      slug,
+      transport: body.transport ?? upstream?.transport ?? 'streamable-http',
+      endpoint,
+      status: needsAuthorization ? 'needs_authorization' : 'healthy',
+      permission: DEFAULT_INTEGRATION_PERMISSION,
+    };
+    const row: IntegrationRow = {
+      record,
+      tools: [...(upstream?.tools ?? [])],
+      entries: [],
+      version: 0,
+      credential: body.auth ? { ...body.auth } : null,
+      authorizationUrl: upstream?.authorizationUrl ?? DEFAULT_AUTHORIZATION_URL,
+    };
+    identity.integrations.set(slug, row);
+    return {
+      status: 201,
+      body: {
+        integration: structuredClone(record),
+        tools: row.tools.length,
+        trouble: null,
+        authorization_url: needsAuthorization
+          ? authorizationUrl(row.authorizationUrl, row, ids.id('authorizationState'))
+          : null,
+      },
+    };
+  },
+
+  authorizeIntegration: ({ store, params, body, ids }) => {
+    const row = integrationRow(store, params.slug, params.name);
+    return {
+      status: 200,
+      body: {
+        authorization_url: authorizationUrl(
+          row.authorizationUrl,
+          row,
+          ids.id('authorizationState'),
+          body.scope,
+        ),
+      },
+    };
+  },
+
+  getExposure: ({ store, params }) => ({
+    status: 200,
+    body: exposureOf(integrationRow(store, params.slug, params.name)),
+  }),
+
+  setExposure: ({ store, params, body }) => {
+    const row = integrationRow(store, params.slug, params.name);
+    const seen = new Set<string>();
+    body.entries.forEach((entry, index) => {
+      if (seen.has(entry.tool))
+        throw invalid(`entries[${index}].tool: "${entry.tool}" is already exposed by an earlier entry`);
+      seen.add(entry.tool);
+    });
+    row.entries = structuredClone(body.entries);
+    row.version += 1;
+    return { status: 200, body: { version: row.version } };
+  },
+
+  deleteIntegration: ({ store, params }) => {
+    const row = integrationRow(store, params.slug, params.name);
+    // The credential goes with the row: nothing of it stays in the sandbox.
+    row.credential = null;
+    store.identities.get(params.slug)?.integrations.delete(params.name);
+    return { status: 200, body: null };
+  },
+} satisfies Pick<
+  Behaviours,
+  | 'listIntegrations'
+  | 'createIntegration'
+  | 'authorizeIntegration'
+  | 'getExposure'
+  | 'setExposure'
+  | 'deleteIntegration'
+>;

@@ -1,0 +1,87 @@
+import { EVENT_TYPES } from '@svc-kit/contract';
+import { invalid, notFound } from '../http/refusal.js';
+import type { EndpointRow, SandboxStore } from '../state/model.js';
+import { deliveriesOf, endpointRecord, liveEndpoints } from '../state/records.js';
+import type { Behaviours } from './behaviour.js';
+import { webhookUrlProblem } from './webhook-url.js';
+
+/** The previous secret keeps verifying for 24 hours after a rotation (spec part 8). */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+function liveEndpoint(store: SandboxStore, id: string): EndpointRow {
+  const row = store.endpoints.get(id);
+  if (!row || row.removed) throw notFound('webhook endpoint');
+  return row;
+}
+
+export const webhookBehaviours = {
+  listWebhooks: ({ store, now }) => ({
+    status: 200,
+    body: {
+      endpoints: liveEndpoints(store, now),
+      events: [...EVENT_TYPES],
+      enabled: store.workspace.webhooksEnabled,
+    },
+  }),
+
+  createWebhook: ({ store, body, now, ids }) => {
+    const problem = webhookUrlProblem(body.url);
+    if (problem !== undefined) throw invalid(`invalid url: ${problem}`);
+    const row: EndpointRow = {
+      record: {
+        id: ids.id('webhookEndpoint'),
+        url: new URL(body.url).href,
+        // A filter is a set: repeats add nothing.
+        events: [...new Set(body.events)],
+        status: 'active',
+        consecutive_failures: 0,
+        rotating_until: null,
+        created_at: now,
+        updated_at: now,
+      },
+      secret: ids.signingSecret(),
+      previousSecret: null,
+      removed: false,
+    };
+    store.endpoints.set(row.record.id, row);
+    return { status: 201, body: { endpoint: endpointRecord(row, now), secret: row.secret } };
+  },
+
+  rotateWebhookSecret: ({ store, params, now, ids }) => {
+    const row = liveEndpoint(store, params.id);
+    const previousAcceptedUntil = now + ROTATION_OVERLAP_MS;
+    row.previousSecret = row.secret;
+    row.secret = ids.signingSecret();
+    row.record.rotating_until = previousAcceptedUntil;
+    row.record.updated_at = now;
+    return { status: 200, body: { secret: row.secret, previous_accepted_until: previousAcceptedUntil } };
+  },
+
+  setWebhookStatus: ({ store, params, body, now }) => {
+    const row = liveEndpoint(store, params.id);
+    if (body.status === 'active') row.record.consecutive_failures = 0;
+    row.record.status = body.status;
+    row.record.updated_at = now;
+    return { status: 200, body: { endpoints: liveEndpoints(store, now) } };
+  },
+
+  deleteWebhook: ({ store, params }) => {
+    liveEndpoint(store, params.id).removed = true;
+    return { status: 204, body: undefined };
+  },
+
+  listWebhookDeliveries: ({ store, params, query }) => {
+    // A removed endpoint keeps its log; an id that was never an endpoint and has no log is unknown.
+    const known = store.endpoints.has(params.id) || store.deliveries.some((d) => d.endpoint_id === params.id);
+    if (!known) throw notFound('webhook endpoint');
+    return { status: 200, body: { deliveries: deliveriesOf(store, params.id).slice(0, query.limit) } };
+  },
+} satisfies Pick<
+  Behaviours,
+  | 'listWebhooks'
+  | 'createWebhook'
+  | 'rotateWebhookSecret'
+  | 'setWebhookStatus'
+  | 'deleteWebhook'
+  | 'listWebhookDeliveries'
+>;

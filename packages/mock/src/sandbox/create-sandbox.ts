@@ -1,0 +1,122 @@
+import { type OperationId, operationList } from '@svc-kit/contract';
+import type { HttpHandler } from 'msw';
+import {
+  type InjectedFailure,
+  Injections,
+  type InjectionTarget,
+  type InjectOptions,
+} from '../faults/injection.js';
+import { fallbackHandlers, malformedPathGuard } from '../http/fallback.js';
+import { IdempotencyLedger } from '../http/idempotency.js';
+import { checkLatency, type Latency } from '../http/latency.js';
+import { operationHandler, type SandboxRuntime, type UntypedBehaviour } from '../http/route.js';
+import { behaviours } from '../operations/index.js';
+import { createIdSource, type IdSource } from '../random/ids.js';
+import { randomSeed, seedToUint32 } from '../random/prng.js';
+import { loadSeed } from '../state/load-seed.js';
+import { cloneStore, emptyStore, type SandboxStore } from '../state/model.js';
+import type { SandboxData } from '../state/seed-types.js';
+import { createStateView, type SandboxStateView } from '../state/views.js';
+import { normaliseBaseUrl } from './base-url.js';
+
+export interface SandboxOptions {
+  /** Where the mocked API lives, e.g. `https://api.example.test`; the handlers answer `{baseUrl}/v1/...`. */
+  baseUrl: string;
+  /** What the sandbox holds at the start, and again after every `reset()`. */
+  data?: SandboxData;
+  /** Makes ids, secrets and latency draws repeat from run to run (for snapshots). Default: random. */
+  randomSeed?: number | string;
+  /** Delay before every answer: fixed milliseconds, or `{ min, max }`. Default: none. */
+  latency?: Latency;
+  /** The clock, in milliseconds since the epoch. Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface Sandbox {
+  /** The msw handlers: pass them to `setupServer(...)` or `setupWorker(...)`. */
+  readonly handlers: readonly HttpHandler[];
+  /** The normalised base URL the handlers answer on. */
+  readonly baseUrl: string;
+  /** Read-only views of what the sandbox holds now. */
+  readonly state: SandboxStateView;
+  /** Back to the state given at creation: data, ids, latency; injections and idempotency keys forgotten. */
+  reset(): void;
+  /** Adds data to the current state. Throws a `TypeError` (and changes nothing) on bad data. */
+  seed(data: SandboxData): void;
+  /** The next `times` calls (default: every call) of an operation, or of all (`'*'`), fail this way. */
+  inject(target: InjectionTarget, failure: InjectedFailure, options?: InjectOptions): void;
+  clearInjections(): void;
+  /** Changes the delay before every answer; `undefined` removes it. `reset()` restores the option. */
+  setLatency(latency: Latency | undefined): void;
+}
+
+function clockOf(now: () => number): () => number {
+  return () => {
+    const value = now();
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new TypeError(`the now() option returned ${String(value)}; it must return integer milliseconds`);
+    }
+    return value;
+  };
+}
+
+/**
+ * A stateful, in-memory stand-in for the service's /v1 API, as msw handlers. Routes, validation and
+ * answers come from `@svc-kit/contract`, so the sandbox refuses what the service refuses.
+ */
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const { base, origin } = normaliseBaseUrl(options.baseUrl);
+  const seed = options.randomSeed === undefined ? randomSeed() : seedToUint32(options.randomSeed);
+  const initialLatency = checkLatency(options.latency);
+  const now = clockOf(options.now ?? Date.now);
+
+  let ids: IdSource;
+  let store: SandboxStore;
+  let latency: Latency | undefined;
+  const injections = new Injections();
+  const ledger = new IdempotencyLedger();
+
+  function fresh(): void {
+    ids = createIdSource(seed);
+    const initial = emptyStore();
+    if (options.data) loadSeed(initial, options.data, { ids, now: now() });
+    store = initial;
+    latency = initialLatency;
+    injections.clear();
+    ledger.clear();
+  }
+  fresh();
+
+  const runtime: SandboxRuntime = {
+    store: () => store,
+    ids: () => ids,
+    now,
+    latency: () => latency,
+    injections,
+    ledger,
+    origin,
+  };
+  const table = behaviours as unknown as Record<OperationId, UntypedBehaviour>;
+  const handlers = [
+    malformedPathGuard(base, () => ids),
+    ...operationList.map((op) => operationHandler(base, op, table[op.operationId], runtime)),
+    ...fallbackHandlers(base, () => ids),
+  ];
+
+  return {
+    handlers,
+    baseUrl: base,
+    state: createStateView(() => store, now),
+    reset: fresh,
+    seed(data) {
+      const next = cloneStore(store);
+      loadSeed(next, data, { ids, now: now() });
+      store = next;
+    },
+    inject: (target, failure, injectOptions) => injections.add(target, failure, injectOptions),
+    clearInjections: () => injections.clear(),
+    setLatency(value) {
+      latency = checkLatency(value);
+    },
+  };
+}

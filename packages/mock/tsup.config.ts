@@ -1,0 +1,13 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: ['esm', 'cjs'],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: 'es2022',
+  platform: 'neutral',
+  // The integrator's own msw must be the one that runs the handlers (one interceptor, one registry).
+  external: ['msw', '@svc-kit/contract'],
+});
