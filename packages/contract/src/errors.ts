@@ -49,6 +49,10 @@ export const ERROR_CODES = {
     status: 500,
     description: 'The service failed unexpectedly; the request id identifies it in the service’s logs.',
   },
+  service_unavailable: {
+    status: 503,
+    description: 'The service is starting, shutting down or overloaded; retrying later is safe.',
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
