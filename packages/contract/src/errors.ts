@@ -49,6 +49,10 @@ export const ERROR_CODES = {
     status: 500,
     description: 'The service failed unexpectedly; the request id identifies it in the service’s logs.',
   },
+  not_implemented: {
+    status: 501,
+    description: 'The reference service does not serve this operation yet; the contract describes it.',
+  },
   service_unavailable: {
     status: 503,
     description: 'The service is starting, shutting down or overloaded; retrying later is safe.',

@@ -1,0 +1,45 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  secretKey: string | undefined;
+  logLevel: string;
+  allowLocalhostWebhooks: boolean;
+  publicOrigin: string | undefined;
+  production: boolean;
+}
+
+/** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
+const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads the environment once at start-up; every setting is listed in the README. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const port = Number(env.PORT ?? '8080');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT must be 0 to 65535');
+  const allowLocalhostWebhooks = env.SVC_ALLOW_LOCALHOST_WEBHOOKS === '1';
+  if (allowLocalhostWebhooks && production) {
+    throw new ConfigError(
+      'SVC_ALLOW_LOCALHOST_WEBHOOKS=1 is a sandbox setting and is refused with NODE_ENV=production',
+    );
+  }
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: resolve(env.SVC_DATA_DIR ?? resolve(PACKAGE_DIR, '.data')),
+    secretKey: env.SVC_SECRET_KEY || undefined,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    allowLocalhostWebhooks,
+    publicOrigin: env.SVC_PUBLIC_ORIGIN || undefined,
+    production,
+  };
+}

@@ -1,0 +1,35 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** `svc_<id>_<secret>`: the id finds the row, the secret proves possession. Both are lowercase hex. */
+const KEY_FORMAT = /^svc_([0-9a-f]{16})_([0-9a-f]{64})$/;
+
+export interface MintedKey {
+  id: string;
+  /** The whole key, shown to its owner once. */
+  token: string;
+  /** What is stored: the secret is 256 random bits, so one SHA-256 is enough (no password stretching). */
+  secretHash: string;
+}
+
+export function mintApiKey(): MintedKey {
+  const id = randomBytes(8).toString('hex');
+  const secret = randomBytes(32).toString('hex');
+  return { id, token: `svc_${id}_${secret}`, secretHash: hashSecret(secret) };
+}
+
+export function parseApiKey(token: string): { id: string; secret: string } | undefined {
+  const match = KEY_FORMAT.exec(token);
+  if (!match) return undefined;
+  return { id: match[1]!, secret: match[2]! };
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Hashes of equal length compared in constant time, so timing says nothing about a near miss. */
+export function secretMatches(secret: string, storedHash: string): boolean {
+  const given = Buffer.from(hashSecret(secret), 'hex');
+  const stored = Buffer.from(storedHash, 'hex');
+  return given.length === stored.length && timingSafeEqual(given, stored);
+}

@@ -1,0 +1,72 @@
+import ipaddr from 'ipaddr.js';
+
+/** Resolves a hostname to every address it has; injectable so tests choose what a name resolves to. */
+export type ResolveHost = (hostname: string) => Promise<string[]>;
+
+export interface UrlPolicyOptions {
+  resolve: ResolveHost;
+  /** Sandbox opt-in: also admit http(s)://localhost and 127.0.0.1 receivers. */
+  allowLocalhost: boolean;
+}
+
+export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string };
+
+const MAX_URL_LENGTH = 2048;
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
+
+/**
+ * Only globally routable unicast addresses are public. ipaddr.js names every special range (private,
+ * loopback, linkLocal, carrierGradeNat, uniqueLocal, multicast, reserved, unspecified, 6to4, teredo, ...);
+ * whatever is not plain `unicast` is something a webhook must not be pointed at.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
+}
+
+function isIpLiteral(hostname: string): boolean {
+  const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return ipaddr.isValid(bare);
+}
+
+/**
+ * The receiver URL rules of createWebhook: https, a hostname rather than an IP literal, and a name with at
+ * least one public address (a name that resolves only to private, loopback or other special addresses is
+ * refused, so the service cannot be turned against its own network). DNS can change after registration,
+ * so the delivery dialler must check the address it actually connects to as well.
+ */
+export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): Promise<UrlVerdict> {
+  if (raw.length > MAX_URL_LENGTH)
+    return { ok: false, reason: `url must be at most ${MAX_URL_LENGTH} characters` };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'url is not an absolute URL' };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return { ok: false, reason: 'url must not carry credentials' };
+  }
+  const hostname = url.hostname.toLowerCase();
+  if (
+    options.allowLocalhost &&
+    LOCAL_HOSTS.has(hostname) &&
+    (url.protocol === 'http:' || url.protocol === 'https:')
+  ) {
+    return { ok: true, url: url.href };
+  }
+  if (url.protocol !== 'https:') return { ok: false, reason: 'url must use https' };
+  if (isIpLiteral(hostname)) return { ok: false, reason: 'url must use a hostname, not an IP address' };
+  if (!hostname.includes('.')) return { ok: false, reason: 'url must use a fully qualified hostname' };
+  let addresses: string[];
+  try {
+    addresses = await options.resolve(hostname);
+  } catch {
+    return { ok: false, reason: `the hostname ${hostname} does not resolve` };
+  }
+  if (addresses.length === 0) return { ok: false, reason: `the hostname ${hostname} does not resolve` };
+  if (!addresses.some(isPublicAddress)) {
+    return { ok: false, reason: `the hostname ${hostname} resolves only to private or reserved addresses` };
+  }
+  return { ok: true, url: url.href };
+}

@@ -1,0 +1,170 @@
+import { randomBytes } from 'node:crypto';
+import type { Operations, WebhookDelivery, WebhookEndpoint } from '@svc-kit/contract';
+import { EVENT_TYPES } from '@svc-kit/webhooks';
+import { ServiceError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { checkWebhookUrl } from '../../domain/url-policy.js';
+import type { Queryable } from '../../store/db.js';
+import { listNewestDeliveries, type WebhookDeliveryRow } from '../../store/queries/webhook-deliveries.js';
+import {
+  getEndpointEvenRemoved,
+  insertEndpoint,
+  listLiveEndpoints,
+  removeEndpoint,
+  rotateEndpointSecret,
+  setEndpointStatus,
+  type WebhookEndpointRow,
+} from '../../store/queries/webhook-endpoints.js';
+import { answer, type OperationHandler } from '../operations.js';
+import type { ServiceContext } from '../service-context.js';
+
+/** The previous secret keeps verifying for 24 hours after a rotation (spec part 8). */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The record as the API shows it: the secrets and the soft-delete marker stay inside, and
+ * `rotating_until` reads null once the overlap is over (the old secret no longer verifies then).
+ */
+export function endpointRecord(row: WebhookEndpointRow, now: number): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    status: row.status,
+    consecutive_failures: row.consecutive_failures,
+    rotating_until: row.rotating_until !== null && row.rotating_until > now ? row.rotating_until : null,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function deliveryRecord(row: WebhookDeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    endpoint_id: row.endpoint_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    attempt: row.attempt,
+    status: row.status as WebhookDelivery['status'],
+    http_status: row.http_status,
+    latency_ms: row.latency_ms,
+    response_excerpt: row.response_excerpt,
+    next_attempt_at: row.next_attempt_at,
+    created_at: row.created_at,
+  };
+}
+
+function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+const notFound = () => new ServiceError('not_found', 'no such webhook endpoint');
+
+async function liveEndpoints(db: Queryable, workspaceId: string, now: number): Promise<WebhookEndpoint[]> {
+  return (await listLiveEndpoints(db, workspaceId)).map((row) => endpointRecord(row, now));
+}
+
+export function webhookHandlers(ctx: ServiceContext) {
+  const listWebhooks: OperationHandler<Operations['listWebhooks']> = async ({ db, workspace, now }) =>
+    answer('listWebhooks', 200, {
+      endpoints: await liveEndpoints(db, workspace.id, now),
+      events: [...EVENT_TYPES],
+      enabled: workspace.webhooks_enabled,
+    });
+
+  const createWebhook: OperationHandler<Operations['createWebhook']> = async ({
+    db,
+    workspace,
+    body,
+    now,
+    request,
+  }) => {
+    const verdict = await checkWebhookUrl(body.url, {
+      resolve: ctx.resolveHost,
+      allowLocalhost: ctx.allowLocalhostWebhooks,
+    });
+    if (!verdict.ok) throw new ServiceError('invalid_request', `invalid url: ${verdict.reason}`);
+    const id = newId('whk');
+    const secret = newSigningSecret();
+    const row: WebhookEndpointRow = {
+      id,
+      workspace_id: workspace.id,
+      url: verdict.url,
+      // A filter is a set: repeats add nothing, and a stable order makes records comparable.
+      events: [...new Set(body.events)],
+      status: 'active',
+      consecutive_failures: 0,
+      secret_enc: ctx.secretBox.seal(secret, id),
+      previous_secret_enc: null,
+      rotating_until: null,
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    };
+    await insertEndpoint(db, row);
+    request.log.info({ endpoint_id: id }, 'webhook endpoint created');
+    return answer('createWebhook', 201, { endpoint: endpointRecord(row, now), secret });
+  };
+
+  const rotateWebhookSecret: OperationHandler<Operations['rotateWebhookSecret']> = async ({
+    db,
+    workspace,
+    params,
+    now,
+  }) => {
+    const secret = newSigningSecret();
+    const previousAcceptedUntil = now + ROTATION_OVERLAP_MS;
+    const row = await rotateEndpointSecret(
+      db,
+      workspace.id,
+      params.id,
+      ctx.secretBox.seal(secret, params.id),
+      previousAcceptedUntil,
+      now,
+    );
+    if (!row) throw notFound();
+    return answer('rotateWebhookSecret', 200, { secret, previous_accepted_until: previousAcceptedUntil });
+  };
+
+  const setWebhookStatus: OperationHandler<Operations['setWebhookStatus']> = async ({
+    db,
+    workspace,
+    params,
+    body,
+    now,
+  }) => {
+    if (!(await setEndpointStatus(db, workspace.id, params.id, body.status, now))) throw notFound();
+    return answer('setWebhookStatus', 200, { endpoints: await liveEndpoints(db, workspace.id, now) });
+  };
+
+  const deleteWebhook: OperationHandler<Operations['deleteWebhook']> = async ({
+    db,
+    workspace,
+    params,
+    now,
+  }) => {
+    if (!(await removeEndpoint(db, workspace.id, params.id, now))) throw notFound();
+    return answer('deleteWebhook', 204, undefined);
+  };
+
+  const listWebhookDeliveries: OperationHandler<Operations['listWebhookDeliveries']> = async ({
+    db,
+    workspace,
+    params,
+    query,
+  }) => {
+    // Removed endpoints are found too: their delivery log stays readable.
+    if (!(await getEndpointEvenRemoved(db, workspace.id, params.id))) throw notFound();
+    const rows = await listNewestDeliveries(db, workspace.id, params.id, query.limit);
+    return answer('listWebhookDeliveries', 200, { deliveries: rows.map(deliveryRecord) });
+  };
+
+  return {
+    listWebhooks,
+    createWebhook,
+    rotateWebhookSecret,
+    setWebhookStatus,
+    deleteWebhook,
+    listWebhookDeliveries,
+  };
+}

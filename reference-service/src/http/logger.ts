@@ -1,0 +1,35 @@
+import type { LoggerOptions } from 'pino';
+
+/**
+ * Structured JSON logs. Fastify adds `reqId` (the same id as `error.request_id`) to every line logged for a
+ * request. Credentials never reach a log line: headers that carry them and any field named like a secret
+ * are censored, wherever they appear.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["idempotency-key"]',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers.cookie',
+  'secret',
+  'password',
+  'token',
+  'key',
+  '*.secret',
+  '*.password',
+  '*.token',
+  '*.key',
+  '*.secret_enc',
+  '*.previous_secret_enc',
+  '*.mfa_secret_enc',
+  '*.password_hash',
+  '*.secret_hash',
+];
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+}

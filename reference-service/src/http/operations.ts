@@ -1,0 +1,138 @@
+import type { Operation, OperationId, Operations, ResponseOf } from '@svc-kit/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ServiceError } from '../domain/errors.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempotency.js';
+import type { Queryable } from '../store/db.js';
+import { type Answer, runIdempotent } from '../store/idempotent.js';
+import { sendError } from './error-body.js';
+import { type Authorized, authorize } from './policy.js';
+import type { ServiceContext } from './service-context.js';
+
+type OutputOf<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a handler receives: validated input, the authorized caller, and the connection to use. */
+export interface OperationCall<Op extends Operation> extends Authorized {
+  /** A transaction for idempotent calls (the answer is stored in it); the pool otherwise. */
+  db: Queryable;
+  params: OutputOf<Op['pathParams']>;
+  query: OutputOf<Op['query']>;
+  body: OutputOf<Op['body']>;
+  now: number;
+  request: FastifyRequest;
+}
+
+export type OperationHandler<Op extends Operation> = (
+  call: OperationCall<Op>,
+) => Promise<{ status: Op['success']['status']; body: OutputOf<Op['success']['schema']> }>;
+
+export type OperationHandlers = { [Id in OperationId]?: OperationHandler<Operations[Id]> };
+
+/** A typed answer of an operation, checked against its contract status at compile time. */
+export function answer<Id extends OperationId>(
+  _id: Id,
+  status: Operations[Id]['success']['status'],
+  body: ResponseOf<Id>,
+): { status: Operations[Id]['success']['status']; body: ResponseOf<Id> } {
+  return { status, body };
+}
+
+/** `/v1/workspace/webhooks/{id}` → `/v1/workspace/webhooks/:id` */
+export function toFastifyPath(path: string): string {
+  return path.replace(/\{([a-zA-Z_]+)\}/g, ':$1');
+}
+
+function validate<S extends z.ZodType | null>(schema: S, value: unknown, where: string): OutputOf<S> {
+  if (schema === null) {
+    const empty =
+      value === undefined ||
+      value === null ||
+      (typeof value === 'object' && Object.keys(value as object).length === 0);
+    if (!empty) throw new ServiceError('invalid_request', `this operation takes no ${where}`);
+    return undefined as OutputOf<S>;
+  }
+  const result = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
+  if (!result.success) {
+    throw new ServiceError('invalid_request', `invalid ${where}: ${z.prettifyError(result.error)}`);
+  }
+  return result.data as OutputOf<S>;
+}
+
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (key === undefined || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new ServiceError(
+      'invalid_request',
+      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+    );
+  }
+  return key;
+}
+
+/**
+ * Registers every operation of the table. Those with a handler are served; the others answer 501
+ * `not_implemented` with the error body, so a caller learns the route is known but not served here.
+ */
+export function registerOperations(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  table: Readonly<Record<string, Operation>>,
+  handlers: Readonly<Record<string, OperationHandler<Operation> | undefined>>,
+): void {
+  for (const op of Object.values(table)) {
+    const handler = handlers[op.operationId];
+    app.route({
+      method: op.method,
+      url: toFastifyPath(op.path),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        if (!handler) {
+          return sendError(
+            request,
+            reply,
+            'not_implemented',
+            `${op.operationId} is not served by the reference service yet`,
+          );
+        }
+        const now = ctx.now();
+        const authorized = await authorize(
+          ctx.db,
+          request,
+          { ...op.flags, permission: op.permission },
+          {
+            now,
+            publicOrigin: ctx.publicOrigin,
+          },
+        );
+        const input = {
+          params: validate(op.pathParams, request.params, 'path parameters'),
+          query: validate(op.query, request.query, 'query'),
+          body: validate(op.body, request.body, 'body'),
+        };
+        const key = op.flags.idempotent ? idempotencyKeyOf(request) : undefined;
+        const run = (db: Queryable) =>
+          handler({ ...authorized, ...input, db, now, request }) as Promise<Answer>;
+        let result: Answer & { replayed?: boolean };
+        if (key === undefined) {
+          result = await run(ctx.db);
+        } else {
+          const fingerprint = requestFingerprint({
+            operationId: op.operationId,
+            pathParams: input.params,
+            query: input.query,
+            body: input.body,
+          });
+          result = await runIdempotent(
+            ctx.db,
+            { workspaceId: authorized.workspace.id, key, fingerprint, now },
+            run,
+          );
+          if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+        }
+        reply.code(result.status);
+        return result.status === 204 ? reply.send() : reply.send(result.body);
+      },
+    });
+  }
+}

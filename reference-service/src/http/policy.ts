@@ -1,0 +1,96 @@
+import type { Permission } from '@svc-kit/contract';
+import type { FastifyRequest } from 'fastify';
+import { isCrossSiteStateChange } from '../domain/cross-site.js';
+import { ServiceError } from '../domain/errors.js';
+import { workspaceRefusal } from '../domain/workspace-state.js';
+import type { Queryable } from '../store/db.js';
+import { getWorkspace, type WorkspaceRow } from '../store/queries/workspaces.js';
+import { type Principal, resolvePrincipal } from './principal.js';
+
+export interface Requirements {
+  /** `undefined`: any authenticated member (our own session routes). */
+  permission?: Permission | undefined;
+  stepUp: boolean;
+  /** Refused while the workspace is suspended or on deletion hold. */
+  suspended: boolean;
+}
+
+export interface Authorized {
+  principal: Principal;
+  workspace: WorkspaceRow;
+}
+
+/** The origin the browser portal is served from; requests are compared with it (see cross-site.ts). */
+export function ownOrigin(request: FastifyRequest, configured: string | undefined): string {
+  return configured ?? `${request.protocol}://${request.host}`;
+}
+
+/**
+ * Spec part 5, in the order the refusals are answered: 401 without a live credential; 403 `cross_site`
+ * for a session call from another site; 403 `step_up_required` for a key (whatever its scopes) or a stale
+ * session on a step-up operation; 403 `forbidden` without the permission; 403 `workspace_suspended` /
+ * `workspace_deletion_hold` on operations flagged `suspended`.
+ */
+export async function authorize(
+  db: Queryable,
+  request: FastifyRequest,
+  requirements: Requirements,
+  context: { now: number; publicOrigin: string | undefined },
+): Promise<Authorized> {
+  const principal = await resolvePrincipal(db, request, context.now);
+  if (!principal) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
+  if (
+    principal.kind === 'session' &&
+    isCrossSiteStateChange(
+      request.method,
+      { secFetchSite: headerValue(request, 'sec-fetch-site'), origin: headerValue(request, 'origin') },
+      ownOrigin(request, context.publicOrigin),
+    )
+  ) {
+    throw new ServiceError(
+      'cross_site',
+      'a state-changing call with a session must come from the same origin',
+    );
+  }
+  if (requirements.stepUp) {
+    if (principal.kind === 'key') {
+      throw new ServiceError(
+        'step_up_required',
+        'this operation needs a stepped-up session; API keys cannot step up',
+      );
+    }
+    if (!principal.steppedUp) {
+      throw new ServiceError(
+        'step_up_required',
+        principal.mfaEnrolled
+          ? 'this operation needs MFA re-authentication within the last 15 minutes'
+          : 'this operation needs MFA, which is not enrolled for this member',
+      );
+    }
+  }
+  if (requirements.permission !== undefined && !principal.permissions.has(requirements.permission)) {
+    throw new ServiceError(
+      'forbidden',
+      principal.kind === 'key'
+        ? `this key does not carry the permission ${requirements.permission}`
+        : `this member does not hold the permission ${requirements.permission}`,
+    );
+  }
+  const workspace = await getWorkspace(db, principal.workspaceId);
+  if (!workspace) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
+  if (requirements.suspended) {
+    const refusal = workspaceRefusal(workspace);
+    if (refusal === 'workspace_deletion_hold') {
+      throw new ServiceError(refusal, 'the workspace is on deletion hold; this operation is refused');
+    }
+    if (refusal === 'workspace_suspended') {
+      throw new ServiceError(refusal, 'the workspace is suspended; this operation is refused');
+    }
+  }
+  return { principal, workspace };
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import type { Permission } from '@svc-kit/contract';
+import type { FastifyRequest } from 'fastify';
+import { parseApiKey, secretMatches } from '../domain/api-key.js';
+import { keyPermissions, sessionPermissions } from '../domain/permissions.js';
+import { isSteppedUp } from '../domain/step-up.js';
+import type { Queryable } from '../store/db.js';
+import { getApiKey } from '../store/queries/api-keys.js';
+import { getMember } from '../store/queries/members.js';
+import { findLiveSession } from '../store/queries/sessions.js';
+
+export const SESSION_COOKIE = '__Host-svc_session';
+
+/** Who is calling, resolved once per request from a bearer key or the session cookie. */
+export type Principal =
+  | {
+      kind: 'key';
+      keyId: string;
+      memberId: string;
+      workspaceId: string;
+      permissions: Set<Permission>;
+    }
+  | {
+      kind: 'session';
+      sessionId: string;
+      memberId: string;
+      workspaceId: string;
+      permissions: Set<Permission>;
+      mfaEnrolled: boolean;
+      steppedUp: boolean;
+    };
+
+/** Compared against when the key id is unknown, so unknown and wrong keys take the same time. */
+const DUMMY_HASH = createHash('sha256').update('no such key').digest('hex');
+
+export function hashSessionToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const index = part.indexOf('=');
+    if (index < 0) continue;
+    if (part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * A present Authorization header decides: the call is a key call, even if a cookie rides along, so that a
+ * program never acts with a browser's session by accident. Every failure returns `undefined`, which the
+ * caller answers with the one 401: malformed, unknown and revoked keys are indistinguishable.
+ */
+export async function resolvePrincipal(
+  db: Queryable,
+  request: FastifyRequest,
+  now: number,
+): Promise<Principal | undefined> {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer ([^\s]+)$/.exec(authorization);
+    const parsed = match ? parseApiKey(match[1]!) : undefined;
+    if (!parsed) return undefined;
+    const row = await getApiKey(db, parsed.id);
+    const matches = secretMatches(parsed.secret, row?.secret_hash ?? DUMMY_HASH);
+    if (!row || !matches || row.revoked_at !== null) return undefined;
+    const member = await getMember(db, row.member_id);
+    if (!member || member.workspace_id !== row.workspace_id) return undefined;
+    return {
+      kind: 'key',
+      keyId: row.id,
+      memberId: member.id,
+      workspaceId: row.workspace_id,
+      permissions: keyPermissions(member.permissions, row.scopes),
+    };
+  }
+  const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+  if (!token) return undefined;
+  const session = await findLiveSession(db, hashSessionToken(token), now);
+  if (!session) return undefined;
+  const member = await getMember(db, session.member_id);
+  if (!member) return undefined;
+  const mfaEnrolled = member.mfa_secret_enc !== null;
+  return {
+    kind: 'session',
+    sessionId: session.id,
+    memberId: member.id,
+    workspaceId: member.workspace_id,
+    permissions: sessionPermissions(member.permissions),
+    mfaEnrolled,
+    steppedUp: isSteppedUp(mfaEnrolled, session.stepped_up_at, now),
+  };
+}

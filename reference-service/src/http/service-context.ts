@@ -1,0 +1,15 @@
+import type { ResolveHost } from '../domain/url-policy.js';
+import type { Db } from '../store/db.js';
+import type { SecretBox } from '../store/secret-box.js';
+
+/** Everything a request handler may use; built once in main.ts (or by a test). */
+export interface ServiceContext {
+  db: Db;
+  secretBox: SecretBox;
+  resolveHost: ResolveHost;
+  /** Sandbox opt-in (SVC_ALLOW_LOCALHOST_WEBHOOKS=1); never on in production. */
+  allowLocalhostWebhooks: boolean;
+  /** The portal's origin for the cross-site check; derived from the request when unset. */
+  publicOrigin: string | undefined;
+  now(): number;
+}

@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import { PERMISSIONS } from '@svc-kit/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { mintApiKey } from '../domain/api-key.js';
+import { isCrossSiteStateChange } from '../domain/cross-site.js';
+import { ServiceError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { hashPassword, verifyPassword } from '../domain/password.js';
+import { scopesBeyondMember } from '../domain/permissions.js';
+import { STEP_UP_WINDOW_MS } from '../domain/step-up.js';
+import { verifyTotp } from '../domain/totp.js';
+import { insertApiKey, revokeApiKey } from '../store/queries/api-keys.js';
+import { getMember, getMemberByEmail } from '../store/queries/members.js';
+import { insertSession, markSteppedUp } from '../store/queries/sessions.js';
+import { authorize, ownOrigin } from './policy.js';
+import { hashSessionToken, SESSION_COOKIE } from './principal.js';
+import type { ServiceContext } from './service-context.js';
+
+/** Portal sessions last 12 hours; a step-up inside one lasts 15 minutes. */
+export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+
+let dummyHash: Promise<string> | undefined;
+/** A hash no password matches, computed once, so a login for an unknown email costs one scrypt too. */
+function dummyPasswordHash(): Promise<string> {
+  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+  return dummyHash;
+}
+
+const loginBody = z.strictObject({
+  email: z.string().min(1).max(320),
+  password: z.string().min(1).max(1024),
+});
+const stepUpBody = z.strictObject({ code: z.string().regex(/^[0-9]{6}$/, 'expected a 6-digit code') });
+const mintKeyBody = z.strictObject({
+  name: z.string().min(1).max(64),
+  scopes: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length),
+});
+const keyPath = z.strictObject({ id: z.string().min(1).max(64) });
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw new ServiceError('invalid_request', `invalid ${where}: ${z.prettifyError(result.error)}`);
+  return result.data;
+}
+
+/** Opens a session and returns the cookie value; shared with the sandbox CLI. */
+export async function openSession(
+  ctx: ServiceContext,
+  memberId: string,
+  steppedUp: boolean,
+): Promise<{ token: string; expiresAt: number }> {
+  const now = ctx.now();
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = now + SESSION_LIFETIME_MS;
+  await insertSession(ctx.db, {
+    id: newId('ses'),
+    member_id: memberId,
+    token_hash: hashSessionToken(token),
+    created_at: now,
+    expires_at: expiresAt,
+    stepped_up_at: steppedUp ? now : null,
+  });
+  return { token, expiresAt };
+}
+
+export function sessionCookie(token: string, expiresAt: number, now: number): string {
+  const maxAge = Math.max(0, Math.floor((expiresAt - now) / 1000));
+  // __Host- requires Secure, Path=/ and no Domain: the cookie is bound to this exact origin.
+  return `${SESSION_COOKIE}=${token}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`;
+}
+
+/**
+ * The minimal portal surface the spec leaves to us (documented in the README): log in, step up with TOTP,
+ * and mint or revoke API keys. Every route answers refusals with the same error body as the operations.
+ */
+export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const refuseCrossSite = (request: FastifyRequest) => {
+    const crossSite = isCrossSiteStateChange(
+      request.method,
+      {
+        secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
+        origin: request.headers.origin,
+      },
+      ownOrigin(request, ctx.publicOrigin),
+    );
+    if (crossSite)
+      throw new ServiceError('cross_site', 'a state-changing portal call must come from the same origin');
+  };
+
+  app.post('/v1/sessions', async (request: FastifyRequest, reply: FastifyReply) => {
+    refuseCrossSite(request);
+    const body = parse(loginBody, request.body, 'body');
+    const member = await getMemberByEmail(ctx.db, body.email);
+    // Unknown email and wrong password are answered alike, after the same scrypt work.
+    const ok = await verifyPassword(body.password, member?.password_hash ?? (await dummyPasswordHash()));
+    if (!member || !ok) throw new ServiceError('unauthenticated', 'wrong email or password');
+    const { token, expiresAt } = await openSession(ctx, member.id, false);
+    reply.header('set-cookie', sessionCookie(token, expiresAt, ctx.now()));
+    return reply.code(201).send({
+      member_id: member.id,
+      workspace_id: member.workspace_id,
+      expires_at: expiresAt,
+      mfa_enrolled: member.mfa_secret_enc !== null,
+    });
+  });
+
+  app.post('/v1/sessions/step-up', async (request: FastifyRequest, reply: FastifyReply) => {
+    const now = ctx.now();
+    const { principal } = await authorize(
+      ctx.db,
+      request,
+      { stepUp: false, suspended: false },
+      { now, publicOrigin: ctx.publicOrigin },
+    );
+    if (principal.kind !== 'session') {
+      throw new ServiceError('step_up_required', 'API keys have no session and cannot step up');
+    }
+    const body = parse(stepUpBody, request.body, 'body');
+    const member = await getMember(ctx.db, principal.memberId);
+    if (!member?.mfa_secret_enc)
+      throw new ServiceError('step_up_required', 'MFA is not enrolled for this member');
+    const seed = ctx.secretBox.open(member.mfa_secret_enc, member.id);
+    if (!verifyTotp(seed, body.code, now))
+      throw new ServiceError('step_up_required', 'the MFA code did not verify');
+    await markSteppedUp(ctx.db, principal.sessionId, now);
+    return reply.code(200).send({ stepped_up_until: now + STEP_UP_WINDOW_MS });
+  });
+
+  app.post('/v1/workspace/keys', async (request: FastifyRequest, reply: FastifyReply) => {
+    const now = ctx.now();
+    const { principal, workspace } = await authorize(
+      ctx.db,
+      request,
+      { permission: 'service:workspace:admin', stepUp: true, suspended: true },
+      { now, publicOrigin: ctx.publicOrigin },
+    );
+    const body = parse(mintKeyBody, request.body, 'body');
+    const member = await getMember(ctx.db, principal.memberId);
+    const beyond = scopesBeyondMember(member?.permissions ?? [], body.scopes);
+    if (beyond.length > 0) {
+      throw new ServiceError(
+        'forbidden',
+        `a key cannot carry permissions its member lacks: ${beyond.join(', ')}`,
+      );
+    }
+    const minted = mintApiKey();
+    const scopes = [...new Set(body.scopes)];
+    await insertApiKey(ctx.db, {
+      id: minted.id,
+      workspace_id: workspace.id,
+      member_id: principal.memberId,
+      name: body.name,
+      secret_hash: minted.secretHash,
+      scopes,
+      created_at: now,
+      revoked_at: null,
+    });
+    request.log.info({ key_id: minted.id }, 'api key minted');
+    return reply
+      .code(201)
+      .send({ id: minted.id, name: body.name, scopes, created_at: now, api_key: minted.token });
+  });
+
+  app.delete('/v1/workspace/keys/:id', async (request: FastifyRequest, reply: FastifyReply) => {
+    const now = ctx.now();
+    const { workspace } = await authorize(
+      ctx.db,
+      request,
+      { permission: 'service:workspace:admin', stepUp: true, suspended: false },
+      { now, publicOrigin: ctx.publicOrigin },
+    );
+    const { id } = parse(keyPath, request.params, 'path parameters');
+    if (!(await revokeApiKey(ctx.db, workspace.id, id, now)))
+      throw new ServiceError('not_found', 'no such API key');
+    return reply.code(204).send();
+  });
+}

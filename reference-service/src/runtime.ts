@@ -1,0 +1,36 @@
+import { lookup } from 'node:dns/promises';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { ServiceContext } from './http/service-context.js';
+import { type OpenedStore, openStore } from './store/open.js';
+import { createSecretBox } from './store/secret-box.js';
+import { loadSecretKey } from './store/secret-key.js';
+
+/** Resolves every address of a name, as the delivery dialler will see them. */
+export async function resolveWithDns(hostname: string): Promise<string[]> {
+  const results = await lookup(hostname, { all: true, verbatim: true });
+  return results.map((result) => result.address);
+}
+
+/** Opens the store and builds the context shared by the server and the admin CLI. */
+export async function openRuntime(
+  config: Config,
+  logger: Logger,
+): Promise<{ ctx: ServiceContext; store: OpenedStore }> {
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  if (config.allowLocalhostWebhooks) {
+    logger.warn(
+      'SVC_ALLOW_LOCALHOST_WEBHOOKS=1: webhook endpoints on http://localhost and 127.0.0.1 are accepted. ' +
+        'This is a sandbox setting; never use it where the service is reachable by others.',
+    );
+  }
+  const ctx: ServiceContext = {
+    db: store.db,
+    secretBox: createSecretBox(loadSecretKey(config.secretKey, config.dataDir)),
+    resolveHost: resolveWithDns,
+    allowLocalhostWebhooks: config.allowLocalhostWebhooks,
+    publicOrigin: config.publicOrigin,
+    now: () => Date.now(),
+  };
+  return { ctx, store };
+}

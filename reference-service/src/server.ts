@@ -1,0 +1,47 @@
+import type { Server } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { buildApp } from './http/app.js';
+import type { ServiceContext } from './http/service-context.js';
+import { openRuntime } from './runtime.js';
+import { startAdminSocket } from './sandbox/admin-socket.js';
+import { type SeedResult, seedSandbox } from './sandbox/seed.js';
+
+export interface RunningService {
+  ctx: ServiceContext;
+  app: FastifyInstance;
+  baseUrl: string;
+  seed: SeedResult | undefined;
+  /** Stops taking requests, lets in-flight ones finish, then closes the store (and its lock). */
+  close(): Promise<void>;
+}
+
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const { ctx, store } = await openRuntime(config, logger);
+  let adminSocket: Server | undefined;
+  let app: FastifyInstance | undefined;
+  try {
+    // The sandbox workspace exists wherever the service is not in production.
+    const seed = config.production ? undefined : await seedSandbox(ctx);
+    app = await buildApp(ctx, { logger });
+    const address = await app.listen({ host: config.host, port: config.port });
+    if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
+    const started = app;
+    return {
+      ctx,
+      app: started,
+      baseUrl: address,
+      seed,
+      async close() {
+        await started.close();
+        await new Promise<void>((resolve) => (adminSocket ? adminSocket.close(() => resolve()) : resolve()));
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await app?.close();
+    await store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The one database interface the rest of the service sees. Two adapters implement it (PGlite, PostgreSQL)
+ * so that queries are written once, in plain SQL with `$1` parameters, and run unchanged on both.
+ */
+export interface Queryable {
+  /** Runs one statement and returns its rows. */
+  query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs `fn` on one connection holding a session-level advisory lock (see migrate.ts). */
+  withAdvisoryLock<T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  readonly kind: 'pglite' | 'postgres';
+}

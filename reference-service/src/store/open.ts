@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
+import type { Db } from './db.js';
+import { migrate } from './migrate.js';
+import { openPglite } from './pglite.js';
+import { openPostgres } from './postgres.js';
+
+export interface StoreOptions {
+  /** PostgreSQL connection string; without it the service runs on PGlite in `dataDir`. */
+  databaseUrl?: string | undefined;
+  /** Folder for the PGlite files, the data-dir lock and the generated at-rest key. */
+  dataDir: string;
+  /** PGlite only: keep everything in memory (tests). */
+  inMemory?: boolean;
+}
+
+export interface OpenedStore {
+  db: Db;
+  close(): Promise<void>;
+}
+
+/** Opens the configured backend, applies pending migrations, and hands back one close for both. */
+export async function openStore(options: StoreOptions): Promise<OpenedStore> {
+  let lock: DataDirLock | undefined;
+  let db: Db;
+  if (options.databaseUrl) {
+    db = await openPostgres(options.databaseUrl);
+  } else if (options.inMemory) {
+    db = await openPglite(undefined);
+  } else {
+    lock = lockDataDir(options.dataDir);
+    try {
+      db = await openPglite(join(options.dataDir, 'pglite'));
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    lock?.release();
+    throw error;
+  }
+  return {
+    db,
+    async close() {
+      await db.close();
+      lock?.release();
+    },
+  };
+}

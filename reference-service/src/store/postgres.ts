@@ -1,0 +1,64 @@
+import pg from 'pg';
+import type { Db, Queryable } from './db.js';
+
+const INT8_OID = 20;
+
+/** PostgreSQL through a `pg` pool. BIGINT columns (millisecond timestamps) are read as numbers. */
+export async function openPostgres(connectionString: string): Promise<Db> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const asQueryable = (target: Pick<pg.Pool, 'query'>): Queryable => ({
+    async query<Row extends object>(sql: string, params: readonly unknown[] = []) {
+      const result = await target.query<Row & pg.QueryResultRow>(sql, [...params]);
+      return result.rows;
+    },
+    async exec(sql: string) {
+      // Without parameters pg uses the simple protocol, which accepts several statements.
+      await target.query(sql);
+    },
+  });
+  // Fail at start-up rather than on the first request when the database is unreachable.
+  await pool.query('SELECT 1');
+  return {
+    kind: 'postgres',
+    ...asQueryable(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(asQueryable(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async withAdvisoryLock(key, fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [key]);
+        try {
+          return await fn(asQueryable(client));
+        } finally {
+          await client.query('SELECT pg_advisory_unlock($1)', [key]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,60 @@
+import type { Queryable } from '../db.js';
+
+export interface IdempotencyRow {
+  workspace_id: string;
+  key: string;
+  fingerprint: string;
+  response_status: number | null;
+  /** JSON text of the first answer's body. */
+  response_body: string | null;
+  created_at: number;
+}
+
+/**
+ * Claims a key inside the caller's transaction. The insert either creates the row (we own the key until
+ * commit), takes over a row older than the window, or does nothing because a live row exists. A concurrent
+ * repeat blocks on the primary key until the first transaction ends, so there is no check-then-insert race.
+ * Returns true when the key is ours to answer.
+ */
+export async function claimIdempotencyKey(
+  tx: Queryable,
+  row: { workspace_id: string; key: string; fingerprint: string; created_at: number },
+  expiredBefore: number,
+): Promise<boolean> {
+  const rows = await tx.query<{ key: string }>(
+    `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, response_body, created_at)
+     VALUES ($1, $2, $3, NULL, NULL, $4)
+     ON CONFLICT (workspace_id, key) DO UPDATE
+       SET fingerprint = EXCLUDED.fingerprint, response_status = NULL, response_body = NULL,
+           created_at = EXCLUDED.created_at
+       WHERE idempotency_keys.created_at < $5
+     RETURNING key`,
+    [row.workspace_id, row.key, row.fingerprint, row.created_at, expiredBefore],
+  );
+  return rows.length === 1;
+}
+
+export async function getIdempotencyRecord(
+  tx: Queryable,
+  workspaceId: string,
+  key: string,
+): Promise<IdempotencyRow | undefined> {
+  const rows = await tx.query<IdempotencyRow>(
+    'SELECT * FROM idempotency_keys WHERE workspace_id = $1 AND key = $2',
+    [workspaceId, key],
+  );
+  return rows[0];
+}
+
+export async function storeIdempotentAnswer(
+  tx: Queryable,
+  workspaceId: string,
+  key: string,
+  status: number,
+  body: unknown,
+): Promise<void> {
+  await tx.query(
+    'UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2',
+    [workspaceId, key, status, JSON.stringify(body ?? null)],
+  );
+}

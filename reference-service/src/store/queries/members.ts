@@ -1,0 +1,43 @@
+import type { Queryable } from '../db.js';
+
+export interface MemberRow {
+  id: string;
+  workspace_id: string;
+  email: string;
+  password_hash: string;
+  permissions: string[];
+  mfa_secret_enc: string | null;
+  created_at: number;
+}
+
+export async function insertMember(db: Queryable, row: MemberRow): Promise<void> {
+  await db.query(
+    `INSERT INTO members (id, workspace_id, email, password_hash, permissions, mfa_secret_enc, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [
+      row.id,
+      row.workspace_id,
+      row.email,
+      row.password_hash,
+      row.permissions,
+      row.mfa_secret_enc,
+      row.created_at,
+    ],
+  );
+}
+
+export async function getMemberByEmail(db: Queryable, email: string): Promise<MemberRow | undefined> {
+  const rows = await db.query<MemberRow>('SELECT * FROM members WHERE email = $1', [email]);
+  return rows[0];
+}
+
+export async function getMember(db: Queryable, id: string): Promise<MemberRow | undefined> {
+  const rows = await db.query<MemberRow>('SELECT * FROM members WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export async function listMembers(db: Queryable, workspaceId: string): Promise<MemberRow[]> {
+  return db.query<MemberRow>('SELECT * FROM members WHERE workspace_id = $1 ORDER BY created_at, id', [
+    workspaceId,
+  ]);
+}

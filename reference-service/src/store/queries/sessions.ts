@@ -1,0 +1,38 @@
+import type { Queryable } from '../db.js';
+
+export interface SessionRow {
+  id: string;
+  member_id: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  stepped_up_at: number | null;
+}
+
+export async function insertSession(db: Queryable, row: SessionRow): Promise<void> {
+  await db.query(
+    `INSERT INTO sessions (id, member_id, token_hash, created_at, expires_at, stepped_up_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [row.id, row.member_id, row.token_hash, row.created_at, row.expires_at, row.stepped_up_at],
+  );
+}
+
+export async function findLiveSession(
+  db: Queryable,
+  tokenHash: string,
+  now: number,
+): Promise<SessionRow | undefined> {
+  const rows = await db.query<SessionRow>(
+    'SELECT * FROM sessions WHERE token_hash = $1 AND expires_at > $2',
+    [tokenHash, now],
+  );
+  return rows[0];
+}
+
+export async function markSteppedUp(db: Queryable, sessionId: string, at: number): Promise<void> {
+  await db.query('UPDATE sessions SET stepped_up_at = $2 WHERE id = $1', [sessionId, at]);
+}
+
+export async function deleteSession(db: Queryable, sessionId: string): Promise<void> {
+  await db.query('DELETE FROM sessions WHERE id = $1', [sessionId]);
+}

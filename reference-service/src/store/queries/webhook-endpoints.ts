@@ -1,0 +1,118 @@
+import type { Queryable } from '../db.js';
+
+export interface WebhookEndpointRow {
+  id: string;
+  workspace_id: string;
+  url: string;
+  events: string[];
+  status: 'active' | 'paused';
+  consecutive_failures: number;
+  secret_enc: string | null;
+  previous_secret_enc: string | null;
+  rotating_until: number | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Promise<void> {
+  await db.query(
+    `INSERT INTO webhook_endpoints (id, workspace_id, url, events, status, consecutive_failures, secret_enc,
+       previous_secret_enc, rotating_until, created_at, updated_at, deleted_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [
+      row.id,
+      row.workspace_id,
+      row.url,
+      row.events,
+      row.status,
+      row.consecutive_failures,
+      row.secret_enc,
+      row.previous_secret_enc,
+      row.rotating_until,
+      row.created_at,
+      row.updated_at,
+      row.deleted_at,
+    ],
+  );
+}
+
+/** Live endpoints of one workspace, oldest first. */
+export async function listLiveEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpointRow[]> {
+  return db.query<WebhookEndpointRow>(
+    `SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
+    [workspaceId],
+  );
+}
+
+/** Any endpoint of the workspace, removed ones included (their delivery log stays readable). */
+export async function getEndpointEvenRemoved(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  const rows = await db.query<WebhookEndpointRow>(
+    'SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2',
+    [workspaceId, id],
+  );
+  return rows[0];
+}
+
+/**
+ * Replaces the secret and keeps the outgoing one until `rotatingUntil`. A rotation during a rotation drops
+ * the oldest secret: at most two ever verify.
+ */
+export async function rotateEndpointSecret(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  sealNew: string,
+  rotatingUntil: number,
+  now: number,
+): Promise<WebhookEndpointRow | undefined> {
+  const rows = await db.query<WebhookEndpointRow>(
+    `UPDATE webhook_endpoints
+        SET previous_secret_enc = secret_enc, secret_enc = $3, rotating_until = $4, updated_at = $5
+      WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
+      RETURNING *`,
+    [workspaceId, id, sealNew, rotatingUntil, now],
+  );
+  return rows[0];
+}
+
+/** Resuming (`active`) clears the failure run; pausing keeps it for the record. */
+export async function setEndpointStatus(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  status: 'active' | 'paused',
+  now: number,
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE webhook_endpoints
+        SET status = $3,
+            consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
+            updated_at = $4
+      WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
+      RETURNING id`,
+    [workspaceId, id, status, now],
+  );
+  return rows.length === 1;
+}
+
+/** Soft delete: the row stays for the delivery log, the secrets are forgotten. */
+export async function removeEndpoint(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  now: number,
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE webhook_endpoints
+        SET deleted_at = $3, updated_at = $3, secret_enc = NULL, previous_secret_enc = NULL, rotating_until = NULL
+      WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
+      RETURNING id`,
+    [workspaceId, id, now],
+  );
+  return rows.length === 1;
+}

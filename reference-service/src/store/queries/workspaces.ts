@@ -1,0 +1,43 @@
+import type { Queryable } from '../db.js';
+
+export interface WorkspaceRow {
+  id: string;
+  name: string;
+  webhooks_enabled: boolean;
+  suspended: boolean;
+  deletion_hold: boolean;
+  created_at: number;
+}
+
+export async function insertWorkspace(db: Queryable, row: WorkspaceRow): Promise<void> {
+  await db.query(
+    `INSERT INTO workspaces (id, name, webhooks_enabled, suspended, deletion_hold, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [row.id, row.name, row.webhooks_enabled, row.suspended, row.deletion_hold, row.created_at],
+  );
+}
+
+export async function getWorkspace(db: Queryable, id: string): Promise<WorkspaceRow | undefined> {
+  const rows = await db.query<WorkspaceRow>('SELECT * FROM workspaces WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export async function listWorkspaces(db: Queryable): Promise<WorkspaceRow[]> {
+  return db.query<WorkspaceRow>('SELECT * FROM workspaces ORDER BY created_at, id');
+}
+
+export type WorkspaceFlag = 'webhooks_enabled' | 'suspended' | 'deletion_hold';
+
+/** The column name comes from the closed `WorkspaceFlag` union, never from input. */
+export async function setWorkspaceFlag(
+  db: Queryable,
+  id: string,
+  flag: WorkspaceFlag,
+  value: boolean,
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE workspaces SET ${flag} = $2 WHERE id = $1 RETURNING id`,
+    [id, value],
+  );
+  return rows.length === 1;
+}

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The at-rest key: `SVC_SECRET_KEY` (64 hex characters or base64 of 32 bytes) when set, which every
+ * instance sharing one PostgreSQL database must use; otherwise a key generated once into
+ * `<dataDir>/secret.key` (mode 0600), which suits a single machine.
+ */
+export function loadSecretKey(envValue: string | undefined, dataDir: string): Buffer {
+  if (envValue !== undefined && envValue !== '') {
+    const key = /^[0-9a-fA-F]{64}$/.test(envValue)
+      ? Buffer.from(envValue, 'hex')
+      : Buffer.from(envValue, 'base64');
+    if (key.length !== 32) throw new Error('SVC_SECRET_KEY must be 32 bytes, as 64 hex characters or base64');
+    return key;
+  }
+  const path = join(dataDir, 'secret.key');
+  try {
+    return decodeKeyFile(readFileSync(path, 'utf8'), path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    // 'wx': if another instance on this machine wrote the file first, read theirs instead of overwriting.
+    writeFileSync(path, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return decodeKeyFile(readFileSync(path, 'utf8'), path);
+}
+
+function decodeKeyFile(text: string, path: string): Buffer {
+  const hex = text.trim();
+  if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${path} does not hold a 32-byte hex key`);
+  return Buffer.from(hex, 'hex');
+}

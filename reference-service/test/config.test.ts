@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('defaults to PGlite in the package’s .data folder on 127.0.0.1:8080', () => {
+    const config = readConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      databaseUrl: undefined,
+      allowLocalhostWebhooks: false,
+    });
+    expect(config.dataDir).toMatch(/reference-service[/\\]\.data$/);
+  });
+
+  it('admits localhost receivers only on request, and never in production', () => {
+    expect(readConfig({ SVC_ALLOW_LOCALHOST_WEBHOOKS: '1' }).allowLocalhostWebhooks).toBe(true);
+    expect(readConfig({ SVC_ALLOW_LOCALHOST_WEBHOOKS: 'true' }).allowLocalhostWebhooks).toBe(false);
+    expect(() => readConfig({ SVC_ALLOW_LOCALHOST_WEBHOOKS: '1', NODE_ENV: 'production' })).toThrow(
+      ConfigError,
+    );
+  });
+
+  it('refuses an unusable port', () => {
+    for (const PORT of ['-1', '65536', 'http', '1.5'])
+      expect(() => readConfig({ PORT })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,18 @@
+import { cpSync } from 'node:fs';
+import { defineConfig } from 'tsup';
+
+// The service is an application, not a library: ESM only, no .d.ts. Workspace packages and npm
+// dependencies stay external and are resolved from node_modules at run time.
+export default defineConfig({
+  entry: { main: 'src/main.ts', sandbox: 'src/sandbox/cli.ts' },
+  format: ['esm'],
+  target: 'node20',
+  platform: 'node',
+  clean: true,
+  sourcemap: true,
+  dts: false,
+  // The SQL migrations are read from disk next to the bundle (see src/store/migrate.ts).
+  onSuccess: async () => {
+    cpSync('src/store/migrations', 'dist/migrations', { recursive: true });
+  },
+});
