@@ -1,0 +1,50 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { DefaultTheme } from 'vitepress';
+
+type SidebarItem = DefaultTheme.SidebarItem;
+
+export const guideSidebar: SidebarItem[] = [
+  {
+    text: 'Receive webhooks',
+    items: [
+      { text: 'Quickstart', link: '/guide/quickstart' },
+      { text: 'Delivery contract', link: '/guide/delivery-contract' },
+      { text: 'Event catalogue', link: '/guide/events' },
+      { text: 'Rotating the secret', link: '/guide/secret-rotation' },
+    ],
+  },
+  {
+    text: 'Call the API',
+    items: [
+      { text: 'API client', link: '/guide/api-client' },
+      { text: 'Testing with the mock and the sandbox', link: '/guide/testing' },
+      { text: 'Error codes', link: '/guide/error-codes' },
+    ],
+  },
+  {
+    text: 'Run the service',
+    items: [{ text: 'Reference service', link: '/guide/reference-service' }],
+  },
+  {
+    text: 'Decisions',
+    items: [{ text: 'Choices the spec leaves open', link: '/guide/open-choices' }],
+  },
+  {
+    text: 'Reference',
+    items: [
+      { text: 'HTTP API', link: '/api/http/' },
+      { text: 'TypeScript API', link: '/api/' },
+    ],
+  },
+];
+
+/**
+ * The reference sidebar is written by `scripts/build-reference.mjs` next to the generated pages; before the
+ * first generation (a fresh clone running `vitepress dev`) it is simply empty.
+ */
+export function referenceSidebar(): SidebarItem[] {
+  const file = fileURLToPath(new URL('../api/sidebar.json', import.meta.url));
+  if (!existsSync(file)) return [];
+  return JSON.parse(readFileSync(file, 'utf8')) as SidebarItem[];
+}

@@ -1,0 +1,161 @@
+// @ts-check
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Application, Converter, ReflectionKind } from 'typedoc';
+import { MarkdownPageEvent } from 'typedoc-plugin-markdown';
+import { entryPointsOf } from './entry-points.mjs';
+import { generatedPage, vitepressSlug } from './markdown.mjs';
+import { apiRoot, docsRoot, repoRoot } from './paths.mjs';
+
+/**
+ * @typedef {import('./packages.mjs').PublishedPackage} PublishedPackage
+ * @typedef {import('./entry-points.mjs').EntryPoint} EntryPoint
+ * @typedef {{ text: string, link?: string, collapsed?: boolean, items?: SidebarItem[] }} SidebarItem
+ * @typedef {{ pkg: PublishedPackage, ready: true, entryPoints: EntryPoint[] }
+ *   | { pkg: PublishedPackage, ready: false, reason: string }} PackageReference
+ * @typedef {{ packages: PackageReference[], sidebar: SidebarItem[] }} TypeScriptReference
+ */
+
+/** @param {PublishedPackage} pkg @returns {PackageReference} */
+function findEntryPoints(pkg) {
+  const packageDir = path.join(repoRoot, pkg.dir);
+  const manifest = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+  if (!manifest.exports) return { pkg, ready: false, reason: 'the package has no exports map yet' };
+  try {
+    return { pkg, ready: true, entryPoints: entryPointsOf(packageDir, manifest) };
+  } catch (error) {
+    return { pkg, ready: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * Module pages are named after what a user imports (`@svc-kit/webhooks/express`), not after the source
+ * file (`adapters/express`), so the reference reads like the import lines in the guides.
+ * @param {Application} app
+ * @param {readonly EntryPoint[]} entries
+ */
+function nameModulesAfterSpecifiers(app, entries) {
+  app.converter.on(Converter.EVENT_CREATE_DECLARATION, (context, reflection) => {
+    if (reflection.kind !== ReflectionKind.Module) return;
+    const file = context.getSymbolFromReflection(reflection)?.declarations?.[0]?.getSourceFile().fileName;
+    const entry = entries.find((candidate) => path.resolve(candidate.source) === path.resolve(file ?? ''));
+    if (entry) reflection.name = entry.specifier;
+  });
+}
+
+/**
+ * typedoc-vitepress-theme rewrites anchors to VitePress's heading ids, but skips links that start with
+ * `./` or `../` (every link between entry-point pages): `#EVENT_TYPES` must become `#event-types`.
+ * @param {Application} app
+ */
+function alignAnchorsWithVitePress(app) {
+  app.renderer.on(MarkdownPageEvent.END, (page) => {
+    if (!page.contents) return;
+    const parts = page.contents.split(/(```[\s\S]*?```)/);
+    page.contents = parts
+      .map((part) =>
+        part.startsWith('```')
+          ? part
+          : part.replace(
+              /\]\(([^)\s#]*)#([^)\s]+)\)/g,
+              (_, file, anchor) => `](${file}#${vitepressSlug(decodeURI(anchor))})`,
+            ),
+      )
+      .join('');
+  });
+}
+
+/**
+ * Runs TypeDoc once over the public entry points of every published package (read from their `exports`
+ * maps), writing Markdown pages that VitePress renders and indexes for search: one page per entry point,
+ * `/api/webhooks.md` for `@svc-kit/webhooks`, `/api/webhooks/express.md` for `@svc-kit/webhooks/express`.
+ * A package still without an exports map is reported, not fatal, so the guides build while it lands.
+ * @param {readonly PublishedPackage[]} published
+ * @returns {Promise<TypeScriptReference>}
+ */
+export async function buildTypeScriptReference(published) {
+  const packages = published.map(findEntryPoints);
+  const entries = packages.flatMap((ref) => (ref.ready ? ref.entryPoints : []));
+  if (entries.length === 0) return { packages, sidebar: [] };
+
+  const app = await Application.bootstrapWithPlugins({
+    name: 'svc-kit',
+    entryPoints: entries.map((entry) => entry.source),
+    entryPointStrategy: 'resolve',
+    tsconfig: path.join(docsRoot, 'tsconfig.typedoc.json'),
+    plugin: ['typedoc-plugin-markdown', 'typedoc-vitepress-theme'],
+    out: apiRoot,
+    // @ts-expect-error declared by typedoc-vitepress-theme and typedoc-plugin-markdown, unknown to TypeDoc's types
+    docsRoot,
+    readme: 'none',
+    // Type errors are the typecheck step's job; TypeDoc only reads declarations and comments.
+    skipErrorChecking: true,
+    excludePrivate: true,
+    excludeInternal: true,
+    // No repository URL is configured, so source links would point nowhere.
+    disableSources: true,
+    outputFileStrategy: 'modules',
+    excludeScopesInPaths: true,
+    useCodeBlocks: true,
+    parametersFormat: 'table',
+    interfacePropertiesFormat: 'table',
+    typeAliasPropertiesFormat: 'table',
+    enumMembersFormat: 'table',
+    sidebar: { autoConfiguration: true, format: 'vitepress', pretty: true, collapsed: true },
+    logLevel: 'Warn',
+  });
+  nameModulesAfterSpecifiers(app, entries);
+  alignAnchorsWithVitePress(app);
+  const project = await app.convert();
+  if (!project) throw new Error('TypeDoc could not convert the packages');
+  await app.generateOutputs(project);
+  if (app.logger.hasErrors()) throw new Error('TypeDoc reported errors');
+
+  for (const entry of entries) {
+    const file = path.join(docsRoot, `${pageOf(entry.specifier)}.md`);
+    if (!existsSync(file)) throw new Error(`TypeDoc wrote no page for ${entry.specifier} (expected ${file})`);
+    for (const alias of entry.aliases) writeAliasPage(alias, entry.specifier);
+  }
+  return { packages, sidebar: sidebarOf(packages) };
+}
+
+/**
+ * Packages in the order of the site (SDK first), each entry point under its package.
+ * @param {readonly PackageReference[]} packages
+ * @returns {SidebarItem[]}
+ */
+function sidebarOf(packages) {
+  return packages.flatMap((ref) => {
+    /** @type {SidebarItem[]} */
+    const none = [];
+    if (!ref.ready) return none;
+    const items = ref.entryPoints.flatMap((entry) =>
+      [entry.specifier, ...entry.aliases].map((specifier) => ({ text: specifier, link: pageOf(specifier) })),
+    );
+    /** @type {SidebarItem[]} */
+    const group = items.length === 1 ? items : [{ text: ref.pkg.name, collapsed: false, items }];
+    return group;
+  });
+}
+
+/**
+ * A specifier that exports exactly what another one does (`@svc-kit/webhooks/node` and
+ * `@svc-kit/webhooks` are the same build on Node) gets a short page pointing at the documented one.
+ * @param {string} alias
+ * @param {string} specifier
+ */
+function writeAliasPage(alias, specifier) {
+  const file = path.join(docsRoot, `${pageOf(alias)}.md`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const body = [
+    `# ${alias}`,
+    `\`${alias}\` exports exactly what [\`${specifier}\`](${pageOf(specifier)}) exports, from the same build: ` +
+      'import whichever name you prefer. Every symbol is documented on that page.',
+  ].join('\n\n');
+  writeFileSync(file, generatedPage({ title: alias }, body));
+}
+
+/** The page of an entry point, as a site path. @param {string} specifier */
+export function pageOf(specifier) {
+  return `/api/${specifier.replace(/^@[^/]+\//, '')}`;
+}
