@@ -31,6 +31,12 @@ const refusals: Record<number, { name: string; description: string; example: Err
       'The outbound budget of the identity or of the peer is spent. `error.retry_after` and the Retry-After header say when to try again.',
     example: 'rate_limited',
   },
+  503: {
+    name: 'ServiceUnavailable',
+    description:
+      'The contact’s peer could not be reached for an answer this operation needs, or a first call with the same Idempotency-Key is still running. Nothing was changed; retrying later is safe.',
+    example: 'service_unavailable',
+  },
 };
 
 export const RETRY_AFTER_HEADER = 'RetryAfter';

@@ -14,9 +14,11 @@ import {
   IDEMPOTENT,
   IDEMPOTENT_OUTBOUND,
   OUTBOUND,
+  PEER_ANSWER,
   VALIDATED,
   VALIDATED_IDEMPOTENT_OUTBOUND,
   VALIDATED_OUTBOUND,
+  VALIDATED_PEER_ANSWER,
 } from './statuses.js';
 
 const identityPath = z.strictObject({ slug: pathSegment });
@@ -70,7 +72,7 @@ export const requestContact = defineOperation({
       }),
     }),
   },
-  errors: VALIDATED_OUTBOUND,
+  errors: VALIDATED_PEER_ANSWER,
   ...manage,
   flags: suspended,
   summary: 'Ask the holder of a contact card to become a contact.',
@@ -184,7 +186,7 @@ export const listContactTools = defineOperation({
   query: null,
   body: null,
   success: { status: 200, schema: z.strictObject({ tools: z.array(toolSchema) }) },
-  errors: OUTBOUND,
+  errors: PEER_ANSWER,
   ...read,
   flags: plain,
   summary: 'Ask a contact which tools it offers.',
@@ -202,7 +204,7 @@ export const callContactTool = defineOperation({
     arguments: freeFormObject.optional(),
   }),
   success: { status: 200, schema: z.strictObject({ ok: z.boolean(), result: anyValue }) },
-  errors: VALIDATED_OUTBOUND,
+  errors: VALIDATED_PEER_ANSWER,
   permission: 'service:messages:send',
   action: 'message:send',
   flags: suspended,
