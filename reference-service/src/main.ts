@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { ConfigError, readConfig } from './config.js';
 import { loggerOptions } from './http/logger.js';
-import { SANDBOX_EMAIL } from './sandbox/seed.js';
+import { peerSettingsFromEnv } from './peer/settings.js';
+import { SANDBOX_EMAIL, sandboxCards } from './sandbox/seed.js';
 import { type RunningService, startService } from './server.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
 
@@ -39,10 +40,20 @@ function printBanner(service: RunningService, backend: string, allowLocalhostWeb
   console.log(lines.join('\n'));
 }
 
+/** The sandbox identities' cards, to paste into requestContact (see PEER-PROTOCOL.md). */
+async function printSandboxCards(service: RunningService): Promise<void> {
+  if (!service.seed) return;
+  const base = peerSettingsFromEnv().publicUrl ?? service.baseUrl;
+  for (const { slug, fingerprint, card } of await sandboxCards(service.ctx, base)) {
+    console.log(`contact card of ${slug} (${fingerprint}):\n  ${card}`);
+  }
+}
+
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = pino(loggerOptions(config.logLevel));
   const service = await startService(config, logger);
+  await printSandboxCards(service);
   printBanner(
     service,
     config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`,

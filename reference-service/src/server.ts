@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { type RunningDelivery, startDelivery } from './delivery/start.js';
 import { buildApp } from './http/app.js';
 import type { ServiceContext } from './http/service-context.js';
 import { openRuntime } from './runtime.js';
@@ -21,13 +22,16 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const { ctx, store } = await openRuntime(config, logger);
   let adminSocket: Server | undefined;
   let app: FastifyInstance | undefined;
+  let delivery: RunningDelivery | undefined;
   try {
     // The sandbox workspace exists wherever the service is not in production.
     const seed = config.production ? undefined : await seedSandbox(ctx);
-    app = await buildApp(ctx, { logger });
+    app = await buildApp(ctx, { logger, sandboxRoutes: !config.production });
     const address = await app.listen({ host: config.host, port: config.port });
     if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
+    delivery = await startDelivery(ctx, logger);
     const started = app;
+    const runningDelivery = delivery;
     return {
       ctx,
       app: started,
@@ -35,11 +39,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       seed,
       async close() {
         await started.close();
+        await runningDelivery.stop();
         await new Promise<void>((resolve) => (adminSocket ? adminSocket.close(() => resolve()) : resolve()));
         await store.close();
       },
     };
   } catch (error) {
+    await delivery?.stop();
     await app?.close();
     await store.close();
     throw error;

@@ -12,7 +12,8 @@ export interface UrlPolicyOptions {
 export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string };
 
 const MAX_URL_LENGTH = 2048;
-const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
+/** The receiver hosts the sandbox opt-in admits over plain http. */
+export const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1']);
 
 /**
  * Only globally routable unicast addresses are public. ipaddr.js names every special range (private,
@@ -24,7 +25,23 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast';
 }
 
-function isIpLiteral(hostname: string): boolean {
+/**
+ * What the delivery dialler may connect to: plain global unicast only. Stricter than `isPublicAddress`,
+ * it also refuses IPv4-mapped and IPv4-compatible IPv6 forms (`::ffff:a.b.c.d`, `::a.b.c.d`), whose
+ * meaning depends on the host's network stack, and NAT64, 6to4 and Teredo (tunnels to other addresses).
+ */
+export function isDialableAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.parse(address).range() === 'unicast';
+}
+
+/** A loopback address (127.0.0.0/8 or ::1): only the sandbox opt-in admits these. */
+export function isLoopbackAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.parse(address).range() === 'loopback';
+}
+
+export function isIpLiteral(hostname: string): boolean {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   return ipaddr.isValid(bare);
 }

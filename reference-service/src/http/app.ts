@@ -2,8 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { buildOpenApiDocument, type Operation, operations } from '@svc-kit/contract';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { RateLimitedError } from '../domain/contacts/rate-limited.js';
 import { ServiceError } from '../domain/errors.js';
+import { registerOAuthCallback } from '../integrations/oauth-callback.js';
+import { IntegrationService } from '../integrations/service.js';
+import { type IntegrationSettings, integrationSettingsFromEnv } from '../integrations/settings.js';
+import { registerPeerRoutes } from '../peer/server.js';
+import { type PeerSettings, peerSettingsFromEnv } from '../peer/settings.js';
+import { registerSandboxRoutes } from '../sandbox/trigger.js';
 import { sendError } from './error-body.js';
+import { contactHandlers, sendRateLimited } from './handlers/contacts.js';
+import { integrationHandlers } from './handlers/integrations.js';
 import { webhookHandlers } from './handlers/webhooks.js';
 import { type OperationHandler, registerOperations } from './operations.js';
 import type { ServiceContext } from './service-context.js';
@@ -14,6 +23,12 @@ export interface AppOptions {
   /** Extra operations and handlers (tests register a test-only idempotent operation this way). */
   extraOperations?: Readonly<Record<string, Operation>>;
   extraHandlers?: Readonly<Record<string, OperationHandler<Operation>>>;
+  /** How contacts reach peers; read from the environment when left out (see peer/settings.ts). */
+  peer?: PeerSettings;
+  /** How integrations reach upstream MCP servers; from the environment when left out. */
+  integrations?: IntegrationSettings;
+  /** Serve the sandbox-only routes (`POST /sandbox/events`); never in production. */
+  sandboxRoutes?: boolean;
 }
 
 /** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
@@ -46,6 +61,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   });
 
   app.setErrorHandler((error: FastifyError | ServiceError, request, reply) => {
+    if (error instanceof RateLimitedError) return sendRateLimited(request, reply, error);
     if (error instanceof ServiceError) return sendError(request, reply, error.code, error.message);
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
@@ -67,10 +83,26 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   app.get('/v1/openapi.json', async () => openApi);
 
   registerSessionRoutes(app, ctx);
-  const handlers = { ...webhookHandlers(ctx), ...options.extraHandlers } as Record<
-    string,
-    OperationHandler<Operation> | undefined
-  >;
+  if (options.sandboxRoutes) registerSandboxRoutes(app, ctx);
+  const peerSettings = options.peer ?? peerSettingsFromEnv();
+  const integrations = new IntegrationService(
+    ctx.db,
+    ctx.secretBox,
+    options.integrations ?? integrationSettingsFromEnv(),
+    ctx.resolveHost,
+  );
+  app.addHook('onClose', () => integrations.close());
+  registerOAuthCallback(app, integrations, ctx.now);
+  await registerPeerRoutes(app, ctx, peerSettings, {
+    list: (identityId) => integrations.offered(identityId),
+    call: (identityId, name, args, now) => integrations.call(identityId, name, args, now),
+  });
+  const handlers = {
+    ...webhookHandlers(ctx),
+    ...contactHandlers(ctx, peerSettings),
+    ...integrationHandlers(integrations),
+    ...options.extraHandlers,
+  } as Record<string, OperationHandler<Operation> | undefined>;
   registerOperations(app, ctx, { ...operations, ...options.extraOperations }, handlers);
 
   await app.ready();

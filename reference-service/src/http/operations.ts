@@ -1,10 +1,12 @@
 import type { Operation, OperationId, Operations, ResponseOf } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { isPeerCallingHandler } from '../domain/contacts/calls-peers.js';
 import { ServiceError } from '../domain/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempotency.js';
 import type { Queryable } from '../store/db.js';
 import { type Answer, runIdempotent } from '../store/idempotent.js';
+import { runIdempotentOutsideTransaction } from '../store/queries/contacts-idempotency.js';
 import { sendError } from './error-body.js';
 import { type Authorized, authorize } from './policy.js';
 import type { ServiceContext } from './service-context.js';
@@ -123,11 +125,11 @@ export function registerOperations(
             query: input.query,
             body: input.body,
           });
-          result = await runIdempotent(
-            ctx.db,
-            { workspaceId: authorized.workspace.id, key, fingerprint, now },
-            run,
-          );
+          const idempotentCall = { workspaceId: authorized.workspace.id, key, fingerprint, now };
+          // Handlers that call peers run outside one transaction (see domain/contacts/calls-peers.ts).
+          result = isPeerCallingHandler(handler)
+            ? await runIdempotentOutsideTransaction(ctx.db, idempotentCall, () => run(ctx.db))
+            : await runIdempotent(ctx.db, idempotentCall, run);
           if (result.replayed) reply.header('Idempotent-Replayed', 'true');
         }
         reply.code(result.status);

@@ -8,6 +8,26 @@ import { insertApiKey } from '../store/queries/api-keys.js';
 import { getMember } from '../store/queries/members.js';
 import { setWorkspaceFlag, type WorkspaceFlag } from '../store/queries/workspaces.js';
 import { SANDBOX_EMAIL, SANDBOX_MEMBER_ID, SANDBOX_WORKSPACE_ID, seedSandbox } from './seed.js';
+import { TriggerError, triggerEvent } from './trigger.js';
+
+/** `trigger <type> [--identity slug]`: emits one event through the outbox, like `stripe trigger`. */
+async function trigger(ctx: ServiceContext, args: string[]): Promise<string> {
+  const [type, flag, slug, ...rest] = args;
+  if (
+    type === undefined ||
+    (flag !== undefined && (flag !== '--identity' || slug === undefined)) ||
+    rest.length
+  ) {
+    throw new AdminUsageError('usage: trigger <event type> [--identity slug]');
+  }
+  try {
+    const event = await triggerEvent(ctx.db, { workspaceId: SANDBOX_WORKSPACE_ID, type, identity: slug });
+    return `event ${event.id} (${event.type}) emitted for ${event.identity}`;
+  } catch (error) {
+    if (error instanceof TriggerError) throw new AdminUsageError(error.message);
+    throw error;
+  }
+}
 
 export const ADMIN_COMMANDS = [
   'seed',
@@ -18,6 +38,7 @@ export const ADMIN_COMMANDS = [
   'suspend',
   'unsuspend',
   'deletion-hold',
+  'trigger',
 ] as const;
 export type AdminCommand = (typeof ADMIN_COMMANDS)[number];
 
@@ -97,6 +118,8 @@ export async function runAdminCommand(ctx: ServiceContext, command: string, args
       return setFlag(ctx, 'suspended', false);
     case 'deletion-hold':
       return setFlag(ctx, 'deletion_hold', onOff(args[0], 'deletion-hold'));
+    case 'trigger':
+      return trigger(ctx, args);
     default:
       throw new AdminUsageError(`unknown command ${command}; commands: ${ADMIN_COMMANDS.join(', ')}`);
   }

@@ -14,7 +14,9 @@ commands:
   totp                  print the sandbox owner's current TOTP code (for POST /v1/sessions/step-up)
   webhooks on|off       switch the sandbox workspace's webhooks_enabled flag
   suspend | unsuspend   suspend the sandbox workspace or lift the suspension
-  deletion-hold on|off  put the sandbox workspace on deletion hold or lift it`;
+  deletion-hold on|off  put the sandbox workspace on deletion hold or lift it
+  trigger <type> [--identity slug]
+                        emit one catalogued event (default identity: sandbox-alice) and deliver it`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;

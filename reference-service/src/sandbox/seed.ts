@@ -5,8 +5,9 @@ import { newId } from '../domain/ids.js';
 import { hashPassword } from '../domain/password.js';
 import { generateTotpSecret } from '../domain/totp.js';
 import type { ServiceContext } from '../http/service-context.js';
+import { ensureIdentityKey, peerEndpointOf, signerFor } from '../peer/own-identity.js';
 import { insertApiKey } from '../store/queries/api-keys.js';
-import { insertIdentity } from '../store/queries/identities.js';
+import { insertIdentity, listIdentities } from '../store/queries/identities.js';
 import { insertMember } from '../store/queries/members.js';
 import { getWorkspace, insertWorkspace } from '../store/queries/workspaces.js';
 
@@ -51,12 +52,10 @@ export async function seedSandbox(ctx: ServiceContext): Promise<SeedResult> {
         created_at: now,
       });
       for (const slug of SANDBOX_IDENTITIES) {
-        await insertIdentity(tx, {
-          id: newId('idn'),
-          workspace_id: SANDBOX_WORKSPACE_ID,
-          slug,
-          created_at: now,
-        });
+        const id = newId('idn');
+        await insertIdentity(tx, { id, workspace_id: SANDBOX_WORKSPACE_ID, slug, created_at: now });
+        // Each identity gets its Ed25519 key pair now; its card is issued when the endpoint is known.
+        await ensureIdentityKey(tx, ctx.secretBox, id, now);
       }
       await insertApiKey(tx, {
         id: key.id,
@@ -75,4 +74,18 @@ export async function seedSandbox(ctx: ServiceContext): Promise<SeedResult> {
     throw error;
   }
   return { seeded: true, apiKey: key.token, password, totpSecret };
+}
+
+/** The sandbox identities' contact cards for an instance reachable at `baseUrl` (printed at start). */
+export async function sandboxCards(
+  ctx: ServiceContext,
+  baseUrl: string,
+): Promise<{ slug: string; fingerprint: string; card: string }[]> {
+  const identities = await listIdentities(ctx.db, SANDBOX_WORKSPACE_ID);
+  const cards = [];
+  for (const identity of identities) {
+    const signer = await signerFor(ctx.db, ctx.secretBox, identity, peerEndpointOf(baseUrl), ctx.now());
+    cards.push({ slug: identity.slug, fingerprint: signer.fingerprint, card: signer.card });
+  }
+  return cards;
 }

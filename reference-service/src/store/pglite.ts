@@ -27,6 +27,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     transaction: (fn) => pg.transaction((tx) => fn(asQueryable(tx))),
     // One process owns a PGlite data dir (see data-dir-lock.ts), so there is nobody to lock out.
     withAdvisoryLock: (_key, fn) => fn(root),
+    listen: (channel, onNotify) => pg.listen(channel, () => onNotify()).then((stop) => () => stop()),
     close: () => pg.close(),
   };
 }

@@ -373,6 +373,9 @@ describe('the rest of the surface', () => {
       'setWebhookStatus',
       'deleteWebhook',
       'listWebhookDeliveries',
+      ...Object.values(operations)
+        .filter((op) => op.group === 'contacts' || op.group === 'integrations')
+        .map((op) => op.operationId),
     ]);
     for (const op of Object.values(operations)) {
       if (served.has(op.operationId)) continue;

@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import type { ServiceContext } from '../http/service-context.js';
+import { createGuardedClient, type GuardedClientOptions } from '../outbound/guarded-client.js';
+import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './worker.js';
+
+export interface RunningDelivery {
+  worker: DeliveryWorker;
+  stop(): Promise<void>;
+}
+
+export type DeliveryTuning = Partial<
+  Pick<DeliveryWorkerOptions, 'concurrency' | 'pollIntervalMs' | 'leaseMs'> &
+    Pick<GuardedClientOptions, 'connectTimeoutMs' | 'totalTimeoutMs'>
+>;
+
+/** The delivery worker of one service process, dialling through the guarded client. */
+export async function startDelivery(
+  ctx: ServiceContext,
+  logger: Logger,
+  tuning: DeliveryTuning = {},
+): Promise<RunningDelivery> {
+  const totalTimeoutMs = tuning.totalTimeoutMs ?? 10_000;
+  const client = createGuardedClient({
+    resolve: ctx.resolveHost,
+    allowLocalhost: ctx.allowLocalhostWebhooks,
+    connectTimeoutMs: tuning.connectTimeoutMs ?? 5_000,
+    totalTimeoutMs,
+  });
+  const worker = createDeliveryWorker({
+    db: ctx.db,
+    secretBox: ctx.secretBox,
+    client,
+    logger,
+    now: ctx.now,
+    ...(tuning.concurrency === undefined ? {} : { concurrency: tuning.concurrency }),
+    ...(tuning.pollIntervalMs === undefined ? {} : { pollIntervalMs: tuning.pollIntervalMs }),
+    leaseMs: tuning.leaseMs ?? Math.max(60_000, totalTimeoutMs * 3),
+    // PGlite: this process holds the data-dir lock, so any row left `sending` is from a dead process.
+    soleOwner: ctx.db.kind === 'pglite',
+  });
+  try {
+    await worker.start();
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  return {
+    worker,
+    async stop() {
+      await worker.stop();
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import type { KeyObject } from 'node:crypto';
+import { z } from 'zod';
+import { fingerprintOf, isFingerprint, publicKeyFromRaw, signBytes, verifyBytes } from './keys.js';
+
+/**
+ * Contact card, format v1 (documented in PEER-PROTOCOL.md):
+ *   svc-card.v1.<base64url(JSON payload)>.<base64url(Ed25519 signature)>
+ * The signature covers the ASCII text `svc-card.v1.<payload part>`, so the payload is verified as sent and
+ * never re-encoded. The fingerprint is `sha256:<hex>` of the raw public key carried in the payload.
+ */
+export const CARD_PREFIX = 'svc-card.v1.';
+/** Same bound as the `card` field of requestContact. */
+export const MAX_CARD_LENGTH = 16384;
+/** A card is valid for 30 days; the service re-issues it when less than half of that is left. */
+export const CARD_VALIDITY_MS = 30 * 24 * 60 * 60 * 1000;
+/** Clocks of two instances may differ a little; a card issued slightly "in the future" is accepted. */
+const ISSUE_SKEW_MS = 5 * 60 * 1000;
+
+const payloadSchema = z.strictObject({
+  fingerprint: z.string().refine(isFingerprint, 'must be sha256:<64 hex digits>'),
+  public_key: z.string().length(43),
+  display_name: z.string().min(1).max(128),
+  endpoint: z.url({ protocol: /^https?$/ }).max(2048),
+  issued_at: z.int().nonnegative(),
+  expires_at: z.int().nonnegative(),
+});
+
+export type CardPayload = z.output<typeof payloadSchema>;
+
+export interface VerifiedCard extends CardPayload {
+  /** The card text exactly as received. */
+  text: string;
+  publicKeyObject: KeyObject;
+}
+
+export class CardError extends Error {
+  override name = 'CardError';
+}
+
+export function mintCard(payload: CardPayload, privateKey: KeyObject): string {
+  const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+  const signed = `${CARD_PREFIX}${body}`;
+  return `${signed}.${signBytes(privateKey, Buffer.from(signed, 'ascii')).toString('base64url')}`;
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+function isCanonical(part: string): boolean {
+  return Buffer.from(part, 'base64url').toString('base64url') === part;
+}
+
+/**
+ * Checks, in order: size, shape, payload fields, that the fingerprint is the key's, the signature, and the
+ * validity window. Throws `CardError` with a message fit for the caller; a forged card never gets past the
+ * signature check and an expired one never past the window.
+ */
+export function verifyCard(text: string, now: number): VerifiedCard {
+  if (text.length === 0 || text.length > MAX_CARD_LENGTH) {
+    throw new CardError(`a card is 1 to ${MAX_CARD_LENGTH} characters`);
+  }
+  if (!text.startsWith(CARD_PREFIX)) throw new CardError('not a contact card (expected svc-card.v1.…)');
+  const rest = text.slice(CARD_PREFIX.length).split('.');
+  const [body, signature] = rest;
+  if (rest.length !== 2 || !body || !signature || !BASE64URL.test(body) || !BASE64URL.test(signature)) {
+    throw new CardError('the card must be svc-card.v1.<payload>.<signature>, both base64url');
+  }
+  // One text per card: non-canonical base64url (stray trailing bits) would give a second spelling.
+  if (!isCanonical(body) || !isCanonical(signature))
+    throw new CardError('the card is not canonical base64url');
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+  } catch {
+    throw new CardError('the card payload is not JSON');
+  }
+  const parsed = payloadSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new CardError(`the card payload is invalid: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`);
+  }
+  const payload = parsed.data;
+  const publicKeyObject = publicKeyFromRaw(payload.public_key);
+  if (!publicKeyObject) throw new CardError('the card’s public key is not an Ed25519 key');
+  if (fingerprintOf(Buffer.from(payload.public_key, 'base64url')) !== payload.fingerprint) {
+    throw new CardError('the card’s fingerprint does not match its public key');
+  }
+  const signed = Buffer.from(`${CARD_PREFIX}${body}`, 'ascii');
+  if (!verifyBytes(publicKeyObject, signed, Buffer.from(signature, 'base64url'))) {
+    throw new CardError('the card’s signature does not verify (forged or altered card)');
+  }
+  if (payload.expires_at <= payload.issued_at) throw new CardError('the card expires before it is issued');
+  if (payload.issued_at > now + ISSUE_SKEW_MS) throw new CardError('the card is issued in the future');
+  if (payload.expires_at <= now) throw new CardError('the card has expired');
+  return { ...payload, text, publicKeyObject };
+}

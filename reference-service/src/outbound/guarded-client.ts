@@ -1,0 +1,156 @@
+import type { LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
+import {
+  checkTargetUrl,
+  OutboundBlockedError,
+  resolveCheckedAddresses,
+  type TargetPolicy,
+} from './target-policy.js';
+
+export interface GuardedClientOptions extends TargetPolicy {
+  /** Time allowed to open the TCP (and TLS) connection. */
+  connectTimeoutMs?: number;
+  /** Time allowed for the whole exchange, from the first lookup to the last byte read. */
+  totalTimeoutMs?: number;
+  /** How much of the answer is read (and kept); the connection is dropped after that. */
+  maxExcerptBytes?: number;
+  userAgent?: string;
+}
+
+export type PostOutcome =
+  | { kind: 'answered'; status: number; excerpt: string; latencyMs: number }
+  /** Refused by the guard before any connection was opened. */
+  | { kind: 'blocked'; reason: string; latencyMs: number }
+  /** Timeout, refused connection, TLS or protocol failure. */
+  | { kind: 'failed'; reason: string; latencyMs: number };
+
+export interface GuardedClient {
+  post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_USER_AGENT = 'svc-kit-reference-service/0.1 (+webhooks)';
+
+/**
+ * The guarded lookup handed to the socket layer: the name is resolved once, every address is checked,
+ * and the socket connects to exactly the addresses returned here.
+ */
+function guardedLookup(policy: TargetPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    resolveCheckedAddresses(hostname, policy).then(
+      (addresses) => {
+        const entries: LookupAddress[] = addresses.map((address) => ({
+          address,
+          family: address.includes(':') ? 6 : 4,
+        }));
+        if (options.all) {
+          callback(null, entries);
+          return;
+        }
+        const first = entries[0]!;
+        callback(null, first.address, first.family);
+      },
+      (error: unknown) => callback(error as NodeJS.ErrnoException, ''),
+    );
+  };
+}
+
+/** The guard's refusal, wherever undici put it (it may wrap connector errors). */
+function blockedReason(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof OutboundBlockedError) return current.message;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function failureReason(error: unknown): string {
+  if (error instanceof Error) {
+    if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'timed out';
+    const code = (error as { code?: unknown }).code;
+    if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timed out';
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timed out';
+    if (typeof code === 'string') return `request failed (${code})`;
+  }
+  return 'request failed';
+}
+
+/** Keeps at most `max` bytes of text: decoding stops before a split character, NULs are dropped. */
+export function excerptOf(bytes: Buffer, max: number): string {
+  let text = new TextDecoder('utf-8', { fatal: false })
+    .decode(bytes.subarray(0, max), { stream: true })
+    .replaceAll('\u0000', '');
+  // A replacement character is three bytes for one invalid byte: trim until the text fits again.
+  while (Buffer.byteLength(text, 'utf8') > max) text = text.slice(0, -1);
+  return text;
+}
+
+/**
+ * The one way the service calls out to a URL someone else chose (webhook receivers now, integrations
+ * later): no IP literals, every resolved address checked and the connection pinned to it, no redirects
+ * followed, connect and total timeouts, and at most `maxExcerptBytes` of the answer read.
+ */
+export function createGuardedClient(options: GuardedClientOptions): GuardedClient {
+  const policy: TargetPolicy = { resolve: options.resolve, allowLocalhost: options.allowLocalhost };
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+  const totalTimeoutMs = options.totalTimeoutMs ?? 10_000;
+  const maxExcerptBytes = options.maxExcerptBytes ?? 500;
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  const agent = new Agent({
+    connect: { lookup: guardedLookup(policy), timeout: connectTimeoutMs },
+    connections: 64,
+    headersTimeout: totalTimeoutMs,
+    bodyTimeout: totalTimeoutMs,
+  });
+
+  async function post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+    let target: URL;
+    try {
+      target = checkTargetUrl(url, policy);
+    } catch (error) {
+      return { kind: 'blocked', reason: blockedReason(error) ?? 'refused', latencyMs: elapsed() };
+    }
+    const signal = AbortSignal.timeout(totalTimeoutMs);
+    try {
+      const response = await request(target, {
+        dispatcher: agent,
+        method: 'POST',
+        headers: { ...headers, 'user-agent': userAgent },
+        body,
+        signal,
+      });
+      const latencyMs = elapsed();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      try {
+        for await (const chunk of response.body) {
+          const buffer = chunk as Buffer;
+          chunks.push(buffer);
+          size += buffer.length;
+          // Enough for the log: stop reading; leaving the loop destroys the body and drops the connection.
+          if (size >= maxExcerptBytes) break;
+        }
+      } catch {
+        // The answer broke off after the status line: the status still stands, the excerpt is what came.
+      }
+      return {
+        kind: 'answered',
+        status: response.statusCode,
+        excerpt: excerptOf(Buffer.concat(chunks), maxExcerptBytes),
+        latencyMs,
+      };
+    } catch (error) {
+      const blocked = blockedReason(error);
+      if (blocked !== undefined) return { kind: 'blocked', reason: blocked, latencyMs: elapsed() };
+      return { kind: 'failed', reason: failureReason(error), latencyMs: elapsed() };
+    }
+  }
+
+  return { post, close: () => agent.close() };
+}
+
+export { OutboundBlockedError };

@@ -1,0 +1,68 @@
+import {
+  isDialableAddress,
+  isIpLiteral,
+  isLoopbackAddress,
+  LOCAL_HOSTS,
+  type ResolveHost,
+} from '../domain/url-policy.js';
+
+export interface TargetPolicy {
+  /** Every address of a name; injectable so that tests decide what a name resolves to. */
+  resolve: ResolveHost;
+  /** Sandbox opt-in (SVC_ALLOW_LOCALHOST_WEBHOOKS=1): admit `localhost` and `127.0.0.1` receivers. */
+  allowLocalhost: boolean;
+}
+
+/** Why the guard refused to open a connection. The message never holds anything secret. */
+export class OutboundBlockedError extends Error {
+  override name = 'OutboundBlockedError';
+}
+
+/**
+ * The checks made on the URL before anything is resolved. An IP literal is refused here because the
+ * socket layer never calls the guarded lookup for one: it would connect without an address check.
+ */
+export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundBlockedError('the URL is not an absolute URL');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new OutboundBlockedError('the URL carries credentials');
+  }
+  const hostname = url.hostname.toLowerCase();
+  const local = policy.allowLocalhost && LOCAL_HOSTS.has(hostname);
+  if (url.protocol !== 'https:' && !(local && url.protocol === 'http:')) {
+    throw new OutboundBlockedError('the URL must use https');
+  }
+  if (!local && isIpLiteral(hostname)) throw new OutboundBlockedError('the URL names an IP address');
+  return url;
+}
+
+/**
+ * Resolves a name and checks EVERY address it has: one forbidden address refuses the name, so that a
+ * name mixing public and internal addresses cannot be used to reach the inside. The caller connects to
+ * the addresses returned here and nothing else (no second resolution, so no DNS-rebinding window).
+ */
+export async function resolveCheckedAddresses(hostname: string, policy: TargetPolicy): Promise<string[]> {
+  const name = hostname.toLowerCase();
+  if (policy.allowLocalhost && name === 'localhost') return ['127.0.0.1'];
+  let addresses: string[];
+  try {
+    addresses = await policy.resolve(name);
+  } catch {
+    throw new OutboundBlockedError(`the hostname ${name} does not resolve`);
+  }
+  if (addresses.length === 0) throw new OutboundBlockedError(`the hostname ${name} does not resolve`);
+  for (const address of addresses) {
+    const allowed =
+      isDialableAddress(address) ||
+      (policy.allowLocalhost && LOCAL_HOSTS.has(name) && isLoopbackAddress(address));
+    if (!allowed) {
+      throw new OutboundBlockedError(`the hostname ${name} resolves to a forbidden address (${address})`);
+    }
+  }
+  return addresses;
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * Peer protocol v1 (PEER-PROTOCOL.md). Every call is a POST of JSON to `<endpoint>/identities/<target
+ * fingerprint>/<verb>`, where `<endpoint>` is the target card's endpoint, and carries the caller's card in
+ * the body plus three headers. The signature covers the method, the path, the time, the nonce and the
+ * body's SHA-256, so none of them can be changed or replayed outside the window.
+ */
+export const PEER_PATH_PREFIX = '/peer/v1';
+export const HEADER_TIMESTAMP = 'svc-peer-timestamp';
+export const HEADER_NONCE = 'svc-peer-nonce';
+export const HEADER_SIGNATURE = 'svc-peer-signature';
+/** A request older or newer than this (milliseconds, against the receiver's clock) is refused. */
+export const REPLAY_WINDOW_MS = 300_000;
+/** Peer bodies are small; anything larger is refused on both sides. */
+export const MAX_PEER_BODY_BYTES = 64 * 1024;
+
+export const PEER_VERBS = [
+  'card',
+  'request',
+  'accept',
+  'reject',
+  'remove',
+  'tools/list',
+  'tools/call',
+] as const;
+export type PeerVerb = (typeof PEER_VERBS)[number];
+
+export function signingText(method: string, path: string, timestamp: string, nonce: string, body: string) {
+  const digest = createHash('sha256').update(body, 'utf8').digest('hex');
+  return `svc-peer.v1\n${method.toUpperCase()}\n${path}\n${timestamp}\n${nonce}\n${digest}`;
+}
+
+export const NONCE = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** Bodies per verb, as the receiver validates them (the caller's card rides in every one). */
+export const peerBodies = {
+  card: z.strictObject({ card: z.string() }),
+  request: z.strictObject({ card: z.string(), note: z.string().max(1024).optional() }),
+  accept: z.strictObject({ card: z.string() }),
+  reject: z.strictObject({ card: z.string() }),
+  remove: z.strictObject({ card: z.string() }),
+  'tools/list': z.strictObject({ card: z.string() }),
+  'tools/call': z.strictObject({
+    card: z.string(),
+    tool: z.string().min(1).max(256),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+  }),
+} as const satisfies Record<PeerVerb, z.ZodType>;
+
+/** Answers per verb, as the caller validates them. */
+export const peerAnswers = {
+  card: z.object({ card: z.string() }),
+  request: z.object({ status: z.enum(['pending', 'active']) }),
+  accept: z.object({ accepted: z.literal(true) }),
+  reject: z.object({ ok: z.literal(true) }),
+  remove: z.object({ ok: z.literal(true) }),
+  'tools/list': z.object({
+    tools: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        input_schema: z.record(z.string(), z.unknown()),
+      }),
+    ),
+  }),
+  'tools/call': z.object({ ok: z.boolean(), result: z.unknown() }),
+} as const satisfies Record<PeerVerb, z.ZodType>;
+
+/** Refusal codes a peer answers with, in `{ error: { code, message } }`. */
+export type PeerRefusalCode =
+  | 'invalid_request'
+  | 'bad_signature'
+  | 'stale_request'
+  | 'replayed'
+  | 'unknown_identity'
+  | 'declined'
+  | 'not_requested'
+  | 'not_a_contact'
+  | 'not_permitted';

@@ -1,0 +1,69 @@
+import type { FastifyRequest } from 'fastify';
+import { CardError, type VerifiedCard, verifyCard } from '../domain/contacts/card.js';
+import { verifyBytes } from '../domain/contacts/keys.js';
+import type { Queryable } from '../store/db.js';
+import { PeerRefusal } from './inbound.js';
+import {
+  HEADER_NONCE,
+  HEADER_SIGNATURE,
+  HEADER_TIMESTAMP,
+  NONCE,
+  REPLAY_WINDOW_MS,
+  signingText,
+} from './protocol.js';
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? undefined : value;
+}
+
+/**
+ * Proves who is calling: the card in the body verifies, the request is inside the replay window, the
+ * signature over method, path, time, nonce and body digest verifies with the card's key, and the nonce was
+ * not used before by that caller. The nonce is recorded last, so a refused request does not burn it.
+ */
+export async function verifyPeerRequest(
+  db: Queryable,
+  request: FastifyRequest,
+  rawBody: string,
+  cardText: string,
+  now: number,
+): Promise<VerifiedCard> {
+  const timestamp = header(request, HEADER_TIMESTAMP);
+  const nonce = header(request, HEADER_NONCE);
+  const signature = header(request, HEADER_SIGNATURE);
+  if (timestamp === undefined || nonce === undefined || signature === undefined) {
+    throw new PeerRefusal(
+      401,
+      'bad_signature',
+      `a peer request carries ${HEADER_TIMESTAMP}, ${HEADER_NONCE} and ${HEADER_SIGNATURE}`,
+    );
+  }
+  if (!/^\d{1,16}$/.test(timestamp) || !NONCE.test(nonce) || !/^[A-Za-z0-9_-]{1,128}$/.test(signature)) {
+    throw new PeerRefusal(401, 'bad_signature', 'malformed peer signature headers');
+  }
+  if (Math.abs(now - Number(timestamp)) > REPLAY_WINDOW_MS) {
+    throw new PeerRefusal(401, 'stale_request', 'the request time is outside the 300 second window');
+  }
+  let caller: VerifiedCard;
+  try {
+    caller = verifyCard(cardText, now);
+  } catch (error) {
+    if (error instanceof CardError)
+      throw new PeerRefusal(400, 'invalid_request', `caller card: ${error.message}`);
+    throw error;
+  }
+  const path = request.url.split('?')[0] ?? '';
+  const text = signingText(request.method, path, timestamp, nonce, rawBody);
+  if (!verifyBytes(caller.publicKeyObject, Buffer.from(text, 'utf8'), Buffer.from(signature, 'base64url'))) {
+    throw new PeerRefusal(401, 'bad_signature', 'the request signature does not verify with the caller card');
+  }
+  await db.query('DELETE FROM peer_nonces WHERE expires_at < $1', [now]);
+  const fresh = await db.query<{ nonce: string }>(
+    `INSERT INTO peer_nonces (fingerprint, nonce, expires_at) VALUES ($1, $2, $3)
+     ON CONFLICT DO NOTHING RETURNING nonce`,
+    [caller.fingerprint, nonce, now + 2 * REPLAY_WINDOW_MS],
+  );
+  if (fresh.length === 0) throw new PeerRefusal(401, 'replayed', 'this request was already received');
+  return caller;
+}

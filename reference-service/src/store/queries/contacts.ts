@@ -1,0 +1,97 @@
+import type { ContactStatus } from '@svc-kit/contract';
+import type { Queryable } from '../db.js';
+
+export interface ContactRow {
+  identity_id: string;
+  fingerprint: string;
+  workspace_id: string;
+  display_name: string;
+  endpoint: string;
+  public_key: string;
+  card: string;
+  card_expires_at: number;
+  status: ContactStatus;
+  blocked_kind: 'contact' | 'declined' | null;
+  preset: string;
+  permissions: string[];
+  trust_flag: string;
+  petname: string;
+  request_note: string | null;
+  last_seen_at: number;
+  acceptance_unheard_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = [
+  'identity_id',
+  'fingerprint',
+  'workspace_id',
+  'display_name',
+  'endpoint',
+  'public_key',
+  'card',
+  'card_expires_at',
+  'status',
+  'blocked_kind',
+  'preset',
+  'permissions',
+  'trust_flag',
+  'petname',
+  'request_note',
+  'last_seen_at',
+  'acceptance_unheard_since',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof ContactRow)[];
+
+/** Writes the whole row: read it (for update) inside a transaction, change it, save it. */
+export async function saveContact(db: Queryable, row: ContactRow): Promise<void> {
+  const placeholders = COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
+  const updates = COLUMNS.slice(2)
+    .map((column) => `${column} = EXCLUDED.${column}`)
+    .join(', ');
+  await db.query(
+    `INSERT INTO contacts (${COLUMNS.join(', ')}) VALUES (${placeholders})
+     ON CONFLICT (identity_id, fingerprint) DO UPDATE SET ${updates}`,
+    COLUMNS.map((column) => row[column]),
+  );
+}
+
+/** The row, locked until the end of the transaction when `forUpdate` (PostgreSQL; PGlite is serial). */
+export async function getContact(
+  db: Queryable,
+  identityId: string,
+  fingerprint: string,
+  forUpdate = false,
+): Promise<ContactRow | undefined> {
+  const rows = await db.query<ContactRow>(
+    `SELECT * FROM contacts WHERE identity_id = $1 AND fingerprint = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [identityId, fingerprint],
+  );
+  return rows[0];
+}
+
+export async function listContactRows(
+  db: Queryable,
+  identityId: string,
+  status: ContactStatus | undefined,
+): Promise<ContactRow[]> {
+  return db.query<ContactRow>(
+    `SELECT * FROM contacts WHERE identity_id = $1 AND ($2::text IS NULL OR status = $2)
+      ORDER BY created_at, fingerprint`,
+    [identityId, status ?? null],
+  );
+}
+
+export async function deleteContact(
+  db: Queryable,
+  identityId: string,
+  fingerprint: string,
+): Promise<boolean> {
+  const rows = await db.query<{ fingerprint: string }>(
+    'DELETE FROM contacts WHERE identity_id = $1 AND fingerprint = $2 RETURNING fingerprint',
+    [identityId, fingerprint],
+  );
+  return rows.length === 1;
+}

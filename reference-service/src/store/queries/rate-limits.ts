@@ -1,0 +1,41 @@
+import type { Queryable } from '../db.js';
+
+export interface Bucket {
+  capacity: number;
+  /** Tokens added per millisecond. */
+  perMs: number;
+}
+
+/**
+ * Takes one token from a bucket in one statement. The upsert refills by the time since the last take
+ * (capped at `capacity`) and only writes when a whole token is there, so two instances taking from the
+ * same bucket at once are serialised by the row lock and can never both spend the last token. A clock
+ * that runs behind the stored time adds nothing. Returns the milliseconds to wait when the bucket is empty.
+ */
+export async function takeToken(
+  db: Queryable,
+  bucket: string,
+  limit: Bucket,
+  now: number,
+): Promise<{ ok: true } | { ok: false; waitMs: number }> {
+  const refilled = `LEAST($2::float8, outbound_budgets.tokens
+      + GREATEST(0, $3::bigint - outbound_budgets.updated_at) * $4::float8)`;
+  const taken = await db.query<{ tokens: number }>(
+    `INSERT INTO outbound_budgets (bucket, tokens, updated_at) VALUES ($1, $2::float8 - 1, $3)
+     ON CONFLICT (bucket) DO UPDATE
+       SET tokens = ${refilled} - 1, updated_at = GREATEST(outbound_budgets.updated_at, $3::bigint)
+       WHERE ${refilled} >= 1
+     RETURNING tokens`,
+    [bucket, limit.capacity, now, limit.perMs],
+  );
+  if (taken.length === 1) return { ok: true };
+  const rows = await db.query<{ tokens: number; updated_at: number }>(
+    'SELECT tokens, updated_at FROM outbound_budgets WHERE bucket = $1',
+    [bucket],
+  );
+  const row = rows[0];
+  const available = row
+    ? Math.min(limit.capacity, row.tokens + Math.max(0, now - row.updated_at) * limit.perMs)
+    : 0;
+  return { ok: false, waitMs: Math.max(0, (1 - available) / limit.perMs) };
+}

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { Client } from '@svc-kit/client';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../../src/http/app.js';
+import { loggerOptions } from '../../src/http/logger.js';
+import type { ServiceContext } from '../../src/http/service-context.js';
+import { peerEndpointOf, signerFor } from '../../src/peer/own-identity.js';
+import type { OpenedStore } from '../../src/store/open.js';
+import { insertIdentity } from '../../src/store/queries/identities.js';
+import { createSecretBox } from '../../src/store/secret-box.js';
+import { createTenant, testResolve } from '../support/harness.js';
+
+/** One clock for every instance of a test, moved by hand: limits and windows become exact. */
+export class TestClock {
+  constructor(public at = Date.now()) {}
+  readonly now = () => this.at;
+  advance(ms: number): void {
+    this.at += ms;
+  }
+}
+
+/** A service instance with its own database, serving /v1 and the peer protocol on 127.0.0.1. */
+export interface Instance {
+  ctx: ServiceContext;
+  store: OpenedStore;
+  baseUrl: string;
+  port: number;
+  /** Stops serving (the database stays open), as a peer that is down. */
+  stop(): Promise<void>;
+  /** Serves again on the same port, so cards naming this endpoint reach it again. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * `twinOf`: a second instance on the same database, as deployed behind one public URL with one at-rest
+ * key (SVC_PUBLIC_URL, SVC_SECRET_KEY).
+ */
+export async function startInstance(
+  store: OpenedStore,
+  clock: TestClock,
+  twinOf?: Instance,
+): Promise<Instance> {
+  const sink = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+  const ctx: ServiceContext = {
+    db: store.db,
+    secretBox: twinOf?.ctx.secretBox ?? createSecretBox(randomBytes(32)),
+    resolveHost: testResolve,
+    allowLocalhostWebhooks: false,
+    publicOrigin: undefined,
+    now: clock.now,
+  };
+  const build = async (listenPort: number): Promise<{ app: FastifyInstance; url: URL }> => {
+    const app = await buildApp(ctx, {
+      logger: pino(loggerOptions('warn'), sink),
+      peer: { publicUrl: twinOf?.baseUrl, allowLocalhost: true, timeoutMs: 2000 },
+    });
+    return { app, url: new URL(await app.listen({ host: '127.0.0.1', port: listenPort })) };
+  };
+  let current: FastifyInstance | undefined;
+  const first = await build(0);
+  current = first.app;
+  const boundPort = Number(first.url.port);
+  const instance: Instance = {
+    ctx,
+    store,
+    baseUrl: first.url.origin,
+    port: boundPort,
+    async stop() {
+      await current?.close();
+      current = undefined;
+    },
+    async restart() {
+      current = (await build(boundPort)).app;
+    },
+    async close() {
+      await current?.close();
+      current = undefined;
+    },
+  };
+  return instance;
+}
+
+export interface Party {
+  instance: Instance;
+  slug: string;
+  identityId: string;
+  key: string;
+  api: Client;
+  /** The identity's current card and fingerprint, as its peer endpoint hands them out. */
+  card: string;
+  fingerprint: string;
+}
+
+/** A workspace with one identity on `instance`, a key with every permission and a typed client. */
+export async function createParty(instance: Instance, slug: string): Promise<Party> {
+  const tenant = await createTenant(instance.ctx);
+  const identityId = `idn_${randomBytes(8).toString('hex')}`;
+  const fullSlug = `${slug}-${randomBytes(4).toString('hex')}`;
+  await insertIdentity(instance.ctx.db, {
+    id: identityId,
+    workspace_id: tenant.workspaceId,
+    slug: fullSlug,
+    created_at: instance.ctx.now(),
+  });
+  const signer = await signerFor(
+    instance.ctx.db,
+    instance.ctx.secretBox,
+    { id: identityId, slug: fullSlug },
+    peerEndpointOf(instance.baseUrl),
+    instance.ctx.now(),
+  );
+  return {
+    instance,
+    slug: fullSlug,
+    identityId,
+    key: tenant.key,
+    api: new Client({
+      apiKey: tenant.key,
+      baseUrl: instance.baseUrl,
+      validateResponses: true,
+      maxRetries: 0,
+    }),
+    card: signer.card,
+    fingerprint: signer.fingerprint,
+  };
+}
+
+/** A and B as active contacts: A asks, B approves. */
+export async function befriend(a: Party, b: Party): Promise<void> {
+  await a.api.contacts.request(a.slug, { card: b.card });
+  await b.api.contacts.approve(b.slug, a.fingerprint);
+}
+
+export async function statusesOf(party: Party): Promise<Record<string, string>> {
+  const { contacts } = await party.api.contacts.list(party.slug);
+  return Object.fromEntries(contacts.map((contact) => [contact.fingerprint, contact.status]));
+}

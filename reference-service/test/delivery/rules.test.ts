@@ -1,0 +1,306 @@
+import { readFileSync } from 'node:fs';
+import { operations } from '@svc-kit/contract';
+import { HEADER_NAMES } from '@svc-kit/webhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveryHeaders } from '../../src/delivery/signing.js';
+import type { OpenedStore } from '../../src/store/open.js';
+import { NOT_SENT_PAUSED } from '../../src/store/queries/deliveries-claim.js';
+import { getEvent, insertEvent } from '../../src/store/queries/events.js';
+import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
+import { BACKENDS } from '../support/backends.js';
+import { call } from '../support/harness.js';
+import {
+  createDeliveryTenant,
+  createEndpoint,
+  type DeliveringService,
+  deliveries,
+  eventually,
+  type Receiver,
+  startDeliveringService,
+  startExpressReceiver,
+  startFastifyReceiver,
+  trigger,
+  WEBHOOKS,
+} from './support.js';
+
+/** Long enough for the worker (polling every 200 ms, woken by NOTIFY) to have acted if it were going to. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 600));
+
+describe('the signing path the worker uses', () => {
+  interface SignatureCase {
+    name: string;
+    body: { utf8?: string; base64?: string; repeat?: string; times?: number };
+    signature_header: string | null;
+    signed_with: { timestamp: number; secrets: string[] } | null;
+  }
+  const file = JSON.parse(
+    readFileSync(new URL('../../../test-vectors/signature-cases.json', import.meta.url), 'utf8'),
+  ) as { cases: SignatureCase[] };
+  // The service signs JSON text it produced itself, so only vectors whose body is text apply.
+  const signerCases = file.cases.filter(
+    (c) => c.signed_with !== null && c.body.base64 === undefined && c.signature_header !== null,
+  );
+
+  it('has signer vectors to check', () => expect(signerCases.length).toBeGreaterThan(5));
+
+  it.each(signerCases.map((c) => [c.name, c] as const))('emits the header of %s byte for byte', (_n, c) => {
+    const body = c.body.utf8 ?? (c.body.repeat ?? '').repeat(c.body.times ?? 0);
+    const headers = deliveryHeaders({
+      deliveryId: 'dlv_x',
+      eventId: 'evt_x',
+      eventType: 'message.received',
+      body,
+      secrets: c.signed_with!.secrets,
+      timestamp: c.signed_with!.timestamp,
+    });
+    expect(headers[HEADER_NAMES.signature]).toBe(c.signature_header);
+    expect(headers).toMatchObject({
+      'content-type': 'application/json',
+      [HEADER_NAMES.eventId]: 'evt_x',
+      [HEADER_NAMES.eventType]: 'message.received',
+      [HEADER_NAMES.delivery]: 'dlv_x',
+    });
+  });
+});
+
+describe.each(BACKENDS)('delivery rules on $name', (backend) => {
+  let store: OpenedStore;
+  let service: DeliveringService;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    store = await backend.open();
+    service = await startDeliveringService(store);
+  });
+  afterAll(async () => {
+    await service?.close();
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+    await store?.close();
+  });
+
+  async function receiver(kind: 'express' | 'fastify' = 'express'): Promise<Receiver> {
+    const started = kind === 'express' ? await startExpressReceiver() : await startFastifyReceiver();
+    receivers.push(started);
+    return started;
+  }
+
+  async function endpointRecord(tenant: { key: string }, id: string) {
+    const list = operations.listWebhooks.success.schema.parse(
+      (await call(service, 'GET', WEBHOOKS, { auth: { key: tenant.key } })).body,
+    );
+    return list.endpoints.find((endpoint) => endpoint.id === id);
+  }
+
+  it('signs with both secrets during a rotation: a receiver holding only the old or only the new verifies', async () => {
+    const tenant = await createDeliveryTenant(service);
+    const target = await receiver('fastify');
+    const endpoint = await createEndpoint(service, tenant, target.url);
+    const rotated = await call(service, 'POST', `${WEBHOOKS}/${endpoint.id}/secret`, {
+      auth: { key: tenant.key },
+    });
+    expect(rotated.status).toBe(200);
+    const newSecret = (rotated.body as { secret: string }).secret;
+
+    target.setSecret(endpoint.secret);
+    const first = await trigger(service, tenant, 'contact.approved');
+    await eventually(
+      () => target.received.map((r) => r.eventId),
+      (ids) => ids.includes(first.id),
+    );
+    target.setSecret(newSecret);
+    const second = await trigger(service, tenant, 'contact.approved');
+    await eventually(
+      () => target.received.map((r) => r.eventId),
+      (ids) => ids.includes(second.id),
+    );
+    expect(target.refused).toBe(0);
+  });
+
+  it('sends only events matching the filter, and nothing from before the endpoint existed', async () => {
+    const tenant = await createDeliveryTenant(service);
+    const early = await receiver();
+    const earlyEndpoint = await createEndpoint(service, tenant, early.url);
+    early.setSecret(earlyEndpoint.secret);
+    const before = await trigger(service, tenant, 'contact.blocked');
+    const late = await receiver();
+    const lateEndpoint = await createEndpoint(service, tenant, late.url, ['contact.removed']);
+    late.setSecret(lateEndpoint.secret);
+    await trigger(service, tenant, 'contact.blocked');
+    const matching = await trigger(service, tenant, 'contact.removed');
+    await eventually(
+      () => early.received.length,
+      (n) => n === 3,
+    );
+    await eventually(
+      () => late.received.length,
+      (n) => n === 1,
+    );
+    await settle();
+    expect(late.requests).toBe(1);
+    expect(late.received[0]?.eventId).toBe(matching.id);
+    expect(late.received.map((r) => r.eventId)).not.toContain(before.id);
+  });
+
+  it('makes no request and writes no log while webhooks are off; events from then are never sent', async () => {
+    const tenant = await createDeliveryTenant(service, { webhooksEnabled: false });
+    const target = await receiver();
+    const endpoint = await createEndpoint(service, tenant, target.url);
+    target.setSecret(endpoint.secret);
+    const whileOff = [];
+    for (let i = 0; i < 3; i++) whileOff.push(await trigger(service, tenant, 'message.received'));
+    await settle();
+    expect(target.requests).toBe(0);
+    expect(await deliveries(service, tenant, endpoint.id)).toEqual([]);
+    // The events themselves are recorded.
+    for (const event of whileOff) expect(await getEvent(store.db, event.id)).toBeDefined();
+
+    await setWorkspaceFlag(store.db, tenant.workspaceId, 'webhooks_enabled', true);
+    const afterOn = await trigger(service, tenant, 'message.received');
+    await eventually(
+      () => target.received.length,
+      (n) => n === 1,
+    );
+    await settle();
+    expect(target.requests).toBe(1);
+    expect(target.received[0]?.eventId).toBe(afterOn.id);
+    expect((await deliveries(service, tenant, endpoint.id)).map((d) => d.event_id)).toEqual([afterOn.id]);
+  });
+
+  it('pauses the endpoint at the 20th consecutive failure, dials nothing more, and resumes', async () => {
+    const tenant = await createDeliveryTenant(service);
+    // No secret yet: the receiver answers 503 to everything, a failure the service must count.
+    const target = await receiver();
+    const endpoint = await createEndpoint(service, tenant, target.url);
+    for (let i = 0; i < 25; i++) await trigger(service, tenant, 'contact.updated');
+    await eventually(
+      () => endpointRecord(tenant, endpoint.id),
+      (record) => record?.status === 'paused',
+    );
+    await settle();
+    const log = await deliveries(service, tenant, endpoint.id);
+    expect(target.requests).toBe(20);
+    expect(log.filter((row) => row.http_status === 503)).toHaveLength(20);
+    // Events after the pause: no row at all (fanned out after it), or a row settled unsent.
+    for (const row of log.filter((row) => row.http_status !== 503)) {
+      expect(row).toMatchObject({ status: 'failed', http_status: null, response_excerpt: NOT_SENT_PAUSED });
+    }
+    expect(log.every((row) => row.status === 'failed')).toBe(true);
+    expect(await endpointRecord(tenant, endpoint.id)).toMatchObject({
+      status: 'paused',
+      consecutive_failures: 20,
+    });
+    // While paused, new events do not reach it.
+    await trigger(service, tenant, 'contact.updated');
+    await settle();
+    expect(target.requests).toBe(20);
+
+    const resumed = await call(service, 'PATCH', `${WEBHOOKS}/${endpoint.id}`, {
+      auth: { key: tenant.key },
+      body: { status: 'active' },
+    });
+    expect(resumed.status).toBe(200);
+    expect(await endpointRecord(tenant, endpoint.id)).toMatchObject({
+      status: 'active',
+      consecutive_failures: 0,
+    });
+    target.setSecret(endpoint.secret);
+    const after = await trigger(service, tenant, 'contact.updated');
+    await eventually(
+      () => target.received.map((r) => r.eventId),
+      (ids) => ids.length === 1 && ids[0] === after.id,
+    );
+    expect(target.requests).toBe(21);
+  });
+
+  it('clears the failure run on a success, and logs a refused connection as a failure', async () => {
+    const tenant = await createDeliveryTenant(service);
+    const target = await receiver();
+    const endpoint = await createEndpoint(service, tenant, target.url);
+    await trigger(service, tenant, 'contact.updated');
+    await eventually(
+      () => endpointRecord(tenant, endpoint.id),
+      (record) => record?.consecutive_failures === 1,
+    );
+    target.setSecret(endpoint.secret);
+    await trigger(service, tenant, 'contact.updated');
+    await eventually(
+      () => endpointRecord(tenant, endpoint.id),
+      (record) => record?.consecutive_failures === 0,
+    );
+    // A receiver that is gone: the connection is refused, no HTTP status, and the log says so.
+    await target.close();
+    await trigger(service, tenant, 'contact.updated');
+    const log = await eventually(
+      () => deliveries(service, tenant, endpoint.id),
+      (rows) =>
+        rows.length === 3 && rows.every((row) => row.status !== 'pending' && row.status !== 'sending'),
+    );
+    expect(log[0]).toMatchObject({ status: 'failed', http_status: null });
+    expect(log[0]?.response_excerpt).toMatch(/^not delivered: /);
+  });
+
+  it("keeps a deleted endpoint's log readable", async () => {
+    const tenant = await createDeliveryTenant(service);
+    const target = await receiver();
+    const endpoint = await createEndpoint(service, tenant, target.url);
+    target.setSecret(endpoint.secret);
+    const event = await trigger(service, tenant, 'integration.created');
+    await eventually(
+      () => target.received.length,
+      (n) => n === 1,
+    );
+    await eventually(
+      () => deliveries(service, tenant, endpoint.id),
+      (rows) => rows[0]?.status === 'delivered',
+    );
+    expect(
+      (await call(service, 'DELETE', `${WEBHOOKS}/${endpoint.id}`, { auth: { key: tenant.key } })).status,
+    ).toBe(204);
+    await trigger(service, tenant, 'integration.created');
+    await settle();
+    expect(target.requests).toBe(1);
+    const log = await deliveries(service, tenant, endpoint.id);
+    expect(log.map((row) => [row.event_id, row.status])).toEqual([[event.id, 'delivered']]);
+  });
+
+  it('records an event with its outbox rows only when the causing transaction commits', async () => {
+    const tenant = await createDeliveryTenant(service);
+    const target = await receiver();
+    const endpoint = await createEndpoint(service, tenant, target.url);
+    target.setSecret(endpoint.secret);
+    let rolledBackId = '';
+    await expect(
+      store.db.transaction(async (tx) => {
+        rolledBackId = (
+          await insertEvent(tx, {
+            workspaceId: tenant.workspaceId,
+            identity: tenant.slug,
+            type: 'contact.requested',
+            data: { contact: `sha256:${'a'.repeat(64)}` },
+          })
+        ).id;
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    const committed = await store.db.transaction((tx) =>
+      insertEvent(tx, {
+        workspaceId: tenant.workspaceId,
+        identity: tenant.slug,
+        type: 'contact.requested',
+        data: { contact: `sha256:${'b'.repeat(64)}` },
+      }),
+    );
+    expect(rolledBackId).toMatch(/^evt_/);
+    expect(await getEvent(store.db, rolledBackId)).toBeUndefined();
+    expect(await getEvent(store.db, committed.id)).toBeDefined();
+    await eventually(
+      () => target.received.length,
+      (n) => n === 1,
+    );
+    await settle();
+    expect(target.received.map((r) => r.eventId)).toEqual([committed.id]);
+    expect((await deliveries(service, tenant, endpoint.id)).map((row) => row.event_id)).toEqual([
+      committed.id,
+    ]);
+  });
+});
