@@ -26,6 +26,12 @@ export type WebhookErrorReason =
   /** An option is out of range (for example a tolerance of 0 or less). A set-up mistake. */
   | 'invalid_options';
 
+/**
+ * A registry-wide symbol marks instances, so that `instanceof` and `isWebhookVerificationError` still hold
+ * when two copies of the SDK are loaded (the ESM and the CJS build, or the Node and the Web build).
+ */
+const BRAND = Symbol.for('@svc-kit/webhooks/WebhookVerificationError');
+
 /** The one error class the SDK throws. Switch on `reason`; the message says how to fix it. */
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
@@ -34,6 +40,17 @@ export class WebhookVerificationError extends Error {
   constructor(reason: WebhookErrorReason, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.reason = reason;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (typeof value !== 'object' || value === null) return false;
+    try {
+      return (value as Record<symbol, unknown>)[BRAND] === true;
+    } catch {
+      // A hostile proxy must not turn a type check into a crash.
+      return false;
+    }
   }
 }
 

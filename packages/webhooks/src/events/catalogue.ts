@@ -23,7 +23,12 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * Names held back for events the service does not send yet. A filter naming one is refused rather than
  * stored, so that an endpoint never silently waits for an event that cannot arrive.
  */
-export const RESERVED_EVENT_TYPES = ['message.sent', 'message.read', 'thread.created', 'identity.updated'] as const;
+export const RESERVED_EVENT_TYPES = [
+  'message.sent',
+  'message.read',
+  'thread.created',
+  'identity.updated',
+] as const;
 
 export type ReservedEventType = (typeof RESERVED_EVENT_TYPES)[number];
 

@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+import { run } from './run';
+
+process.exitCode = await run(process.argv.slice(2), {
+  env: process.env,
+  stdin: process.stdin,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+});

@@ -1,0 +1,61 @@
+import { MemoryDuplicateStore } from './memory-store';
+import type { DuplicateStore } from './store';
+
+export interface DuplicateGuardOptions {
+  /** Prefix of the store keys, to share one store between receivers. Default `svc-webhooks:event:`. */
+  keyPrefix?: string | undefined;
+  /**
+   * What a store failure (say, Redis unreachable) means. `true` (default): process the delivery anyway.
+   * The service sends each event once today, so refusing would lose the event to prevent a duplicate
+   * that cannot happen. `false`: refuse it (the claim throws).
+   */
+  failOpen?: boolean | undefined;
+  /** Told about store failures, whatever `failOpen` says (log them here). */
+  onStoreError?: ((error: unknown) => void) | undefined;
+}
+
+/**
+ * Runs each event at most once, keyed on the event id (stable per event; never the delivery id, which
+ * changes per attempt). The service delivers once today; the guard is ready for at-least-once delivery.
+ */
+export class DuplicateGuard {
+  readonly #store: DuplicateStore;
+  readonly #prefix: string;
+  readonly #failOpen: boolean;
+  readonly #onStoreError: ((error: unknown) => void) | undefined;
+
+  constructor(store: DuplicateStore = new MemoryDuplicateStore(), options: DuplicateGuardOptions = {}) {
+    this.#store = store;
+    this.#prefix = options.keyPrefix ?? 'svc-webhooks:event:';
+    this.#failOpen = options.failOpen ?? true;
+    this.#onStoreError = options.onStoreError;
+  }
+
+  /** `true` when this is the first claim of `eventId` (run the handlers), `false` for a duplicate. */
+  async claim(eventId: string): Promise<boolean> {
+    try {
+      return (await this.#store.claim(this.#prefix + eventId)) === true;
+    } catch (error) {
+      this.#report(error);
+      if (this.#failOpen) return true;
+      throw error;
+    }
+  }
+
+  /** Gives the id back after a failed processing, so a redelivery is not taken for a duplicate. */
+  async release(eventId: string): Promise<void> {
+    try {
+      await this.#store.release(this.#prefix + eventId);
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.#onStoreError?.(error);
+    } catch {
+      // A failing logger must not decide whether an event is processed.
+    }
+  }
+}

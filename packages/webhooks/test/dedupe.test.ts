@@ -1,0 +1,110 @@
+import { DuplicateGuard, type DuplicateStore, MemoryDuplicateStore } from '@svc-kit/webhooks';
+import { describe, expect, it } from 'vitest';
+
+describe('MemoryDuplicateStore', () => {
+  it('claims an id once until it expires', async () => {
+    let now = 1_000;
+    const store = new MemoryDuplicateStore({ ttlMs: 100, now: () => now });
+    expect(await store.claim('a')).toBe(true);
+    expect(await store.claim('a')).toBe(false);
+    now += 99;
+    expect(await store.claim('a')).toBe(false);
+    now += 1;
+    expect(await store.claim('a')).toBe(true);
+  });
+
+  it('frees an id on release', async () => {
+    const store = new MemoryDuplicateStore();
+    expect(await store.claim('a')).toBe(true);
+    await store.release('a');
+    expect(await store.claim('a')).toBe(true);
+  });
+
+  it('forgets the oldest ids beyond maxEntries', async () => {
+    const store = new MemoryDuplicateStore({ maxEntries: 3 });
+    for (const id of ['a', 'b', 'c', 'd']) expect(await store.claim(id)).toBe(true);
+    expect(store.size).toBe(3);
+    expect(await store.claim('d')).toBe(false);
+    expect(await store.claim('b')).toBe(false);
+    expect(await store.claim('a')).toBe(true);
+  });
+
+  it('drops expired ids as time passes, so memory follows the traffic', async () => {
+    let now = 0;
+    const store = new MemoryDuplicateStore({ ttlMs: 10, now: () => now });
+    for (let i = 0; i < 100; i++) await store.claim(`id${i}`);
+    expect(store.size).toBe(100);
+    now = 10;
+    await store.claim('later');
+    expect(store.size).toBe(1);
+  });
+
+  it('gives concurrent claims of one id exactly one winner', async () => {
+    const store = new MemoryDuplicateStore();
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.claim('same')));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it.each([
+    [{ ttlMs: 0 }],
+    [{ ttlMs: -1 }],
+    [{ ttlMs: Number.NaN }],
+    [{ maxEntries: 0 }],
+    [{ maxEntries: 1.5 }],
+  ])('refuses %j', (options) => {
+    expect(() => new MemoryDuplicateStore(options)).toThrow(
+      expect.objectContaining({ reason: 'invalid_options' }),
+    );
+  });
+});
+
+describe('DuplicateGuard', () => {
+  it('keys the store on the event id, with a prefix', async () => {
+    const keys: string[] = [];
+    const store: DuplicateStore = {
+      claim: async (key) => {
+        keys.push(key);
+        return true;
+      },
+      release: async () => {},
+    };
+    await new DuplicateGuard(store).claim('evt_1');
+    await new DuplicateGuard(store, { keyPrefix: 'app1:' }).claim('evt_1');
+    expect(keys).toEqual(['svc-webhooks:event:evt_1', 'app1:evt_1']);
+  });
+
+  it('uses a memory store by default', async () => {
+    const guard = new DuplicateGuard();
+    expect(await guard.claim('evt_1')).toBe(true);
+    expect(await guard.claim('evt_1')).toBe(false);
+    await guard.release('evt_1');
+    expect(await guard.claim('evt_1')).toBe(true);
+  });
+
+  const broken: DuplicateStore = {
+    claim: () => Promise.reject(new Error('redis down')),
+    release: () => Promise.reject(new Error('redis down')),
+  };
+
+  it('fails open by default and reports the store error', async () => {
+    const errors: unknown[] = [];
+    const guard = new DuplicateGuard(broken, { onStoreError: (error) => errors.push(error) });
+    expect(await guard.claim('evt_1')).toBe(true);
+    await guard.release('evt_1');
+    expect(errors).toHaveLength(2);
+  });
+
+  it('fails closed when asked', async () => {
+    const guard = new DuplicateGuard(broken, { failOpen: false });
+    await expect(guard.claim('evt_1')).rejects.toThrow('redis down');
+  });
+
+  it('is not derailed by a throwing onStoreError', async () => {
+    const guard = new DuplicateGuard(broken, {
+      onStoreError: () => {
+        throw new Error('logger broke');
+      },
+    });
+    expect(await guard.claim('evt_1')).toBe(true);
+  });
+});
