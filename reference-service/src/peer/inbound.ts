@@ -131,73 +131,28 @@ export const inbound = {
     });
   },
 
-  async toolsList(
-    call: InboundCall<Body<'tools/list'>>,
-    tools?: OfferedToolsSource,
-  ): Promise<Reply<'tools/list'>> {
-    const row = await requireContact(call);
-    // A silently blocked contact sees an empty list, never the identity's tools.
-    if (row.status !== 'active') return { tools: [] };
-    requirePermission(row, 'tools:list', 'list');
-    const offered = tools ? await tools.list(call.target.identity_id) : [];
-    return {
-      tools: offered.map(({ name, description, input_schema }) => ({ name, description, input_schema })),
-    };
+  async toolsList(call: InboundCall<Body<'tools/list'>>): Promise<Reply<'tools/list'>> {
+    await requireContact(call);
+    // Tools are offered through integrations, which this service does not serve yet: none to list.
+    return { tools: [] };
   },
 
-  async toolsCall(
-    call: InboundCall<Body<'tools/call'>>,
-    tools?: OfferedToolsSource,
-  ): Promise<Reply<'tools/call'>> {
-    const row = await requireContact(call);
-    const unknown = {
+  async toolsCall(call: InboundCall<Body<'tools/call'>>): Promise<Reply<'tools/call'>> {
+    await requireContact(call);
+    return {
       ok: false,
       result: {
         error: 'unknown_tool',
-        message: `this identity offers no tool named ${JSON.stringify(call.body.tool)}`,
+        message: `this identity offers no tool named ${JSON.stringify(call.body.tool)} (it offers no tools yet)`,
       },
     };
-    if (row.status !== 'active') return unknown;
-    requirePermission(row, 'tools:call', 'call');
-    const outcome = tools
-      ? await tools.call(call.target.identity_id, call.body.tool, call.body.arguments, call.now)
-      : undefined;
-    return outcome ?? unknown;
   },
 };
 
-async function requireContact(call: InboundCall<unknown>): Promise<ContactRow> {
+async function requireContact(call: InboundCall<unknown>): Promise<void> {
   const row = await getContact(call.db, call.target.identity_id, call.caller.fingerprint);
   const silentlyBlocked = row?.status === 'blocked' && row.blocked_kind === 'contact';
-  if (!row || (row.status !== 'active' && !silentlyBlocked)) {
+  if (row?.status !== 'active' && !silentlyBlocked) {
     throw new PeerRefusal(403, 'not_a_contact', 'only a contact of this identity may use its tools');
   }
-  return row;
-}
-
-/**
- * Tools are gated by the contact's switches on this side (set by its preset or one by one):
- * `tools:list` to see the offered tools, `tools:call` to call them.
- */
-function requirePermission(row: ContactRow, permission: 'tools:list' | 'tools:call', what: string): void {
-  if (!row.permissions.includes(permission)) {
-    throw new PeerRefusal(
-      403,
-      'not_permitted',
-      `this identity does not let you ${what} its tools (${permission} is not granted to you)`,
-    );
-  }
-}
-
-/** Where the offered tools come from: the identity's integrations and their exposures. */
-export interface OfferedToolsSource {
-  list(
-    identityId: string,
-  ): Promise<{ name: string; description: string; input_schema: Record<string, unknown> }[]>;
-  call(
-    identityId: string,
-    name: string,
-    args: Record<string, unknown> | undefined,
-    now: number,
-  ): Promise<{ ok: boolean; result: unknown } | undefined>;
 }

@@ -77,5 +77,4 @@ export type PeerRefusalCode =
   | 'unknown_identity'
   | 'declined'
   | 'not_requested'
-  | 'not_a_contact'
-  | 'not_permitted';
+  | 'not_a_contact';

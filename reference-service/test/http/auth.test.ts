@@ -374,7 +374,7 @@ describe('the rest of the surface', () => {
       'deleteWebhook',
       'listWebhookDeliveries',
       ...Object.values(operations)
-        .filter((op) => op.group === 'contacts' || op.group === 'integrations')
+        .filter((op) => op.group === 'contacts')
         .map((op) => op.operationId),
     ]);
     for (const op of Object.values(operations)) {
