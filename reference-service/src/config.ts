@@ -11,6 +11,8 @@ export interface Config {
   allowLocalhostWebhooks: boolean;
   publicOrigin: string | undefined;
   production: boolean;
+  /** How long a delivery may stay `sending` before the sweeper abandons it; unset: the worker's default. */
+  deliveryLeaseMs: number | undefined;
 }
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
@@ -31,6 +33,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'SVC_ALLOW_LOCALHOST_WEBHOOKS=1 is a sandbox setting and is refused with NODE_ENV=production',
     );
   }
+  const lease = env.SVC_DELIVERY_LEASE_MS;
+  const deliveryLeaseMs = lease === undefined || lease === '' ? undefined : Number(lease);
+  if (deliveryLeaseMs !== undefined && (!Number.isInteger(deliveryLeaseMs) || deliveryLeaseMs < 1_000)) {
+    throw new ConfigError('SVC_DELIVERY_LEASE_MS must be a whole number of milliseconds, at least 1000');
+  }
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
@@ -41,5 +48,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowLocalhostWebhooks,
     publicOrigin: env.SVC_PUBLIC_ORIGIN || undefined,
     production,
+    deliveryLeaseMs,
   };
 }

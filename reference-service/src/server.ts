@@ -29,7 +29,11 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     app = await buildApp(ctx, { logger, sandboxRoutes: !config.production });
     const address = await app.listen({ host: config.host, port: config.port });
     if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
-    delivery = await startDelivery(ctx, logger);
+    delivery = await startDelivery(
+      ctx,
+      logger,
+      config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs },
+    );
     const started = app;
     const runningDelivery = delivery;
     return {

@@ -21,6 +21,13 @@ describe('configuration', () => {
     );
   });
 
+  it('reads the delivery lease, and refuses one that is not whole milliseconds of at least a second', () => {
+    expect(readConfig({}).deliveryLeaseMs).toBeUndefined();
+    expect(readConfig({ SVC_DELIVERY_LEASE_MS: '4000' }).deliveryLeaseMs).toBe(4000);
+    for (const SVC_DELIVERY_LEASE_MS of ['999', '0', '-5000', '1.5e3x', '2500.5', 'soon'])
+      expect(() => readConfig({ SVC_DELIVERY_LEASE_MS })).toThrow(ConfigError);
+  });
+
   it('refuses an unusable port', () => {
     for (const PORT of ['-1', '65536', 'http', '1.5'])
       expect(() => readConfig({ PORT })).toThrow(ConfigError);

@@ -11,6 +11,7 @@ import {
 import { DELIVERY_CHANNEL } from '../store/queries/events.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { deliveryHeaders } from './signing.js';
+import { createSuccessLog } from './success-log.js';
 
 export interface DeliveryWorkerOptions {
   db: Db;
@@ -53,11 +54,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const concurrency = options.concurrency ?? 64;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const leaseMs = options.leaseMs ?? 60_000;
+  const refillAt = Math.max(1, Math.floor(concurrency / 4));
   const id = `wkr_${randomBytes(8).toString('hex')}`;
   const log = logger.child({ worker: id });
 
+  const successes = createSuccessLog(db);
   let running = false;
   let pumping = false;
+  let pumpScheduled = false;
   let again = false;
   // Set when a claim came back short: finished attempts then stop asking until something new arrives.
   let drained = false;
@@ -87,11 +91,20 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     });
     const outcome = await client.post(row.url, headers, row.body);
     const ok = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;
+    if (ok) {
+      await successes.record({
+        deliveryId: row.id,
+        httpStatus: outcome.status,
+        latencyMs: outcome.latencyMs,
+        excerpt: outcome.excerpt,
+      });
+      return;
+    }
     const paused = await recordAttempt(
       db,
       {
         deliveryId: row.id,
-        ok,
+        ok: false,
         httpStatus: outcome.kind === 'answered' ? outcome.status : null,
         latencyMs: outcome.latencyMs,
         excerpt: outcome.kind === 'answered' ? outcome.excerpt : `not delivered: ${outcome.reason}`,
@@ -123,7 +136,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     try {
       do {
         again = false;
-        while (running && inFlight < concurrency) {
+        // Each claim is a transaction of several statements: under load, refill a quarter of the slots at
+        // a time instead of one slot per finished attempt. An idle worker claims at once.
+        while (running && concurrency - inFlight >= (inFlight === 0 ? 1 : refillAt)) {
           const want = concurrency - inFlight;
           const { rows, deferred } = await db.transaction((tx) => claimDeliveries(tx, want, id, now()));
           for (const row of rows) launch(row);
@@ -148,7 +163,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       again = true;
       return;
     }
-    void pump();
+    // Attempts finish in groups (their successes are logged together): claim once for the whole group.
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    setImmediate(() => {
+      pumpScheduled = false;
+      if (pumping) again = true;
+      else void pump();
+    });
   }
 
   async function sweepStale(): Promise<void> {
@@ -186,7 +208,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       clearInterval(poll);
       clearInterval(sweep);
       // A claim under way may still launch attempts: let it finish before waiting for those.
-      while (pumping) await new Promise((resolve) => setTimeout(resolve, 5));
+      while (pumping || pumpScheduled) await new Promise((resolve) => setTimeout(resolve, 5));
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
       await unlisten?.();
     },

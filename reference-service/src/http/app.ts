@@ -4,11 +4,15 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Logger } from 'pino';
 import { RateLimitedError } from '../domain/contacts/rate-limited.js';
 import { ServiceError } from '../domain/errors.js';
+import { registerOAuthCallback } from '../integrations/oauth-callback.js';
+import { IntegrationService } from '../integrations/service.js';
+import { type IntegrationSettings, integrationSettingsFromEnv } from '../integrations/settings.js';
 import { registerPeerRoutes } from '../peer/server.js';
 import { type PeerSettings, peerSettingsFromEnv } from '../peer/settings.js';
 import { registerSandboxRoutes } from '../sandbox/trigger.js';
 import { sendError } from './error-body.js';
 import { contactHandlers, sendRateLimited } from './handlers/contacts.js';
+import { integrationHandlers } from './handlers/integrations.js';
 import { webhookHandlers } from './handlers/webhooks.js';
 import { type OperationHandler, registerOperations } from './operations.js';
 import type { ServiceContext } from './service-context.js';
@@ -21,6 +25,8 @@ export interface AppOptions {
   extraHandlers?: Readonly<Record<string, OperationHandler<Operation>>>;
   /** How contacts reach peers; read from the environment when left out (see peer/settings.ts). */
   peer?: PeerSettings;
+  /** How integrations reach upstream MCP servers; from the environment when left out. */
+  integrations?: IntegrationSettings;
   /** Serve the sandbox-only routes (`POST /sandbox/events`); never in production. */
   sandboxRoutes?: boolean;
 }
@@ -79,10 +85,22 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   registerSessionRoutes(app, ctx);
   if (options.sandboxRoutes) registerSandboxRoutes(app, ctx);
   const peerSettings = options.peer ?? peerSettingsFromEnv();
-  await registerPeerRoutes(app, ctx, peerSettings);
+  const integrations = new IntegrationService(
+    ctx.db,
+    ctx.secretBox,
+    options.integrations ?? integrationSettingsFromEnv(),
+    ctx.resolveHost,
+  );
+  app.addHook('onClose', () => integrations.close());
+  registerOAuthCallback(app, integrations, ctx.now);
+  await registerPeerRoutes(app, ctx, peerSettings, {
+    list: (identityId) => integrations.offered(identityId),
+    call: (identityId, name, args, now) => integrations.call(identityId, name, args, now),
+  });
   const handlers = {
     ...webhookHandlers(ctx),
     ...contactHandlers(ctx, peerSettings),
+    ...integrationHandlers(integrations),
     ...options.extraHandlers,
   } as Record<string, OperationHandler<Operation> | undefined>;
   registerOperations(app, ctx, { ...operations, ...options.extraOperations }, handlers);

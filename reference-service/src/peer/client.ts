@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { signBytes } from '../domain/contacts/keys.js';
-import { checkWebhookUrl, type ResolveHost } from '../domain/url-policy.js';
+import type { ResolveHost } from '../domain/url-policy.js';
+import { createGuardedClient, type PostOutcome } from '../outbound/guarded-client.js';
 import type { Signer } from './own-identity.js';
 import {
   HEADER_NONCE,
@@ -20,6 +21,9 @@ export type PeerOutcome<V extends PeerVerb> =
   /** No usable answer: network error, timeout, 5xx, or an answer that is not the protocol's. */
   | { kind: 'unreachable'; reason: string };
 
+/** Peers see who calls them; webhook receivers see the `(+webhooks)` agent of the same client. */
+export const PEER_USER_AGENT = 'svc-kit-reference-service/0.1 (+peer)';
+
 export interface PeerTarget {
   /** The target card's endpoint (`…/peer/v1`). */
   endpoint: string;
@@ -36,8 +40,8 @@ export interface PeerClientOptions {
 /**
  * One signed call to a peer. Never throws for anything the peer or the network does: the outcome says
  * what happened, so the caller can keep its own change and report `notified: false` or `unreachable`.
- * The endpoint goes through the same address policy as webhook URLs (https, public addresses; loopback
- * only with the sandbox opt-in), and redirects are not followed.
+ * The call goes through the guarded outbound client (src/outbound): https, every resolved address public
+ * (loopback only with the sandbox opt-in), the socket pinned to the checked address, no redirects.
  */
 export async function callPeer<V extends PeerVerb>(
   signer: Signer,
@@ -46,12 +50,12 @@ export async function callPeer<V extends PeerVerb>(
   payload: Record<string, unknown>,
   options: PeerClientOptions,
 ): Promise<PeerOutcome<V>> {
-  const verdict = await checkWebhookUrl(target.endpoint, {
-    resolve: options.resolveHost,
-    allowLocalhost: options.allowLocalhost,
-  });
-  if (!verdict.ok) return { kind: 'unreachable', reason: `the peer endpoint is refused: ${verdict.reason}` };
-  const url = new URL(`${verdict.url.replace(/\/+$/, '')}/identities/${target.fingerprint}/${verb}`);
+  let url: URL;
+  try {
+    url = new URL(`${target.endpoint.replace(/\/+$/, '')}/identities/${target.fingerprint}/${verb}`);
+  } catch {
+    return { kind: 'unreachable', reason: 'the peer endpoint is refused: it is not an absolute URL' };
+  }
   const body = JSON.stringify({ ...payload, card: signer.card });
   const timestamp = String(options.now);
   const nonce = randomBytes(18).toString('base64url');
@@ -59,51 +63,62 @@ export async function callPeer<V extends PeerVerb>(
     signer.privateKey,
     Buffer.from(signingText('POST', url.pathname, timestamp, nonce, body), 'utf8'),
   ).toString('base64url');
-  let response: Response;
+  // The guarded client resolves the name once, checks every address and pins the socket to it, so the
+  // address that was checked is the one connected to (no DNS-rebinding window); no redirect is followed.
+  const client = createGuardedClient({
+    resolve: options.resolveHost,
+    allowLocalhost: options.allowLocalhost,
+    connectTimeoutMs: options.timeoutMs,
+    totalTimeoutMs: options.timeoutMs,
+    // One byte more than allowed, so that an answer over the limit is seen as such.
+    maxExcerptBytes: MAX_PEER_BODY_BYTES + 1,
+    userAgent: PEER_USER_AGENT,
+  });
+  let outcome: PostOutcome;
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: {
+    outcome = await client.post(
+      url.href,
+      {
         'content-type': 'application/json',
         [HEADER_TIMESTAMP]: timestamp,
         [HEADER_NONCE]: nonce,
         [HEADER_SIGNATURE]: signature,
       },
       body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-  } catch (error) {
-    const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
+    );
+  } finally {
+    await client.close();
+  }
+  if (outcome.kind === 'blocked') {
+    return { kind: 'unreachable', reason: `the peer endpoint is refused: ${outcome.reason}` };
+  }
+  if (outcome.kind === 'failed') {
     return {
       kind: 'unreachable',
-      reason: timedOut ? `no answer within ${options.timeoutMs} ms` : 'the peer could not be reached',
+      reason: outcome.reason.includes('timed out')
+        ? `no answer within ${options.timeoutMs} ms`
+        : 'the peer could not be reached',
     };
   }
-  let text: string;
-  try {
-    text = await response.text();
-  } catch {
-    return { kind: 'unreachable', reason: 'the peer’s answer was cut off' };
-  }
-  if (text.length > MAX_PEER_BODY_BYTES)
+  const text = outcome.excerpt;
+  if (Buffer.byteLength(text, 'utf8') > MAX_PEER_BODY_BYTES)
     return { kind: 'unreachable', reason: 'the peer’s answer is too large' };
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return { kind: 'unreachable', reason: `the peer answered ${response.status} without JSON` };
+    return { kind: 'unreachable', reason: `the peer answered ${outcome.status} without JSON` };
   }
-  if (response.status >= 400 && response.status < 500) {
+  if (outcome.status >= 400 && outcome.status < 500) {
     const error = (json as { error?: { code?: unknown; message?: unknown } } | null)?.error;
     return {
       kind: 'refused',
-      code: typeof error?.code === 'string' ? error.code.slice(0, 64) : `http_${response.status}`,
+      code: typeof error?.code === 'string' ? error.code.slice(0, 64) : `http_${outcome.status}`,
       message: typeof error?.message === 'string' ? error.message.slice(0, 512) : 'refused',
     };
   }
-  if (response.status !== 200) {
-    return { kind: 'unreachable', reason: `the peer answered ${response.status}` };
+  if (outcome.status !== 200) {
+    return { kind: 'unreachable', reason: `the peer answered ${outcome.status}` };
   }
   const parsed = peerAnswers[verb].safeParse(json);
   if (!parsed.success) return { kind: 'unreachable', reason: 'the peer’s answer is not protocol v1' };

@@ -5,7 +5,7 @@ import { newContactRow } from '../domain/contacts/record.js';
 import type { Db } from '../store/db.js';
 import { type ContactRow, deleteContact, getContact, saveContact } from '../store/queries/contacts.js';
 import type { KeyedIdentity } from '../store/queries/identity-keys.js';
-import type { PeerRefusalCode, peerAnswers, peerBodies } from './protocol.js';
+import { MAX_PEER_BODY_BYTES, type PeerRefusalCode, type peerAnswers, type peerBodies } from './protocol.js';
 
 /** A refusal answered to a peer as `{ error: { code, message } }`. */
 export class PeerRefusal extends Error {
@@ -131,28 +131,79 @@ export const inbound = {
     });
   },
 
-  async toolsList(call: InboundCall<Body<'tools/list'>>): Promise<Reply<'tools/list'>> {
-    await requireContact(call);
-    // Tools are offered through integrations, which this service does not serve yet: none to list.
-    return { tools: [] };
+  async toolsList(
+    call: InboundCall<Body<'tools/list'>>,
+    tools?: OfferedToolsSource,
+  ): Promise<Reply<'tools/list'>> {
+    const row = await requireContact(call);
+    // Listing shows what this contact may see: nothing without `tools:list`, and nothing to a silently
+    // blocked contact (it is not told why).
+    if (row.status !== 'active' || !row.permissions.includes('tools:list') || !tools) return { tools: [] };
+    const listed: Reply<'tools/list'>['tools'] = [];
+    // The caller refuses an answer over the protocol's size limit: list what fits.
+    let size = 64;
+    for (const { name, description, input_schema } of await tools.list(call.target.identity_id)) {
+      const tool = { name, description, input_schema };
+      size += JSON.stringify(tool).length + 1;
+      if (size > MAX_PEER_BODY_BYTES) break;
+      listed.push(tool);
+    }
+    return { tools: listed };
   },
 
-  async toolsCall(call: InboundCall<Body<'tools/call'>>): Promise<Reply<'tools/call'>> {
-    await requireContact(call);
-    return {
+  async toolsCall(
+    call: InboundCall<Body<'tools/call'>>,
+    tools?: OfferedToolsSource,
+  ): Promise<Reply<'tools/call'>> {
+    const row = await requireContact(call);
+    const unknown = {
       ok: false,
       result: {
         error: 'unknown_tool',
-        message: `this identity offers no tool named ${JSON.stringify(call.body.tool)} (it offers no tools yet)`,
+        message: `this identity offers no tool named ${JSON.stringify(call.body.tool)}`,
       },
     };
+    if (row.status !== 'active' || !tools) return unknown;
+    const offered = await tools.list(call.target.identity_id);
+    if (!offered.some((tool) => tool.name === call.body.tool)) return unknown;
+    requirePermission(row, 'tools:call', 'call');
+    const outcome = await tools.call(call.target.identity_id, call.body.tool, call.body.arguments, call.now);
+    return outcome ?? unknown;
   },
 };
 
-async function requireContact(call: InboundCall<unknown>): Promise<void> {
+async function requireContact(call: InboundCall<unknown>): Promise<ContactRow> {
   const row = await getContact(call.db, call.target.identity_id, call.caller.fingerprint);
   const silentlyBlocked = row?.status === 'blocked' && row.blocked_kind === 'contact';
-  if (row?.status !== 'active' && !silentlyBlocked) {
+  if (!row || (row.status !== 'active' && !silentlyBlocked)) {
     throw new PeerRefusal(403, 'not_a_contact', 'only a contact of this identity may use its tools');
   }
+  return row;
+}
+
+/**
+ * Tools are gated by the contact's switches on this side (set by its preset or one by one):
+ * `tools:list` to see the offered tools, `tools:call` to call them.
+ */
+function requirePermission(row: ContactRow, permission: 'tools:list' | 'tools:call', what: string): void {
+  if (!row.permissions.includes(permission)) {
+    throw new PeerRefusal(
+      403,
+      'not_permitted',
+      `this identity does not let you ${what} its tools (${permission} is not granted to you)`,
+    );
+  }
+}
+
+/** Where the offered tools come from: the identity's integrations and their exposures. */
+export interface OfferedToolsSource {
+  list(
+    identityId: string,
+  ): Promise<{ name: string; description: string; input_schema: Record<string, unknown> }[]>;
+  call(
+    identityId: string,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    now: number,
+  ): Promise<{ ok: boolean; result: unknown } | undefined>;
 }

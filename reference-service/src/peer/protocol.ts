@@ -77,4 +77,5 @@ export type PeerRefusalCode =
   | 'unknown_identity'
   | 'declined'
   | 'not_requested'
-  | 'not_a_contact';
+  | 'not_a_contact'
+  | 'not_permitted';

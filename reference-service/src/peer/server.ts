@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { isFingerprint } from '../domain/contacts/keys.js';
 import type { ServiceContext } from '../http/service-context.js';
 import { findKeyedIdentityByFingerprint, type KeyedIdentity } from '../store/queries/identity-keys.js';
-import { type InboundCall, inbound, PeerRefusal } from './inbound.js';
+import { type InboundCall, inbound, type OfferedToolsSource, PeerRefusal } from './inbound.js';
 import { peerEndpointOf, signerFor } from './own-identity.js';
 import { MAX_PEER_BODY_BYTES, PEER_PATH_PREFIX, type PeerVerb, peerBodies } from './protocol.js';
 import type { PeerSettings } from './settings.js';
@@ -32,6 +32,8 @@ export async function registerPeerRoutes(
   app: FastifyInstance,
   ctx: ServiceContext,
   settings: PeerSettings,
+  /** The identity's offered tools (its integrations); none when left out. */
+  tools?: OfferedToolsSource,
 ): Promise<void> {
   await app.register(
     async (peer) => {
@@ -114,8 +116,8 @@ export async function registerPeerRoutes(
       route('accept', (call) => inbound.accept(call));
       route('reject', (call) => inbound.reject(call));
       route('remove', (call) => inbound.remove(call));
-      route('tools/list', (call) => inbound.toolsList(call));
-      route('tools/call', (call) => inbound.toolsCall(call));
+      route('tools/list', (call) => inbound.toolsList(call, tools));
+      route('tools/call', (call) => inbound.toolsCall(call, tools));
     },
     { prefix: PEER_PATH_PREFIX },
   );

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { Client } from '@svc-kit/client';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import type { ResolveHost } from '../../src/domain/url-policy.js';
 import { buildApp } from '../../src/http/app.js';
 import { loggerOptions } from '../../src/http/logger.js';
 import type { ServiceContext } from '../../src/http/service-context.js';
@@ -29,33 +30,41 @@ export interface Instance {
   port: number;
   /** Stops serving (the database stays open), as a peer that is down. */
   stop(): Promise<void>;
-  /** Serves again on the same port, so cards naming this endpoint reach it again. */
-  restart(): Promise<void>;
+  /**
+   * Serves again on the same port, so cards naming this endpoint reach it again. `publicUrl` makes the
+   * instance name another base URL in its cards from then on (a peer that moved or was renamed).
+   */
+  restart(options?: { publicUrl?: string }): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * `twinOf`: a second instance on the same database, as deployed behind one public URL with one at-rest
- * key (SVC_PUBLIC_URL, SVC_SECRET_KEY).
+ * key (SVC_PUBLIC_URL, SVC_SECRET_KEY). `resolveHost`: what names resolve to for this instance's
+ * outbound calls (the test DNS table unless given).
  */
 export async function startInstance(
   store: OpenedStore,
   clock: TestClock,
   twinOf?: Instance,
+  options: { resolveHost?: ResolveHost } = {},
 ): Promise<Instance> {
   const sink = new Writable({ write: (_chunk, _encoding, callback) => callback() });
   const ctx: ServiceContext = {
     db: store.db,
     secretBox: twinOf?.ctx.secretBox ?? createSecretBox(randomBytes(32)),
-    resolveHost: testResolve,
+    resolveHost: options.resolveHost ?? testResolve,
     allowLocalhostWebhooks: false,
     publicOrigin: undefined,
     now: clock.now,
   };
-  const build = async (listenPort: number): Promise<{ app: FastifyInstance; url: URL }> => {
+  const build = async (
+    listenPort: number,
+    publicUrl = twinOf?.baseUrl,
+  ): Promise<{ app: FastifyInstance; url: URL }> => {
     const app = await buildApp(ctx, {
       logger: pino(loggerOptions('warn'), sink),
-      peer: { publicUrl: twinOf?.baseUrl, allowLocalhost: true, timeoutMs: 2000 },
+      peer: { publicUrl, allowLocalhost: true, timeoutMs: 2000 },
     });
     return { app, url: new URL(await app.listen({ host: '127.0.0.1', port: listenPort })) };
   };
@@ -72,8 +81,8 @@ export async function startInstance(
       await current?.close();
       current = undefined;
     },
-    async restart() {
-      current = (await build(boundPort)).app;
+    async restart(restartOptions = {}) {
+      current = (await build(boundPort, restartOptions.publicUrl ?? twinOf?.baseUrl)).app;
     },
     async close() {
       await current?.close();

@@ -44,18 +44,28 @@ export async function claimDeliveries(
   workerId: string,
   now: number,
 ): Promise<{ rows: ClaimedDelivery[]; deferred: number }> {
+  // Without statistics (PGlite never analyses; a young PostgreSQL table may not have been yet) the planner
+  // takes the backlog for a few rows and reads all of it through a bitmap, then sorts it: 10 ms and more per
+  // claim at a 5,000-row backlog, instead of under 1 ms walking the index. The setting ends with the claim.
+  await tx.query('SET LOCAL enable_bitmapscan = off');
   const candidates = await tx.query<Candidate>(
-    `SELECT d.id, d.event_id, d.event_type, d.endpoint_id, e.url, e.secret_enc, e.previous_secret_enc,
+    // The oldest pending rows are picked and locked first, alone, in the order of the partial index:
+    // joining before the LIMIT would read and sort the whole backlog on every claim.
+    `WITH d AS (
+       SELECT id, event_id, event_type, endpoint_id, workspace_id, created_at FROM webhook_deliveries
+        WHERE status = 'pending'
+        ORDER BY created_at, id
+        LIMIT $1
+        FOR UPDATE SKIP LOCKED
+     )
+     SELECT d.id, d.event_id, d.event_type, d.endpoint_id, e.url, e.secret_enc, e.previous_secret_enc,
             e.rotating_until, ev.body, e.status AS endpoint_status, e.consecutive_failures, e.deleted_at,
             w.webhooks_enabled
-       FROM webhook_deliveries d
+       FROM d
        JOIN webhook_endpoints e ON e.id = d.endpoint_id
        JOIN workspaces w ON w.id = d.workspace_id
        JOIN events ev ON ev.id = d.event_id
-      WHERE d.status = 'pending'
-      ORDER BY d.created_at, d.id
-      LIMIT $1
-      FOR UPDATE OF d SKIP LOCKED`,
+      ORDER BY d.created_at, d.id`,
     [limit],
   );
   const failing = [
@@ -164,6 +174,44 @@ export async function recordAttempt(db: Queryable, result: AttemptResult, now: n
     ],
   );
   return !result.ok && rows[0]?.status === 'paused';
+}
+
+/**
+ * Logs many successful attempts in one statement (the worker's hot path): each row still `sending`
+ * becomes `delivered`, and the endpoints among them that had a failure run get it cleared, as
+ * `recordAttempt` does for one success. Failures are never batched: each may pause its endpoint.
+ */
+export async function recordSuccesses(
+  db: Queryable,
+  results: readonly Omit<AttemptResult, 'ok'>[],
+): Promise<void> {
+  if (results.length === 0) return;
+  await db.query(
+    `WITH outcome AS (
+       SELECT * FROM unnest($1::text[], $2::integer[], $3::double precision[], $4::text[])
+         AS o(id, http_status, latency_ms, excerpt)
+     ),
+     settled AS (
+       UPDATE webhook_deliveries d
+          SET status = 'delivered', http_status = o.http_status, latency_ms = o.latency_ms,
+              response_excerpt = o.excerpt, next_attempt_at = NULL
+         FROM outcome o
+        WHERE d.id = o.id AND d.status = 'sending'
+        RETURNING d.endpoint_id
+     )
+     UPDATE webhook_endpoints e
+        SET consecutive_failures = 0
+      WHERE e.id IN (SELECT endpoint_id FROM settled)
+        AND e.deleted_at IS NULL
+        AND e.status = 'active'
+        AND e.consecutive_failures <> 0`,
+    [
+      results.map((r) => r.deliveryId),
+      results.map((r) => r.httpStatus),
+      results.map((r) => r.latencyMs),
+      results.map((r) => r.excerpt),
+    ],
+  );
 }
 
 /**

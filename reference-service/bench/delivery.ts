@@ -1,0 +1,265 @@
+/**
+ * Delivery benchmark (not a test): `npm run bench -w @svc-kit/reference-service`.
+ *
+ * One run, on PGlite in a temporary data dir, with the real worker and guarded client dialling a loopback
+ * receiver: (1) event-to-attempt latency at idle, (2) delivered events per second for a burst, and (3) the
+ * raw limit of the same machine: a plain undici loop POSTing the same signed bodies to the same receiver
+ * with the worker's concurrency. Prints a table with PASS/MISS per target and always exits 0.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HEADER_NAMES } from '@svc-kit/webhooks';
+import pino from 'pino';
+import { Agent, request } from 'undici';
+import { deliveryHeaders } from '../src/delivery/signing.js';
+import { startDelivery } from '../src/delivery/start.js';
+import { newId } from '../src/domain/ids.js';
+import type { ServiceContext } from '../src/http/service-context.js';
+import { resolveWithDns } from '../src/runtime.js';
+import { openStore } from '../src/store/open.js';
+import { insertEvent } from '../src/store/queries/events.js';
+import { insertEndpoint } from '../src/store/queries/webhook-endpoints.js';
+import { insertWorkspace } from '../src/store/queries/workspaces.js';
+import { createSecretBox } from '../src/store/secret-box.js';
+
+const IDLE_SAMPLES = Number(process.env.BENCH_IDLE_SAMPLES ?? 200);
+const IDLE_GAP_MS = 20;
+const BURST = Number(process.env.BENCH_BURST ?? 5_000);
+/** The worker's default number of attempts in flight (src/delivery/worker.ts). */
+const CONCURRENCY = 64;
+
+const TARGET_P99_MS = 100;
+const TARGET_RATIO = 0.5;
+
+/** Records when each event id arrived, and wakes whoever waits for one id or for a total. */
+async function startReceiver() {
+  const arrivedAt = new Map<string, number>();
+  const waiting = new Map<string, (at: number) => void>();
+  let arrivals = 0;
+  let countWaiter: { n: number; resolve: (at: number) => void } | undefined;
+  const server = createServer((req, res) => {
+    const at = performance.now();
+    const eventId = String(req.headers[HEADER_NAMES.eventId]);
+    req.resume();
+    req.on('end', () => res.end('ok'));
+    arrivals++;
+    arrivedAt.set(eventId, at);
+    waiting.get(eventId)?.(at);
+    waiting.delete(eventId);
+    if (countWaiter && arrivals >= countWaiter.n) {
+      countWaiter.resolve(at);
+      countWaiter = undefined;
+    }
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    arrivalOf(eventId: string): Promise<number> {
+      const at = arrivedAt.get(eventId);
+      if (at !== undefined) return Promise.resolve(at);
+      return new Promise((resolve) => waiting.set(eventId, resolve));
+    },
+    /** Resolves with the arrival time of the request that brings the total to `total`. */
+    arrivalNumber(total: number): Promise<number> {
+      if (arrivals >= total) return Promise.resolve(performance.now());
+      return new Promise((resolve) => {
+        countWaiter = { n: total, resolve };
+      });
+    },
+    arrivals: () => arrivals,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  const index = Math.ceil((p / 100) * sorted.length) - 1;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, index))] ?? Number.NaN;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function withTimeout(promise: Promise<number>, ms: number): Promise<number> {
+  return Promise.race([promise, sleep(ms).then(() => Number.NaN)]);
+}
+
+/** The same signed bodies through plain undici, `concurrency` in flight: the ceiling of this machine. */
+async function rawLoop(
+  url: string,
+  requests: readonly { headers: Record<string, string>; body: string }[],
+  concurrency: number,
+): Promise<number> {
+  const agent = new Agent({ connections: concurrency });
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests.length) {
+        const { headers, body } = requests[next++]!;
+        const response = await request(url, { dispatcher: agent, method: 'POST', headers, body });
+        await response.body.text();
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await agent.close();
+  return requests.length / seconds;
+}
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
+  const store = await openStore({ dataDir });
+  const secretBox = createSecretBox(randomBytes(32));
+  const ctx: ServiceContext = {
+    db: store.db,
+    secretBox,
+    resolveHost: resolveWithDns,
+    allowLocalhostWebhooks: true,
+    publicOrigin: undefined,
+    now: () => Date.now(),
+  };
+  const receiver = await startReceiver();
+  const workspaceId = newId('ws');
+  await insertWorkspace(store.db, {
+    id: workspaceId,
+    name: 'bench',
+    webhooks_enabled: true,
+    suspended: false,
+    deletion_hold: false,
+    created_at: Date.now() - 1_000,
+  });
+  const endpointId = newId('whk');
+  const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+  await insertEndpoint(store.db, {
+    id: endpointId,
+    workspace_id: workspaceId,
+    url: receiver.url,
+    events: [],
+    status: 'active',
+    consecutive_failures: 0,
+    secret_enc: secretBox.seal(secret, endpointId),
+    previous_secret_enc: null,
+    rotating_until: null,
+    created_at: Date.now() - 1_000,
+    updated_at: Date.now() - 1_000,
+    deleted_at: null,
+  });
+  const delivery = await startDelivery(ctx, pino({ level: 'silent' }));
+  const newEvent = (label: string) => ({
+    workspaceId,
+    identity: 'bench',
+    type: 'integration.created' as const,
+    data: { integration: label },
+  });
+
+  // 1. Latency at idle: one event at a time, from the start of its transaction to its arrival.
+  const latencies: number[] = [];
+  for (let i = 0; i < IDLE_SAMPLES; i++) {
+    const started = performance.now();
+    const event = await store.db.transaction((tx) => insertEvent(tx, newEvent(`idle-${i}`)));
+    latencies.push((await withTimeout(receiver.arrivalOf(event.id), 5_000)) - started);
+    await sleep(IDLE_GAP_MS);
+  }
+  const lost = latencies.filter((n) => Number.isNaN(n)).length;
+  const sorted = latencies.filter((n) => !Number.isNaN(n)).sort((a, b) => a - b);
+  await waitUntilLogged(store.db, IDLE_SAMPLES);
+
+  // 2. Burst: every event committed at once (one transaction), timed from the commit to the last arrival
+  // and to the last row logged `delivered`.
+  const before = receiver.arrivals();
+  const insertStarted = performance.now();
+  await store.db.transaction(async (tx) => {
+    for (let i = 0; i < BURST; i++) await insertEvent(tx, newEvent(`burst-${i}`));
+  });
+  const committed = performance.now();
+  const insertMs = committed - insertStarted;
+  const cpuBefore = process.cpuUsage();
+  const lastArrival = await withTimeout(receiver.arrivalNumber(before + BURST), 120_000);
+  await waitUntilLogged(store.db, IDLE_SAMPLES + BURST);
+  const logged = performance.now();
+  const cpu = process.cpuUsage(cpuBefore);
+  // One thread does the database (PGlite, in this process) and the HTTP work: near 100% means CPU-bound.
+  const burstCpu = (cpu.user + cpu.system) / 1000 / (logged - committed);
+  const workerRate = BURST / ((lastArrival - committed) / 1000);
+  const loggedRate = BURST / ((logged - committed) / 1000);
+  await delivery.stop();
+
+  // 3. The raw limit: the burst's bodies, signed as the worker signs them, through plain undici.
+  const bodies = await store.db.query<{ id: string; type: string; body: string }>(
+    `SELECT ev.id, ev.type, ev.body FROM events ev JOIN webhook_deliveries d ON d.event_id = ev.id
+      ORDER BY d.created_at DESC LIMIT $1`,
+    [BURST],
+  );
+  const signed = bodies.map((row) => ({
+    body: row.body,
+    headers: deliveryHeaders({
+      deliveryId: newId('dlv'),
+      eventId: row.id,
+      eventType: row.type,
+      body: row.body,
+      secrets: [secret],
+      timestamp: Math.floor(Date.now() / 1000),
+    }),
+  }));
+  await rawLoop(receiver.url, signed.slice(0, 500), CONCURRENCY); // warm-up, as the idle phase warmed the worker
+  const rawRate = await rawLoop(receiver.url, signed, CONCURRENCY);
+
+  await receiver.close();
+  await store.close();
+  await rm(dataDir, { recursive: true, force: true });
+
+  const p50 = percentile(sorted, 50);
+  const p99 = percentile(sorted, 99);
+  const ratio = workerRate / rawRate;
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+  const rows: [string, string, string, string][] = [
+    ['idle latency p50 (emit → arrival)', `${p50.toFixed(1)} ms`, '', ''],
+    [
+      'idle latency p99 (emit → arrival)',
+      `${p99.toFixed(1)} ms`,
+      `< ${TARGET_P99_MS} ms`,
+      verdict(p99 < TARGET_P99_MS && lost === 0),
+    ],
+    [`idle latency max (${sorted.length} samples, ${lost} lost)`, `${sorted.at(-1)?.toFixed(1)} ms`, '', ''],
+    [`worker throughput (${BURST} events, to last arrival)`, `${workerRate.toFixed(0)} events/s`, '', ''],
+    ['worker throughput (to last row logged)', `${loggedRate.toFixed(0)} events/s`, '', ''],
+    ['process CPU during the burst (1.00 = one core)', burstCpu.toFixed(2), '', ''],
+    [`burst insert (${BURST} events, one transaction)`, `${(insertMs / 1000).toFixed(1)} s`, '', ''],
+    [`raw undici loop (${CONCURRENCY} in flight)`, `${rawRate.toFixed(0)} requests/s`, '', ''],
+    ['worker / raw', `${ratio.toFixed(2)}×`, `≥ ${TARGET_RATIO}×`, verdict(ratio >= TARGET_RATIO)],
+  ];
+  const width = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => row[c]!.length), 6));
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, c) => cell.padEnd(width[c]!)).join(' | ')} |`;
+  console.log(
+    `\nwebhook delivery on PGlite, Node ${process.versions.node}, ${cpus().length} cores, concurrency ${CONCURRENCY}\n`,
+  );
+  console.log(line(['measure', 'value', 'target', 'result']));
+  console.log(`|${width.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(line(row));
+}
+
+/** Waits until `n` rows are logged `delivered` (the receiver answers before the worker writes the log). */
+async function waitUntilLogged(db: ServiceContext['db'], n: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const [row] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'delivered'`,
+    );
+    if ((row?.n ?? 0) >= n || Date.now() > deadline) return;
+    await sleep(10);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error('benchmark failed:', error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,109 @@
+import type { Queryable } from '../db.js';
+
+export type IntegrationStatus = 'healthy' | 'needs_authorization' | 'unreachable' | 'error';
+
+export interface IntegrationRow {
+  id: string;
+  identity_id: string;
+  workspace_id: string;
+  slug: string;
+  transport: string;
+  endpoint: string;
+  catalogue: string | null;
+  status: IntegrationStatus;
+  trouble: string | null;
+  auth_enc: string | null;
+  oauth_client_enc: string | null;
+  oauth_tokens_enc: string | null;
+  oauth_verifier_enc: string | null;
+  oauth_state: string | null;
+  oauth_redirect_uri: string | null;
+  /** JSON: the upstream's tools as last seen. */
+  catalog: string;
+  /** JSON: the exposure entries. */
+  exposure: string;
+  exposure_version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = [
+  'id',
+  'identity_id',
+  'workspace_id',
+  'slug',
+  'transport',
+  'endpoint',
+  'catalogue',
+  'status',
+  'trouble',
+  'auth_enc',
+  'oauth_client_enc',
+  'oauth_tokens_enc',
+  'oauth_verifier_enc',
+  'oauth_state',
+  'oauth_redirect_uri',
+  'catalog',
+  'exposure',
+  'exposure_version',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof IntegrationRow)[];
+
+export async function insertIntegration(db: Queryable, row: IntegrationRow): Promise<void> {
+  const placeholders = COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
+  await db.query(
+    `INSERT INTO integrations (${COLUMNS.join(', ')}) VALUES (${placeholders})`,
+    COLUMNS.map((column) => row[column]),
+  );
+}
+
+export type IntegrationChange = Partial<Omit<IntegrationRow, 'id' | 'identity_id' | 'workspace_id' | 'slug'>>;
+
+/** Sets the given columns of one row; the column names come from the typed keys, never from input. */
+export async function updateIntegration(db: Queryable, id: string, change: IntegrationChange): Promise<void> {
+  const entries = Object.entries(change).filter(([column]) =>
+    (COLUMNS as readonly string[]).includes(column),
+  );
+  if (entries.length === 0) return;
+  const sets = entries.map(([column], index) => `${column} = $${index + 2}`).join(', ');
+  await db.query(`UPDATE integrations SET ${sets} WHERE id = $1`, [id, ...entries.map(([, value]) => value)]);
+}
+
+export async function getIntegration(
+  db: Queryable,
+  identityId: string,
+  slug: string,
+  forUpdate = false,
+): Promise<IntegrationRow | undefined> {
+  const rows = await db.query<IntegrationRow>(
+    `SELECT * FROM integrations WHERE identity_id = $1 AND slug = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [identityId, slug],
+  );
+  return rows[0];
+}
+
+export async function getIntegrationById(db: Queryable, id: string): Promise<IntegrationRow | undefined> {
+  const rows = await db.query<IntegrationRow>('SELECT * FROM integrations WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export async function findIntegrationByOAuthState(
+  db: Queryable,
+  state: string,
+): Promise<IntegrationRow | undefined> {
+  const rows = await db.query<IntegrationRow>('SELECT * FROM integrations WHERE oauth_state = $1', [state]);
+  return rows[0];
+}
+
+/** Oldest first: the order in which same-named tools of two integrations are resolved. */
+export async function listIntegrationRows(db: Queryable, identityId: string): Promise<IntegrationRow[]> {
+  return db.query<IntegrationRow>(
+    'SELECT * FROM integrations WHERE identity_id = $1 ORDER BY created_at, slug',
+    [identityId],
+  );
+}
+
+export async function deleteIntegrationRow(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM integrations WHERE id = $1', [id]);
+}

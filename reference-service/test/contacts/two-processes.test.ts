@@ -1,0 +1,168 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@svc-kit/client';
+import { build } from 'tsup';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
+
+interface ServiceProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** What a freshly seeded sandbox prints: where it listens, its API key and its identities' cards. */
+interface Banner {
+  baseUrl: string;
+  apiKey: string;
+  cards: Map<string, { fingerprint: string; card: string }>;
+}
+
+function bannerOf(output: string): Banner {
+  const baseUrl = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+  const apiKey = /API key \(all scopes\):\s+(\S+)/.exec(output)?.[1];
+  if (!baseUrl || !apiKey) throw new Error(`no sandbox banner in the output:\n${output}`);
+  const cards = new Map<string, { fingerprint: string; card: string }>();
+  for (const match of output.matchAll(
+    /contact card of (\S+) \((sha256:[0-9a-f]{64})\):\s+(svc-card\.v1\.\S+)/g,
+  )) {
+    cards.set(match[1]!, { fingerprint: match[2]!, card: match[3]! });
+  }
+  return { baseUrl, apiKey, cards };
+}
+
+/**
+ * Two service processes, each with its own PGlite data dir and port, and the sandbox opt-in for loopback
+ * peers: contacts run between them over real sockets, exactly as two people's sandboxes would.
+ */
+describe('contacts between two service processes', () => {
+  let outDir: string;
+  const children: ChildProcess[] = [];
+  const dataDirs: string[] = [];
+
+  beforeAll(async () => {
+    // The real entry point, built as the package build does, into a folder inside the package so that
+    // the bundle resolves its dependencies from the repository's node_modules.
+    const cache = join(PACKAGE_DIR, 'node_modules', '.cache');
+    await mkdir(cache, { recursive: true });
+    outDir = await mkdtemp(join(cache, 'svc-build-'));
+    await build({
+      entry: { main: join(PACKAGE_DIR, 'src/main.ts') },
+      format: ['esm'],
+      target: 'node20',
+      platform: 'node',
+      outDir,
+      silent: true,
+      config: false,
+      external: [/^[^./]/],
+    });
+    cpSync(join(PACKAGE_DIR, 'src/store/migrations'), join(outDir, 'migrations'), { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+    await Promise.all(
+      children.map((child) =>
+        child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined,
+      ),
+    );
+    await rm(outDir, { recursive: true, force: true });
+    for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function startProcess(): Promise<ServiceProcess> {
+    const dataDir = await mkdtemp(join(tmpdir(), 'svc-peer-data-'));
+    dataDirs.push(dataDir);
+    const child = spawn(process.execPath, [join(outDir, 'main.js')], {
+      cwd: PACKAGE_DIR,
+      env: {
+        ...process.env,
+        SVC_DATA_DIR: dataDir,
+        PORT: '0',
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'warn',
+        SVC_ALLOW_LOCALHOST_PEERS: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    return { child, output: () => output, exited };
+  }
+
+  async function waitFor(service: ServiceProcess, text: string, ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!service.output().includes(text)) {
+      if (Date.now() > deadline || service.child.exitCode !== null) {
+        throw new Error(`never printed "${text}"; output:\n${service.output()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('runs request then approve, and both sides list each other as active', async () => {
+    const [first, second] = await Promise.all([startProcess(), startProcess()]);
+    // The banner is printed after the cards: once it is there, everything needed is.
+    await Promise.all([waitFor(first, 'Portal-only', 60_000), waitFor(second, 'Portal-only', 60_000)]);
+    const one = bannerOf(first.output());
+    const two = bannerOf(second.output());
+    expect(one.baseUrl).not.toBe(two.baseUrl);
+    const alice = one.cards.get('sandbox-alice');
+    const bob = two.cards.get('sandbox-bob');
+    if (!alice || !bob) throw new Error('the sandbox cards were not printed');
+    const apiOne = new Client({ apiKey: one.apiKey, baseUrl: one.baseUrl, maxRetries: 0 });
+    const apiTwo = new Client({ apiKey: two.apiKey, baseUrl: two.baseUrl, maxRetries: 0 });
+
+    expect(await apiOne.contacts.request('sandbox-alice', { card: bob.card, note: 'hi from one' })).toEqual({
+      status: 'pending',
+      contact: {
+        fingerprint: bob.fingerprint,
+        endpoint: `${two.baseUrl}/peer/v1`,
+        display_name: 'sandbox-bob',
+      },
+    });
+    const pending = (await apiTwo.contacts.list('sandbox-bob')).contacts;
+    expect(pending).toEqual([
+      expect.objectContaining({
+        fingerprint: alice.fingerprint,
+        status: 'pending_in',
+        display_name: 'sandbox-alice',
+      }),
+    ]);
+
+    expect(await apiTwo.contacts.approve('sandbox-bob', alice.fingerprint)).toMatchObject({
+      status: 'approved',
+      fingerprint: alice.fingerprint,
+      notified: true,
+    });
+    expect((await apiOne.contacts.list('sandbox-alice')).contacts).toEqual([
+      expect.objectContaining({
+        fingerprint: bob.fingerprint,
+        status: 'active',
+        endpoint: `${two.baseUrl}/peer/v1`,
+      }),
+    ]);
+    expect((await apiTwo.contacts.list('sandbox-bob')).contacts).toEqual([
+      expect.objectContaining({
+        fingerprint: alice.fingerprint,
+        status: 'active',
+        endpoint: `${one.baseUrl}/peer/v1`,
+      }),
+    ]);
+
+    for (const service of [first, second]) service.child.kill('SIGTERM');
+    expect(await Promise.all([first.exited, second.exited])).toEqual([0, 0]);
+  }, 120_000);
+});

@@ -1,0 +1,71 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'tsup';
+
+const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The real entry point, bundled as `npm run build` does, into a temporary folder inside the package (so
+ * the bundle resolves its dependencies from the repository's node_modules). Tests then spawn real
+ * service processes from it, which they can kill.
+ */
+export async function buildEntryPoint(): Promise<{ main: string; remove(): Promise<void> }> {
+  const cache = join(PACKAGE_DIR, 'node_modules', '.cache');
+  await mkdir(cache, { recursive: true });
+  const outDir = await mkdtemp(join(cache, 'svc-build-'));
+  await build({
+    entry: { main: join(PACKAGE_DIR, 'src/main.ts') },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    outDir,
+    silent: true,
+    config: false,
+    external: [/^[^./]/],
+  });
+  cpSync(join(PACKAGE_DIR, 'src/store/migrations'), join(outDir, 'migrations'), { recursive: true });
+  return { main: join(outDir, 'main.js'), remove: () => rm(outDir, { recursive: true, force: true }) };
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  exited: Promise<number | null>;
+  /** Resolves with the base URL once the start-up banner is printed. */
+  ready(timeoutMs?: number): Promise<string>;
+}
+
+export function spawnService(main: string, env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, [main], {
+    cwd: PACKAGE_DIR,
+    env: { ...process.env, PORT: '0', NODE_ENV: 'development', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const append = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    exited,
+    async ready(timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = /listening on (http:\/\/\S+)/.exec(output);
+        if (match) return match[1]!;
+        if (Date.now() > deadline || child.exitCode !== null) {
+          throw new Error(`the service did not start; output:\n${output}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}

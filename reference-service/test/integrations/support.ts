@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../../src/http/app.js';
+import { loggerOptions } from '../../src/http/logger.js';
+import type { ServiceContext } from '../../src/http/service-context.js';
+import type { CatalogueEntry } from '../../src/integrations/catalogue.js';
+import type { OpenedStore } from '../../src/store/open.js';
+import { createSecretBox } from '../../src/store/secret-box.js';
+import type { Instance, TestClock } from '../contacts/support.js';
+import { testResolve } from '../support/harness.js';
+
+export interface IntegrationInstanceOptions {
+  /** The sandbox opt-in for upstreams on loopback (the test upstreams live there). */
+  allowLocalhost: boolean;
+  catalogue?: Record<string, CatalogueEntry>;
+}
+
+/** A service instance with its own database and its own log, peers and upstreams allowed on loopback. */
+export async function startIntegrationInstance(
+  store: OpenedStore,
+  clock: TestClock,
+  options: IntegrationInstanceOptions,
+): Promise<Instance & { logs(): string }> {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write: (chunk, _encoding, callback) => {
+      lines.push(String(chunk));
+      callback();
+    },
+  });
+  const ctx: ServiceContext = {
+    db: store.db,
+    secretBox: createSecretBox(randomBytes(32)),
+    resolveHost: testResolve,
+    allowLocalhostWebhooks: false,
+    publicOrigin: undefined,
+    now: clock.now,
+  };
+  const build = async (port: number): Promise<{ app: FastifyInstance; url: URL }> => {
+    const app = await buildApp(ctx, {
+      logger: pino(loggerOptions('info'), sink),
+      peer: { publicUrl: undefined, allowLocalhost: true, timeoutMs: 5000 },
+      integrations: {
+        allowLocalhost: options.allowLocalhost,
+        timeoutMs: 5000,
+        publicUrl: undefined,
+        catalogue: options.catalogue ?? {},
+      },
+    });
+    return { app, url: new URL(await app.listen({ host: '127.0.0.1', port })) };
+  };
+  let current: FastifyInstance | undefined;
+  const first = await build(0);
+  current = first.app;
+  const port = Number(first.url.port);
+  return {
+    ctx,
+    store,
+    baseUrl: first.url.origin,
+    port,
+    logs: () => lines.join(''),
+    async stop() {
+      await current?.close();
+      current = undefined;
+    },
+    async restart() {
+      current = (await build(port)).app;
+    },
+    async close() {
+      await current?.close();
+      current = undefined;
+    },
+  };
+}
+
+/** The integration events of one identity, in order, with their data. */
+export async function integrationEvents(
+  instance: Instance,
+  slug: string,
+): Promise<{ type: string; data: Record<string, unknown> }[]> {
+  const rows = await instance.ctx.db.query<{ type: string; body: string }>(
+    `SELECT type, body FROM events WHERE identity = $1 AND type LIKE 'integration.%' ORDER BY created_at, id`,
+    [slug],
+  );
+  return rows.map((row) => ({
+    type: row.type,
+    data: (JSON.parse(row.body) as { data: Record<string, unknown> }).data,
+  }));
+}
