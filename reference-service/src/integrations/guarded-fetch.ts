@@ -1,33 +1,11 @@
-import type { LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { checkTargetUrl, resolveCheckedAddresses, type TargetPolicy } from '../outbound/target-policy.js';
+import { guardedLookup } from '../outbound/guarded-lookup.js';
+import { checkTargetUrl, type TargetPolicy } from '../outbound/target-policy.js';
 
 export interface GuardedFetch {
   fetch: FetchLike;
   close(): Promise<void>;
-}
-
-function guardedLookup(policy: TargetPolicy): LookupFunction {
-  return (hostname, options, callback) => {
-    resolveCheckedAddresses(hostname, policy).then(
-      (addresses) => {
-        const entries: LookupAddress[] = addresses.map((address) => ({
-          address,
-          family: address.includes(':') ? 6 : 4,
-        }));
-        if (options.all) {
-          callback(null, entries);
-          return;
-        }
-        const first = entries[0];
-        if (!first) callback(new Error('no address') as NodeJS.ErrnoException, '');
-        else callback(null, first.address, first.family);
-      },
-      (error: unknown) => callback(error as NodeJS.ErrnoException, ''),
-    );
-  };
 }
 
 /**

@@ -1,12 +1,6 @@
-import type { LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
-import {
-  checkTargetUrl,
-  OutboundBlockedError,
-  resolveCheckedAddresses,
-  type TargetPolicy,
-} from './target-policy.js';
+import { guardedLookup } from './guarded-lookup.js';
+import { checkTargetUrl, OutboundBlockedError, type TargetPolicy } from './target-policy.js';
 
 export interface GuardedClientOptions extends TargetPolicy {
   /** Time allowed to open the TCP (and TLS) connection. */
@@ -31,30 +25,6 @@ export interface GuardedClient {
 }
 
 export const DEFAULT_USER_AGENT = 'svc-kit-reference-service/0.1 (+webhooks)';
-
-/**
- * The guarded lookup handed to the socket layer: the name is resolved once, every address is checked,
- * and the socket connects to exactly the addresses returned here.
- */
-function guardedLookup(policy: TargetPolicy): LookupFunction {
-  return (hostname, options, callback) => {
-    resolveCheckedAddresses(hostname, policy).then(
-      (addresses) => {
-        const entries: LookupAddress[] = addresses.map((address) => ({
-          address,
-          family: address.includes(':') ? 6 : 4,
-        }));
-        if (options.all) {
-          callback(null, entries);
-          return;
-        }
-        const first = entries[0]!;
-        callback(null, first.address, first.family);
-      },
-      (error: unknown) => callback(error as NodeJS.ErrnoException, ''),
-    );
-  };
-}
 
 /** The guard's refusal, wherever undici put it (it may wrap connector errors). */
 function blockedReason(error: unknown): string | undefined {
