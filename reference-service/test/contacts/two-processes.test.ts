@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@svc-kit/client';
-import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildEntryPoint } from '../support/service-process.js';
 
 const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -41,27 +40,12 @@ function bannerOf(output: string): Banner {
  * peers: contacts run between them over real sockets, exactly as two people's sandboxes would.
  */
 describe('contacts between two service processes', () => {
-  let outDir: string;
+  let built: Awaited<ReturnType<typeof buildEntryPoint>>;
   const children: ChildProcess[] = [];
   const dataDirs: string[] = [];
 
   beforeAll(async () => {
-    // The real entry point, built as the package build does, into a folder inside the package so that
-    // the bundle resolves its dependencies from the repository's node_modules.
-    const cache = join(PACKAGE_DIR, 'node_modules', '.cache');
-    await mkdir(cache, { recursive: true });
-    outDir = await mkdtemp(join(cache, 'svc-build-'));
-    await build({
-      entry: { main: join(PACKAGE_DIR, 'src/main.ts') },
-      format: ['esm'],
-      target: 'node20',
-      platform: 'node',
-      outDir,
-      silent: true,
-      config: false,
-      external: [/^[^./]/],
-    });
-    cpSync(join(PACKAGE_DIR, 'src/store/migrations'), join(outDir, 'migrations'), { recursive: true });
+    built = await buildEntryPoint();
   }, 60_000);
 
   afterAll(async () => {
@@ -71,14 +55,14 @@ describe('contacts between two service processes', () => {
         child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined,
       ),
     );
-    await rm(outDir, { recursive: true, force: true });
+    await built.remove();
     for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
   });
 
   async function startProcess(): Promise<ServiceProcess> {
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-peer-data-'));
     dataDirs.push(dataDir);
-    const child = spawn(process.execPath, [join(outDir, 'main.js')], {
+    const child = spawn(process.execPath, [built.main], {
       cwd: PACKAGE_DIR,
       env: {
         ...process.env,

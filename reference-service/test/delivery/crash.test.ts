@@ -18,7 +18,7 @@ import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
 import { call, createTenant, type Tenant, testResolve } from '../support/harness.js';
-import { buildEntryPoint, type ServiceProcess, spawnService } from './service-process.js';
+import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 
 /** How long the receiver holds each request: long enough that a kill always catches some on the wire. */
 const ANSWER_AFTER_MS = 250;

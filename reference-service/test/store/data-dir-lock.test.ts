@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDirLockedError, lockDataDir } from '../../src/store/data-dir-lock.js';
+import { buildEntryPoint } from '../support/service-process.js';
 
 const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -27,37 +27,20 @@ describe('the PGlite data-dir lock', () => {
 });
 
 describe('two service processes on one data dir', () => {
-  let outDir: string;
+  let built: Awaited<ReturnType<typeof buildEntryPoint>>;
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
-    // Build the real entry point, as `npm start` does, into a temporary folder.
-    // Inside the package, so that the bundle resolves its dependencies from the repository's node_modules.
-    const cache = join(PACKAGE_DIR, 'node_modules', '.cache');
-    await mkdir(cache, { recursive: true });
-    outDir = await mkdtemp(join(cache, 'svc-build-'));
-    await build({
-      entry: { main: join(PACKAGE_DIR, 'src/main.ts') },
-      format: ['esm'],
-      target: 'node20',
-      platform: 'node',
-      outDir,
-      silent: true,
-      config: false,
-      // As the package build does: every bare import stays external, resolved from node_modules.
-      external: [/^[^./]/],
-    });
-    const { cpSync } = await import('node:fs');
-    cpSync(join(PACKAGE_DIR, 'src/store/migrations'), join(outDir, 'migrations'), { recursive: true });
+    built = await buildEntryPoint();
   }, 60_000);
 
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-    await rm(outDir, { recursive: true, force: true });
+    await built.remove();
   });
 
   function startProcess(dataDir: string) {
-    const child = spawn(process.execPath, [join(outDir, 'main.js')], {
+    const child = spawn(process.execPath, [built.main], {
       // Resolve packages from the repository, as the real dist/ does.
       cwd: PACKAGE_DIR,
       env: { ...process.env, SVC_DATA_DIR: dataDir, PORT: '0', NODE_ENV: 'development', LOG_LEVEL: 'warn' },
