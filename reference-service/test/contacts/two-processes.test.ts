@@ -1,19 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@svc-kit/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEntryPoint } from '../support/service-process.js';
-
-const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
-
-interface ServiceProcess {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
+import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 
 /** What a freshly seeded sandbox prints: where it listens, its API key and its identities' cards. */
 interface Banner {
@@ -62,44 +53,15 @@ describe('contacts between two service processes', () => {
   async function startProcess(): Promise<ServiceProcess> {
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-peer-data-'));
     dataDirs.push(dataDir);
-    const child = spawn(process.execPath, [built.main], {
-      cwd: PACKAGE_DIR,
-      env: {
-        ...process.env,
-        SVC_DATA_DIR: dataDir,
-        PORT: '0',
-        NODE_ENV: 'development',
-        LOG_LEVEL: 'warn',
-        SVC_ALLOW_LOCALHOST_PEERS: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    return { child, output: () => output, exited };
-  }
-
-  async function waitFor(service: ServiceProcess, text: string, ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!service.output().includes(text)) {
-      if (Date.now() > deadline || service.child.exitCode !== null) {
-        throw new Error(`never printed "${text}"; output:\n${service.output()}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const service = spawnService(built.main, { SVC_DATA_DIR: dataDir, SVC_ALLOW_LOCALHOST_PEERS: '1' });
+    children.push(service.child);
+    return service;
   }
 
   it('runs request then approve, and both sides list each other as active', async () => {
     const [first, second] = await Promise.all([startProcess(), startProcess()]);
     // The banner is printed after the cards: once it is there, everything needed is.
-    await Promise.all([waitFor(first, 'Portal-only', 60_000), waitFor(second, 'Portal-only', 60_000)]);
+    await Promise.all([first.printed('Portal-only'), second.printed('Portal-only')]);
     const one = bannerOf(first.output());
     const two = bannerOf(second.output());
     expect(one.baseUrl).not.toBe(two.baseUrl);

@@ -30,6 +30,9 @@ export async function buildEntryPoint(): Promise<{ main: string; remove(): Promi
   return { main: join(outDir, 'main.js'), remove: () => rm(outDir, { recursive: true, force: true }) };
 }
 
+/** The start-up line; the trailing space means the URL has arrived whole, not cut between two chunks. */
+const BANNER = /listening on (http:\/\/\S+)\s/;
+
 export interface ServiceProcess {
   child: ChildProcess;
   /** Everything written to stdout and stderr so far. */
@@ -37,6 +40,8 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
   /** Resolves with the base URL once the start-up banner is printed. */
   ready(timeoutMs?: number): Promise<string>;
+  /** Resolves once `text` has been printed; throws with the output if the process exits or time runs out. */
+  printed(text: string, timeoutMs?: number): Promise<void>;
 }
 
 export function spawnService(main: string, env: Record<string, string>): ServiceProcess {
@@ -57,15 +62,36 @@ export function spawnService(main: string, env: Record<string, string>): Service
     output: () => output,
     exited,
     async ready(timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match) return match[1]!;
-        if (Date.now() > deadline || child.exitCode !== null) {
-          throw new Error(`the service did not start; output:\n${output}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitForOutput(
+        child,
+        () => output,
+        (text) => BANNER.test(text),
+        timeoutMs,
+      );
+      return BANNER.exec(output)![1]!;
+    },
+    async printed(text, timeoutMs = 60_000) {
+      await waitForOutput(
+        child,
+        () => output,
+        (seen) => seen.includes(text),
+        timeoutMs,
+      );
     },
   };
+}
+
+async function waitForOutput(
+  child: ChildProcess,
+  output: () => string,
+  done: (output: string) => boolean,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done(output())) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      throw new Error(`the service never printed what was awaited; output:\n${output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
