@@ -1,5 +1,5 @@
-import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+import { copyRuntimeFiles } from './runtime-files.js';
 
 // The service is an application, not a library: ESM only, no .d.ts. Workspace packages and npm
 // dependencies stay external and are resolved from node_modules at run time.
@@ -11,8 +11,5 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   dts: false,
-  // The SQL migrations are read from disk next to the bundle (see src/store/migrate.ts).
-  onSuccess: async () => {
-    cpSync('src/store/migrations', 'dist/migrations', { recursive: true });
-  },
+  onSuccess: async () => copyRuntimeFiles('dist'),
 });

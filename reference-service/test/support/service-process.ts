@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
+import { copyRuntimeFiles } from '../../runtime-files.js';
 
 const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -26,7 +26,7 @@ export async function buildEntryPoint(): Promise<{ main: string; remove(): Promi
     config: false,
     external: [/^[^./]/],
   });
-  cpSync(join(PACKAGE_DIR, 'src/store/migrations'), join(outDir, 'migrations'), { recursive: true });
+  copyRuntimeFiles(outDir);
   return { main: join(outDir, 'main.js'), remove: () => rm(outDir, { recursive: true, force: true }) };
 }
 
