@@ -13,6 +13,8 @@ export interface Config {
   production: boolean;
   /** How long a delivery may stay `sending` before the sweeper abandons it; unset: the worker's default. */
   deliveryLeaseMs: number | undefined;
+  /** Rows a worker claims ahead of its free slots (0: claim only for free slots). */
+  deliveryPrefetch: number | undefined;
 }
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
@@ -38,6 +40,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (deliveryLeaseMs !== undefined && (!Number.isInteger(deliveryLeaseMs) || deliveryLeaseMs < 1_000)) {
     throw new ConfigError('SVC_DELIVERY_LEASE_MS must be a whole number of milliseconds, at least 1000');
   }
+  const prefetch = env.SVC_DELIVERY_PREFETCH;
+  const deliveryPrefetch = prefetch === undefined || prefetch === '' ? undefined : Number(prefetch);
+  if (
+    deliveryPrefetch !== undefined &&
+    (!/^\d+$/.test(prefetch ?? '') || !Number.isInteger(deliveryPrefetch) || deliveryPrefetch > 1_000)
+  ) {
+    throw new ConfigError('SVC_DELIVERY_PREFETCH must be a whole number from 0 to 1000');
+  }
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
@@ -49,5 +59,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicOrigin: env.SVC_PUBLIC_ORIGIN || undefined,
     production,
     deliveryLeaseMs,
+    deliveryPrefetch,
   };
 }

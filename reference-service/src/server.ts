@@ -29,11 +29,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     app = await buildApp(ctx, { logger, sandboxRoutes: !config.production });
     const address = await app.listen({ host: config.host, port: config.port });
     if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
-    delivery = await startDelivery(
-      ctx,
-      logger,
-      config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs },
-    );
+    delivery = await startDelivery(ctx, logger, {
+      ...(config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs }),
+      ...(config.deliveryPrefetch === undefined ? {} : { prefetch: config.deliveryPrefetch }),
+    });
     const started = app;
     const runningDelivery = delivery;
     return {

@@ -28,6 +28,14 @@ describe('configuration', () => {
       expect(() => readConfig({ SVC_DELIVERY_LEASE_MS })).toThrow(ConfigError);
   });
 
+  it('reads how many rows a worker claims ahead, from 0 to 1000', () => {
+    expect(readConfig({}).deliveryPrefetch).toBeUndefined();
+    expect(readConfig({ SVC_DELIVERY_PREFETCH: '0' }).deliveryPrefetch).toBe(0);
+    expect(readConfig({ SVC_DELIVERY_PREFETCH: '128' }).deliveryPrefetch).toBe(128);
+    for (const SVC_DELIVERY_PREFETCH of ['-1', '1001', '1.5', '1e2', 'lots', ' 4'])
+      expect(() => readConfig({ SVC_DELIVERY_PREFETCH })).toThrow(ConfigError);
+  });
+
   it('refuses an unusable port', () => {
     for (const PORT of ['-1', '65536', 'http', '1.5'])
       expect(() => readConfig({ PORT })).toThrow(ConfigError);

@@ -9,7 +9,7 @@ export interface RunningDelivery {
 }
 
 export type DeliveryTuning = Partial<
-  Pick<DeliveryWorkerOptions, 'concurrency' | 'pollIntervalMs' | 'leaseMs'> &
+  Pick<DeliveryWorkerOptions, 'concurrency' | 'prefetch' | 'pollIntervalMs' | 'leaseMs'> &
     Pick<GuardedClientOptions, 'connectTimeoutMs' | 'totalTimeoutMs'>
 >;
 
@@ -33,6 +33,7 @@ export async function startDelivery(
     logger,
     now: ctx.now,
     ...(tuning.concurrency === undefined ? {} : { concurrency: tuning.concurrency }),
+    ...(tuning.prefetch === undefined ? {} : { prefetch: tuning.prefetch }),
     ...(tuning.pollIntervalMs === undefined ? {} : { pollIntervalMs: tuning.pollIntervalMs }),
     leaseMs: tuning.leaseMs ?? Math.max(60_000, totalTimeoutMs * 3),
     // PGlite: this process holds the data-dir lock, so any row left `sending` is from a dead process.
@@ -44,11 +45,13 @@ export async function startDelivery(
     await client.close();
     throw error;
   }
+  let stopped: Promise<void> | undefined;
   return {
     worker,
-    async stop() {
-      await worker.stop();
-      await client.close();
+    // Idempotent: a second call (a shutdown hook after an explicit stop) waits for the first.
+    stop() {
+      stopped ??= worker.stop().then(() => client.close());
+      return stopped;
     },
   };
 }

@@ -1,42 +1,53 @@
+import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import { type AttemptResult, recordSuccesses } from '../store/queries/deliveries-claim.js';
 
 type Success = Omit<AttemptResult, 'ok'>;
 
+export interface SuccessLog {
+  /** Queues a success for the next batch; the attempt's slot is free at once. */
+  record(success: Success): void;
+  /** Resolves once everything recorded so far is written (or its write has failed and been logged). */
+  flushed(): Promise<void>;
+}
+
 /**
- * Group commit for successful attempts: while one batch is being written, the successes that finish
- * meanwhile wait and go out together in the next statement. At idle a success is written at once; under
- * load the log costs one statement per batch instead of one per delivery (on PGlite every statement runs
- * on the event loop, so this is what lets the HTTP side keep its 64 attempts busy).
+ * Group commit for successful attempts. A batch opens with the first success and closes at the end of the
+ * current turn of the event loop, so every answer read in the same turn joins it; while it is written, the
+ * next batch gathers. The log then costs one statement per batch instead of one per delivery, and an
+ * attempt does not hold its slot while the database is busy with a claim.
+ *
+ * A batch that fails to write leaves its rows `sending`; the sweeper abandons them after the lease, which
+ * is what the log shows for an attempt whose outcome was not recorded.
  */
-export function createSuccessLog(db: Db): { record(success: Success): Promise<void> } {
-  let queue: { success: Success; done: () => void; failed: (error: unknown) => void }[] = [];
-  let writing = false;
+export function createSuccessLog(db: Db, log: Logger): SuccessLog {
+  let queue: Success[] = [];
+  let writing: Promise<void> | undefined;
 
   async function drain(): Promise<void> {
-    writing = true;
+    await new Promise((resolve) => setImmediate(resolve));
     while (queue.length > 0) {
       const batch = queue;
       queue = [];
       try {
-        await recordSuccesses(
-          db,
-          batch.map((item) => item.success),
-        );
-        for (const item of batch) item.done();
+        await recordSuccesses(db, batch);
       } catch (error) {
-        for (const item of batch) item.failed(error);
+        log.error(
+          { err: error, delivery_ids: batch.map((success) => success.deliveryId) },
+          'logging delivered attempts failed; the sweeper will mark them abandoned',
+        );
       }
     }
-    writing = false;
+    writing = undefined;
   }
 
   return {
     record(success) {
-      return new Promise<void>((done, failed) => {
-        queue.push({ success, done, failed });
-        if (!writing) void drain();
-      });
+      queue.push(success);
+      writing ??= drain();
+    },
+    async flushed() {
+      while (writing) await writing;
     },
   };
 }

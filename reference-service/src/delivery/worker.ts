@@ -7,6 +7,7 @@ import {
   type ClaimedDelivery,
   claimDeliveries,
   recordAttempt,
+  releaseDeliveries,
 } from '../store/queries/deliveries-claim.js';
 import { DELIVERY_CHANNEL } from '../store/queries/events.js';
 import type { SecretBox } from '../store/secret-box.js';
@@ -21,11 +22,16 @@ export interface DeliveryWorkerOptions {
   now?: () => number;
   /** Attempts in flight at once in this process. */
   concurrency?: number;
+  /**
+   * Rows claimed ahead of free slots, so that a finished attempt is followed at once by the next instead of
+   * by a claim's round trips. They are `sending` (committed) while they wait; see `leaseMs`.
+   */
+  prefetch?: number;
   /** Polling fallback for missed notifications. */
   pollIntervalMs?: number;
   /**
-   * How long a claimed row may stay `sending` before the sweeper abandons it. Must exceed the outbound
-   * total timeout, or a slow but live attempt would be abandoned (it is then never logged as delivered).
+   * How long a claimed row may stay `sending` before the sweeper abandons it. Must exceed twice the outbound
+   * total timeout: a prefetched row waits at most one attempt's time for a slot, then makes its own.
    */
   leaseMs?: number;
   /**
@@ -44,6 +50,13 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
+/** A claimed row waiting for a slot, with its endpoint's secrets already decrypted. */
+interface Ready {
+  row: ClaimedDelivery;
+  secret: string;
+  previousSecret: string | null;
+}
+
 /**
  * Claims pending deliveries and makes exactly one attempt for each: claim committed first, then the
  * signed POST through the guarded client, then the log row and the endpoint's failure run.
@@ -52,13 +65,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const { db, secretBox, client, logger } = options;
   const now = options.now ?? (() => Date.now());
   const concurrency = options.concurrency ?? 64;
+  const prefetch = options.prefetch ?? concurrency;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const leaseMs = options.leaseMs ?? 60_000;
-  const refillAt = Math.max(1, Math.floor(concurrency / 4));
+  // Each claim is a transaction of several statements: top up once a quarter of the room is free rather
+  // than after every finished attempt.
+  const refillAt = Math.max(1, Math.floor((concurrency + prefetch) / 4));
   const id = `wkr_${randomBytes(8).toString('hex')}`;
   const log = logger.child({ worker: id });
 
-  const successes = createSuccessLog(db);
+  const successes = createSuccessLog(db, log);
+  /** Claimed and committed, not dialled yet, oldest first. */
+  let ready: Ready[] = [];
   let running = false;
   let pumping = false;
   let pumpScheduled = false;
@@ -71,28 +89,60 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let sweep: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
 
-  function secretsOf(row: ClaimedDelivery, at: number): string[] {
-    const secrets = [secretBox.open(row.secret_enc!, row.endpoint_id)];
-    if (row.previous_secret_enc !== null && row.rotating_until !== null && row.rotating_until > at) {
-      secrets.push(secretBox.open(row.previous_secret_enc, row.endpoint_id));
-    }
-    return secrets;
+  /**
+   * Decrypts each endpoint's secrets once per claimed batch (a batch is mostly a few endpoints' rows) and
+   * keeps them only as long as the rows that use them.
+   */
+  function withSecrets(rows: readonly ClaimedDelivery[]): Ready[] {
+    const opened = new Map<string, Pick<Ready, 'secret' | 'previousSecret'>>();
+    const at = now();
+    return rows.map((row) => {
+      let secrets = opened.get(row.endpoint_id);
+      if (secrets === undefined) {
+        const rotating =
+          row.previous_secret_enc !== null && row.rotating_until !== null && row.rotating_until > at;
+        secrets = {
+          secret: secretBox.open(row.secret_enc!, row.endpoint_id),
+          previousSecret: rotating ? secretBox.open(row.previous_secret_enc!, row.endpoint_id) : null,
+        };
+        opened.set(row.endpoint_id, secrets);
+      }
+      return { row, ...secrets };
+    });
   }
 
-  async function attempt(row: ClaimedDelivery): Promise<void> {
+  /** The new secret first, then the old one until the rotation's end (spec 6.3). */
+  function secretsAt({ row, secret, previousSecret }: Ready, at: number): string[] {
+    return previousSecret !== null && row.rotating_until !== null && row.rotating_until > at
+      ? [secret, previousSecret]
+      : [secret];
+  }
+
+  /** Hands never-dialled rows back to the queue; logged, not thrown: the sweeper settles them otherwise. */
+  function release(rows: readonly { id: string }[]): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
+    return releaseDeliveries(
+      db,
+      rows.map((row) => row.id),
+      id,
+    ).catch((error: unknown) => log.error({ err: error }, 'releasing prefetched deliveries failed'));
+  }
+
+  async function attempt(claimed: Ready): Promise<void> {
+    const { row } = claimed;
     const at = now();
     const headers = deliveryHeaders({
       deliveryId: row.id,
       eventId: row.event_id,
       eventType: row.event_type,
       body: row.body,
-      secrets: secretsOf(row, at),
+      secrets: secretsAt(claimed, at),
       timestamp: Math.floor(at / 1000),
     });
     const outcome = await client.post(row.url, headers, row.body);
     const ok = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;
     if (ok) {
-      await successes.record({
+      successes.record({
         deliveryId: row.id,
         httpStatus: outcome.status,
         latencyMs: outcome.latencyMs,
@@ -100,6 +150,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       });
       return;
     }
+    // The endpoint is now in a failure run, dialled one attempt at a time: its prefetched rows go back to
+    // the queue (never dialled), and later claims hand them out one by one, or settle them if it pauses.
+    const held = ready.filter((other) => other.row.endpoint_id === row.endpoint_id);
+    if (held.length > 0) ready = ready.filter((other) => other.row.endpoint_id !== row.endpoint_id);
     const paused = await recordAttempt(
       db,
       {
@@ -111,6 +165,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       },
       now(),
     );
+    await release(held.map((other) => other.row));
     if (outcome.kind === 'blocked') {
       log.warn(
         { delivery_id: row.id, endpoint_id: row.endpoint_id, reason: outcome.reason },
@@ -120,12 +175,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (paused) log.warn({ endpoint_id: row.endpoint_id }, 'endpoint paused after consecutive failures');
   }
 
-  function launch(row: ClaimedDelivery): void {
+  function dispatch(): void {
+    while (running && inFlight < concurrency && ready.length > 0) launch(ready.shift()!);
+  }
+
+  function launch(claimed: Ready): void {
     inFlight++;
-    attempt(row)
-      .catch((error: unknown) => log.error({ err: error, delivery_id: row.id }, 'delivery attempt failed'))
+    attempt(claimed)
+      .catch((error: unknown) =>
+        log.error({ err: error, delivery_id: claimed.row.id }, 'delivery attempt failed'),
+      )
       .finally(() => {
         inFlight--;
+        dispatch();
         if (inFlight === 0) idle?.();
         if (!drained) wake();
       });
@@ -136,13 +198,19 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     try {
       do {
         again = false;
-        // Each claim is a transaction of several statements: under load, refill a quarter of the slots at
-        // a time instead of one slot per finished attempt. An idle worker claims at once.
-        while (running && concurrency - inFlight >= (inFlight === 0 ? 1 : refillAt)) {
-          const want = concurrency - inFlight;
-          const { rows, deferred } = await db.transaction((tx) => claimDeliveries(tx, want, id, now()));
-          for (const row of rows) launch(row);
-          if (rows.length < want) {
+        // An idle worker claims at once; a busy one once a quarter of the room is free.
+        for (;;) {
+          const room = concurrency + prefetch - inFlight - ready.length;
+          if (!running || room < (inFlight === 0 ? 1 : refillAt)) break;
+          const { rows, deferred } = await claimDeliveries(db, room, id, now());
+          if (!running) {
+            // Stopped during the claim: these rows were never dialled.
+            await release(rows);
+            break;
+          }
+          ready.push(...withSecrets(rows));
+          dispatch();
+          if (rows.length < room) {
             // Deferred rows wait for an attempt in flight: its end must wake us again.
             drained = deferred === 0;
             break;
@@ -207,9 +275,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       running = false;
       clearInterval(poll);
       clearInterval(sweep);
-      // A claim under way may still launch attempts: let it finish before waiting for those.
+      // A claim under way may still return rows: let it finish, then give back what was never dialled.
       while (pumping || pumpScheduled) await new Promise((resolve) => setTimeout(resolve, 5));
+      const undialled = ready.map((claimed) => claimed.row);
+      ready = [];
+      await release(undialled);
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+      await successes.flushed();
       await unlisten?.();
     },
   };

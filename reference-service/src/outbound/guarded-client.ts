@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { guardedLookup } from './guarded-lookup.js';
 import { checkTargetUrl, OutboundBlockedError, type TargetPolicy } from './target-policy.js';
@@ -58,6 +59,30 @@ export function excerptOf(bytes: Buffer, max: number): string {
 }
 
 /**
+ * Reads until `max` bytes have come (then destroys the body, which drops the connection: the rest is never
+ * read) or the answer ends. An answer that breaks off after the status line keeps what came: the status
+ * still stands.
+ */
+function readAtMost(body: Readable, max: number): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    body.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= max) {
+        body.destroy();
+        done();
+      }
+    });
+    body.once('end', done);
+    body.once('error', done);
+    body.once('close', done);
+  });
+}
+
+/**
  * The one way the service calls out to a URL someone else chose (webhook receivers now, integrations
  * later): no IP literals, every resolved address checked and the connection pinned to it, no redirects
  * followed, connect and total timeouts, and at most `maxExcerptBytes` of the answer read.
@@ -84,39 +109,34 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
     } catch (error) {
       return { kind: 'blocked', reason: blockedReason(error) ?? 'refused', latencyMs: elapsed() };
     }
-    const signal = AbortSignal.timeout(totalTimeoutMs);
+    // A plain controller and timer, cleared at the end: AbortSignal.timeout() costs a weak reference and a
+    // finalizer per request, which showed in the delivery benchmark's profile.
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException('total timeout', 'TimeoutError')),
+      totalTimeoutMs,
+    );
     try {
       const response = await request(target, {
         dispatcher: agent,
         method: 'POST',
         headers: { ...headers, 'user-agent': userAgent },
         body,
-        signal,
+        signal: deadline.signal,
       });
       const latencyMs = elapsed();
-      const chunks: Buffer[] = [];
-      let size = 0;
-      try {
-        for await (const chunk of response.body) {
-          const buffer = chunk as Buffer;
-          chunks.push(buffer);
-          size += buffer.length;
-          // Enough for the log: stop reading; leaving the loop destroys the body and drops the connection.
-          if (size >= maxExcerptBytes) break;
-        }
-      } catch {
-        // The answer broke off after the status line: the status still stands, the excerpt is what came.
-      }
       return {
         kind: 'answered',
         status: response.statusCode,
-        excerpt: excerptOf(Buffer.concat(chunks), maxExcerptBytes),
+        excerpt: excerptOf(await readAtMost(response.body, maxExcerptBytes), maxExcerptBytes),
         latencyMs,
       };
     } catch (error) {
       const blocked = blockedReason(error);
       if (blocked !== undefined) return { kind: 'blocked', reason: blocked, latencyMs: elapsed() };
       return { kind: 'failed', reason: failureReason(error), latencyMs: elapsed() };
+    } finally {
+      clearTimeout(timer);
     }
   }
 

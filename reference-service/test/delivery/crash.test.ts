@@ -20,10 +20,15 @@ import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
 import { call, createTenant, type Tenant, testResolve } from '../support/harness.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 
-/** How long the receiver holds each request: long enough that a kill always catches some on the wire. */
-const ANSWER_AFTER_MS = 250;
+/**
+ * How long the receiver holds each request: long enough that a kill always catches some on the wire, and
+ * that a backlog builds up behind the attempts in flight and the rows claimed ahead.
+ */
+const ANSWER_AFTER_MS = 1_000;
 /** The lease the PostgreSQL run uses, so that the sweeper (not start-up) abandons the killed claims. */
 const LEASE_MS = 5_000;
+/** Rows each worker claims ahead of its slots (set explicitly: the kill condition depends on it). */
+const PREFETCH = 64;
 
 interface Arrival {
   deliveryId: string;
@@ -113,6 +118,7 @@ describe.each(['pglite', 'postgres'] as const)('a service process killed mid-bur
       SVC_SECRET_KEY: secretKey,
       SVC_ALLOW_LOCALHOST_WEBHOOKS: '1',
       SVC_DELIVERY_LEASE_MS: String(LEASE_MS),
+      SVC_DELIVERY_PREFETCH: String(PREFETCH),
       ...(database ? { DATABASE_URL: database.url } : {}),
     };
     const openOurStore = () => openStore({ databaseUrl: database?.url, dataDir });
@@ -173,9 +179,10 @@ describe.each(['pglite', 'postgres'] as const)('a service process killed mid-bur
         if (id !== undefined) emitted.push(id);
       }
     });
-    // Kill once a backlog has built up and plenty of attempts are on the wire.
+    // Kill once plenty of attempts are on the wire and a backlog is left pending: events that have not
+    // arrived are either claimed ahead (at most PREFETCH) or still pending.
     const killBy = Date.now() + 30_000;
-    while (!(emitted.length >= 150 && receiver.open() >= 16)) {
+    while (!(emitted.length - receiver.arrivals.length >= PREFETCH + 50 && receiver.open() >= 16)) {
       if (Date.now() > killBy) throw new Error(`no burst built up; output:\n${first.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }

@@ -13,116 +13,56 @@ export interface ClaimedDelivery {
   body: string;
 }
 
-interface Candidate extends ClaimedDelivery {
-  endpoint_status: string;
-  consecutive_failures: number;
-  deleted_at: number | null;
-  webhooks_enabled: boolean;
-}
-
 /** Text kept on a row that was never dialled, so the log says why. */
 export const NOT_SENT_PAUSED = 'not sent: the endpoint was paused';
 export const NOT_SENT_REMOVED = 'not sent: the endpoint was removed';
 
 /**
- * Claims up to `limit` pending deliveries for one worker, in one transaction that commits BEFORE any
- * request is made: the rows are `sending` from then on, so no other worker (of this or another instance)
- * can pick them again, and a crash during the request leaves them `sending` for the sweeper to abandon.
+ * Claims up to `limit` pending deliveries for one worker, in one statement that commits BEFORE any request
+ * is made: the rows are `sending` from then on, so no other worker (of this or another instance) can pick
+ * them again, and a crash during the request leaves them `sending` for the sweeper to abandon.
  * `SKIP LOCKED` lets workers of several instances claim side by side without waiting on each other.
  *
- * Rows whose endpoint is no longer dialled are settled here instead: a paused or removed endpoint's row
- * becomes `failed` with an excerpt saying it was not sent; a row whose workspace turned webhooks off is
- * deleted, because the log stays empty while the flag is off.
- *
- * An endpoint in a failure run is dialled one attempt at a time (the others stay pending, `deferred`), so
- * that the attempt recording the 20th failure is the last one made: with attempts in parallel, several
- * could already be on the wire when the pause lands.
+ * The statement is the SQL function `claim_webhook_deliveries` (migration 0005): one round trip, because
+ * a claim is on the delivery path of every event. It also settles the picked rows whose endpoint is no
+ * longer dialled (paused or removed: `failed` with an excerpt saying so; webhooks switched off: deleted),
+ * and hands out one row at a time to an endpoint in a failure run (the others stay pending: `deferred`).
  */
 export async function claimDeliveries(
-  tx: Queryable,
+  db: Queryable,
   limit: number,
   workerId: string,
   now: number,
 ): Promise<{ rows: ClaimedDelivery[]; deferred: number }> {
-  // Without statistics (PGlite never analyses; a young PostgreSQL table may not have been yet) the planner
-  // takes the backlog for a few rows and reads all of it through a bitmap, then sorts it: 10 ms and more per
-  // claim at a 5,000-row backlog, instead of under 1 ms walking the index. The setting ends with the claim.
-  await tx.query('SET LOCAL enable_bitmapscan = off');
-  const candidates = await tx.query<Candidate>(
-    // The oldest pending rows are picked and locked first, alone, in the order of the partial index:
-    // joining before the LIMIT would read and sort the whole backlog on every claim.
-    `WITH d AS (
-       SELECT id, event_id, event_type, endpoint_id, workspace_id, created_at FROM webhook_deliveries
-        WHERE status = 'pending'
-        ORDER BY created_at, id
-        LIMIT $1
-        FOR UPDATE SKIP LOCKED
-     )
-     SELECT d.id, d.event_id, d.event_type, d.endpoint_id, e.url, e.secret_enc, e.previous_secret_enc,
-            e.rotating_until, ev.body, e.status AS endpoint_status, e.consecutive_failures, e.deleted_at,
-            w.webhooks_enabled
-       FROM d
-       JOIN webhook_endpoints e ON e.id = d.endpoint_id
-       JOIN workspaces w ON w.id = d.workspace_id
-       JOIN events ev ON ev.id = d.event_id
-      ORDER BY d.created_at, d.id`,
-    [limit],
+  const picked = await db.query<ClaimedDelivery & { verdict: string }>(
+    'SELECT * FROM claim_webhook_deliveries($1, $2, $3, $4, $5)',
+    [limit, workerId, now, NOT_SENT_PAUSED, NOT_SENT_REMOVED],
   );
-  const failing = [
-    ...new Set(candidates.filter((row) => row.consecutive_failures > 0).map((row) => row.endpoint_id)),
-  ];
-  const busy = new Set(
-    failing.length === 0
-      ? []
-      : (
-          await tx.query<{ endpoint_id: string }>(
-            `SELECT DISTINCT endpoint_id FROM webhook_deliveries
-              WHERE status = 'sending' AND endpoint_id = ANY ($1)`,
-            [failing],
-          )
-        ).map((row) => row.endpoint_id),
-  );
+  const rows: ClaimedDelivery[] = [];
   let deferred = 0;
-  const dial: ClaimedDelivery[] = [];
-  const off: string[] = [];
-  const paused: string[] = [];
-  const removed: string[] = [];
-  for (const row of candidates) {
-    if (!row.webhooks_enabled) off.push(row.id);
-    else if (row.deleted_at !== null || row.secret_enc === null) removed.push(row.id);
-    else if (row.endpoint_status !== 'active') paused.push(row.id);
-    else if (row.consecutive_failures > 0 && busy.has(row.endpoint_id)) deferred++;
-    else {
-      if (row.consecutive_failures > 0) busy.add(row.endpoint_id);
-      const {
-        endpoint_status: _s,
-        consecutive_failures: _f,
-        deleted_at: _d,
-        webhooks_enabled: _w,
-        ...claimed
-      } = row;
-      dial.push(claimed);
-    }
+  for (const { verdict, ...row } of picked) {
+    if (verdict === 'dial') rows.push(row);
+    else if (verdict === 'deferred') deferred++;
   }
-  if (dial.length > 0) {
-    await tx.query(
-      `UPDATE webhook_deliveries SET status = 'sending', claimed_at = $2, claimed_by = $3 WHERE id = ANY ($1)`,
-      [dial.map((row) => row.id), now, workerId],
-    );
-  }
-  if (off.length > 0) await tx.query('DELETE FROM webhook_deliveries WHERE id = ANY ($1)', [off]);
-  for (const [ids, excerpt] of [
-    [paused, NOT_SENT_PAUSED],
-    [removed, NOT_SENT_REMOVED],
-  ] as const) {
-    if (ids.length === 0) continue;
-    await tx.query(
-      `UPDATE webhook_deliveries SET status = 'failed', response_excerpt = $2, claimed_at = $3, claimed_by = $4
-        WHERE id = ANY ($1)`,
-      [ids, excerpt, now, workerId],
-    );
-  }
-  return { rows: dial, deferred };
+  return { rows, deferred };
+}
+
+/**
+ * Gives claimed rows that were never dialled back to the queue: `sending` again becomes `pending`. Only this
+ * worker's own rows are touched, and only while still `sending` (the sweeper may have abandoned them).
+ * The caller must know that no request was made for them: this is what keeps "never re-sent" true.
+ */
+export async function releaseDeliveries(
+  db: Queryable,
+  ids: readonly string[],
+  workerId: string,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `UPDATE webhook_deliveries SET status = 'pending', claimed_at = NULL, claimed_by = NULL
+      WHERE id = ANY ($1) AND status = 'sending' AND claimed_by = $2`,
+    [ids, workerId],
+  );
 }
 
 /** Consecutive failures that pause an endpoint (spec part 8). */

@@ -1,0 +1,153 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DeliveryTuning, type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
+import type { OpenedStore } from '../../src/store/open.js';
+import { insertEvent } from '../../src/store/queries/events.js';
+import { BACKENDS } from '../support/backends.js';
+import { startTestService, type TestService } from '../support/harness.js';
+import { createDeliveryTenant, createEndpoint, eventually } from './support.js';
+
+/**
+ * A loopback receiver that holds every request until the test answers it, and records how many requests
+ * were open when each one arrived (the worker's parallelism towards this endpoint).
+ */
+async function startHoldingReceiver() {
+  const held: { eventId: string; res: ServerResponse }[] = [];
+  const arrivals: { eventId: string; openBefore: number }[] = [];
+  let open = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const eventId = String(req.headers['x-service-event-id']);
+    arrivals.push({ eventId, openBefore: open });
+    open++;
+    res.on('close', () => open--);
+    req.resume();
+    held.push({ eventId, res });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    arrivals,
+    held: () => held.length,
+    /** Answers every request held so far. */
+    answerAll(status: number) {
+      for (const { res } of held.splice(0)) res.writeHead(status).end(status < 300 ? 'ok' : 'no');
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const quiet = pino({ level: 'silent' }, new Writable({ write: (_c, _e, done) => done() }));
+
+describe.each(BACKENDS)('claimed ahead of free slots (prefetch) on $name', (backend) => {
+  let store: OpenedStore;
+  let service: TestService;
+  const running: RunningDelivery[] = [];
+
+  beforeAll(async () => {
+    store = await backend.open();
+    service = await startTestService(store, { allowLocalhostWebhooks: true });
+  });
+  afterAll(async () => {
+    for (const delivery of running) await delivery.stop();
+    await service?.close();
+    await store?.close();
+  });
+
+  async function deliver(tuning: DeliveryTuning): Promise<RunningDelivery> {
+    const delivery = await startDelivery(service.ctx, quiet, { pollIntervalMs: 100, ...tuning });
+    running.push(delivery);
+    return delivery;
+  }
+
+  /** A tenant with one endpoint at `url`, and `n` events committed in one transaction. */
+  async function burst(url: string, n: number) {
+    const tenant = await createDeliveryTenant(service);
+    const endpoint = await createEndpoint(service, tenant, url);
+    const events = await store.db.transaction(async (tx) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const event = await insertEvent(tx, {
+          workspaceId: tenant.workspaceId,
+          identity: tenant.slug,
+          type: 'contact.updated',
+          data: { contact: `c${i}` },
+        });
+        ids.push(event.id);
+      }
+      return ids;
+    });
+    const statuses = async () =>
+      store.db.query<{ event_id: string; status: string; http_status: number | null }>(
+        'SELECT event_id, status, http_status FROM webhook_deliveries WHERE endpoint_id = $1',
+        [endpoint.id],
+      );
+    return { events, statuses };
+  }
+
+  it('gives prefetched rows back on stop, never dialled, and a later worker sends each once', async () => {
+    const receiver = await startHoldingReceiver();
+    try {
+      const first = await deliver({ concurrency: 1, prefetch: 4 });
+      const { events, statuses } = await burst(receiver.url, 5);
+      await eventually(receiver.held, (n) => n === 1);
+      // One row on the wire and four claimed behind it: all five are `sending`.
+      await eventually(statuses, (rows) => rows.filter((row) => row.status === 'sending').length === 5);
+
+      const stopping = first.stop();
+      await eventually(statuses, (rows) => rows.filter((row) => row.status === 'pending').length === 4);
+      receiver.answerAll(200);
+      await stopping;
+      expect((await statuses()).map((row) => row.status).sort()).toEqual([
+        'delivered',
+        'pending',
+        'pending',
+        'pending',
+        'pending',
+      ]);
+      expect(receiver.arrivals).toHaveLength(1);
+
+      await deliver({ concurrency: 1, prefetch: 4 });
+      for (let answered = 1; answered < 5; answered++) {
+        await eventually(receiver.held, (n) => n === 1);
+        receiver.answerAll(200);
+      }
+      await eventually(statuses, (rows) => rows.every((row) => row.status === 'delivered'));
+      expect(receiver.arrivals.map((arrival) => arrival.eventId).sort()).toEqual([...events].sort());
+    } finally {
+      receiver.answerAll(200);
+      await receiver.close();
+    }
+  });
+
+  it('gives back the rows of an endpoint that starts failing, which then gets one attempt at a time', async () => {
+    const receiver = await startHoldingReceiver();
+    try {
+      await deliver({ concurrency: 4, prefetch: 4 });
+      const { events, statuses } = await burst(receiver.url, 8);
+      // Healthy until now: four attempts at once, four more claimed behind them.
+      await eventually(receiver.held, (n) => n === 4);
+      receiver.answerAll(500);
+      for (let answered = 4; answered < 8; answered++) {
+        await eventually(receiver.held, (n) => n === 1);
+        // Held a moment, so that a second attempt in parallel would arrive meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        receiver.answerAll(500);
+      }
+      await eventually(statuses, (rows) => rows.every((row) => row.status === 'failed'));
+      const later = receiver.arrivals.slice(4);
+      expect(later.map((arrival) => arrival.openBefore)).toEqual([0, 0, 0, 0]);
+      expect(receiver.arrivals.map((arrival) => arrival.eventId).sort()).toEqual([...events].sort());
+      expect((await statuses()).every((row) => row.http_status === 500)).toBe(true);
+    } finally {
+      receiver.answerAll(500);
+      await receiver.close();
+    }
+  });
+});
