@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuardedClient, excerptOf } from '../../src/outbound/guarded-client.js';
 
@@ -146,5 +147,28 @@ describe('the outbound guard', () => {
     expect(excerptOf(Buffer.from(`a${'€'.repeat(200)}`), 500)).toBe(`a${'€'.repeat(166)}`);
     expect(excerptOf(Buffer.from('a\u0000b'), 500)).toBe('ab');
     expect(Buffer.byteLength(excerptOf(Buffer.alloc(600, 0xff), 500))).toBeLessThanOrEqual(500);
+  });
+
+  it('decodes an excerpt as a streaming UTF-8 decoder stopping at the limit would (any bytes)', () => {
+    // The reference: what the excerpt is meant to be, written the slow, obvious way.
+    const reference = (bytes: Buffer, max: number) => {
+      let text = new TextDecoder('utf-8', { fatal: false })
+        .decode(bytes.subarray(0, max), { stream: true })
+        .replaceAll('\u0000', '');
+      while (Buffer.byteLength(text, 'utf8') > max) text = text.slice(0, -1);
+      return text;
+    };
+    const answers = fc.oneof(
+      fc.uint8Array({ maxLength: 80 }).map((bytes) => Buffer.from(bytes)),
+      fc.string({ unit: 'binary', maxLength: 40 }).map((text) => Buffer.from(text)),
+    );
+    fc.assert(
+      fc.property(answers, fc.integer({ min: 1, max: 90 }), (bytes, max) => {
+        const excerpt = excerptOf(bytes, max);
+        expect(excerpt).toBe(reference(bytes, max));
+        expect(Buffer.byteLength(excerpt)).toBeLessThanOrEqual(max);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
