@@ -48,47 +48,20 @@ function failureReason(error: unknown): string {
   return 'request failed';
 }
 
+/**
+ * One decoder for every excerpt (building one per answer showed in the delivery profile). `stream: true`
+ * holds back a character cut at the limit instead of turning it into U+FFFD; the empty call after it
+ * discards what was held back, so nothing carries over to the next answer.
+ */
+const excerptDecoder = new TextDecoder('utf-8', { fatal: false });
+
 /** Keeps at most `max` bytes of text: decoding stops before a split character, NULs are dropped. */
 export function excerptOf(bytes: Buffer, max: number): string {
-  const end = Math.min(bytes.length, max);
-  // Buffer#toString needs no decoder object (a TextDecoder per answer showed in the delivery profile); it
-  // is given the bytes up to the last complete character, as a streaming decoder would stop there.
-  let text = bytes.toString('utf8', 0, end - incompleteTail(bytes, end)).replaceAll('\u0000', '');
+  let text = excerptDecoder.decode(bytes.subarray(0, max), { stream: true }).replaceAll('\u0000', '');
+  excerptDecoder.decode();
   // A replacement character is three bytes for one invalid byte: trim until the text fits again.
   while (Buffer.byteLength(text, 'utf8') > max) text = text.slice(0, -1);
   return text;
-}
-
-/** Second-byte ranges of UTF-8 sequences whose lead byte narrows them (RFC 3629, section 4). */
-const SECOND_BYTE: Record<number, [number, number]> = {
-  224: [0xa0, 0xbf],
-  237: [0x80, 0x9f],
-  240: [0x90, 0xbf],
-  244: [0x80, 0x8f],
-};
-
-/** How many bytes before `end` begin a valid UTF-8 sequence that `end` cuts short (0 to 3). */
-function incompleteTail(bytes: Buffer, end: number): number {
-  for (let size = Math.min(3, end); size >= 1; size--) {
-    const lead = bytes[end - size]!;
-    const needs =
-      lead >= 0xc2 && lead <= 0xdf
-        ? 2
-        : lead >= 0xe0 && lead <= 0xef
-          ? 3
-          : lead >= 0xf0 && lead <= 0xf4
-            ? 4
-            : 0;
-    if (needs <= size) continue;
-    let valid = true;
-    for (let offset = 1; offset < size && valid; offset++) {
-      const [low, high] = (offset === 1 ? SECOND_BYTE[lead] : undefined) ?? [0x80, 0xbf];
-      const byte = bytes[end - size + offset]!;
-      valid = byte >= low && byte <= high;
-    }
-    if (valid) return size;
-  }
-  return 0;
 }
 
 /**
