@@ -25,10 +25,10 @@ import type { ServiceContext } from '../src/http/service-context.js';
 import { resolveWithDns } from '../src/runtime.js';
 import { type OpenedStore, openStore } from '../src/store/open.js';
 import { insertEvent } from '../src/store/queries/events.js';
-import { insertEndpoint } from '../src/store/queries/webhook-endpoints.js';
 import { insertWorkspace } from '../src/store/queries/workspaces.js';
 import { createSecretBox } from '../src/store/secret-box.js';
 import { createEmptyPostgres, POSTGRES_ADMIN_URL } from '../test/support/backends.js';
+import { seedActiveEndpoint } from '../test/support/endpoints.js';
 
 const IDLE_SAMPLES = Number(process.env.BENCH_IDLE_SAMPLES ?? 200);
 const IDLE_GAP_MS = 20;
@@ -149,22 +149,7 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
     deletion_hold: false,
     created_at: Date.now() - 1_000,
   });
-  const endpointId = newId('whk');
-  const secret = `whsec_${randomBytes(24).toString('base64url')}`;
-  await insertEndpoint(store.db, {
-    id: endpointId,
-    workspace_id: workspaceId,
-    url: receiver.url,
-    events: [],
-    status: 'active',
-    consecutive_failures: 0,
-    secret_enc: secretBox.seal(secret, endpointId),
-    previous_secret_enc: null,
-    rotating_until: null,
-    created_at: Date.now() - 1_000,
-    updated_at: Date.now() - 1_000,
-    deleted_at: null,
-  });
+  const { secret } = await seedActiveEndpoint(store.db, secretBox, workspaceId, receiver.url);
   const delivery = await startDelivery(ctx, pino({ level: 'silent' }));
   const newEvent = (label: string) => ({
     workspaceId,

@@ -42,10 +42,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const prefetch = env.SVC_DELIVERY_PREFETCH;
   const deliveryPrefetch = prefetch === undefined || prefetch === '' ? undefined : Number(prefetch);
-  if (
-    deliveryPrefetch !== undefined &&
-    (!/^\d+$/.test(prefetch ?? '') || !Number.isInteger(deliveryPrefetch) || deliveryPrefetch > 1_000)
-  ) {
+  if (deliveryPrefetch !== undefined && (!/^\d+$/.test(prefetch ?? '') || deliveryPrefetch > 1_000)) {
     throw new ConfigError('SVC_DELIVERY_PREFETCH must be a whole number from 0 to 1000');
   }
   return {

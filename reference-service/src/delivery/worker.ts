@@ -57,6 +57,11 @@ interface Ready {
   previousSecret: string | null;
 }
 
+/** Whether the endpoint's previous secret still signs at `at`. */
+function rotatingAt(row: ClaimedDelivery, at: number): boolean {
+  return row.rotating_until !== null && row.rotating_until > at;
+}
+
 /**
  * Claims pending deliveries and makes exactly one attempt for each: claim committed first, then the
  * signed POST through the guarded client, then the log row and the endpoint's failure run.
@@ -68,8 +73,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const prefetch = options.prefetch ?? concurrency;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const leaseMs = options.leaseMs ?? 60_000;
-  // Each claim is a transaction of several statements: top up once a quarter of the room is free rather
-  // than after every finished attempt.
+  // Each claim is a round trip and a statement: top up once a quarter of the room is free rather than
+  // after every finished attempt.
   const refillAt = Math.max(1, Math.floor((concurrency + prefetch) / 4));
   const id = `wkr_${randomBytes(8).toString('hex')}`;
   const log = logger.child({ worker: id });
@@ -99,11 +104,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     return rows.map((row) => {
       let secrets = opened.get(row.endpoint_id);
       if (secrets === undefined) {
-        const rotating =
-          row.previous_secret_enc !== null && row.rotating_until !== null && row.rotating_until > at;
         secrets = {
           secret: secretBox.open(row.secret_enc!, row.endpoint_id),
-          previousSecret: rotating ? secretBox.open(row.previous_secret_enc!, row.endpoint_id) : null,
+          previousSecret:
+            row.previous_secret_enc !== null && rotatingAt(row, at)
+              ? secretBox.open(row.previous_secret_enc, row.endpoint_id)
+              : null,
         };
         opened.set(row.endpoint_id, secrets);
       }
@@ -111,11 +117,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     });
   }
 
-  /** The new secret first, then the old one until the rotation's end (spec 6.3). */
+  /** The new secret first, then the old one until the rotation's end (spec 6.3), checked again at send. */
   function secretsAt({ row, secret, previousSecret }: Ready, at: number): string[] {
-    return previousSecret !== null && row.rotating_until !== null && row.rotating_until > at
-      ? [secret, previousSecret]
-      : [secret];
+    return previousSecret !== null && rotatingAt(row, at) ? [secret, previousSecret] : [secret];
   }
 
   /** Hands never-dialled rows back to the queue; logged, not thrown: the sweeper settles them otherwise. */

@@ -14,9 +14,9 @@ import type { ServiceContext } from '../../src/http/service-context.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
-import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
+import { seedActiveEndpoint } from '../support/endpoints.js';
 import { call, createTenant, type Tenant, testResolve } from '../support/harness.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 
@@ -144,22 +144,13 @@ describe.each(['pglite', 'postgres'] as const)('a service process killed mid-bur
     });
     const endpointPath = new Map<string, string>();
     for (const path of ['/a', '/b']) {
-      const id = newId('whk');
+      const { id } = await seedActiveEndpoint(
+        store.db,
+        secretBox,
+        tenant.workspaceId,
+        `${receiver.base}${path}`,
+      );
       endpointPath.set(id, path);
-      await insertEndpoint(store.db, {
-        id,
-        workspace_id: tenant.workspaceId,
-        url: `${receiver.base}${path}`,
-        events: [],
-        status: 'active',
-        consecutive_failures: 0,
-        secret_enc: secretBox.seal(`whsec_${randomBytes(24).toString('base64url')}`, id),
-        previous_secret_enc: null,
-        rotating_until: null,
-        created_at: Date.now() - 1_000,
-        updated_at: Date.now() - 1_000,
-        deleted_at: null,
-      });
     }
     if (backend === 'pglite') {
       await store.close();
@@ -301,21 +292,7 @@ describe.each(BACKENDS)('the lease sweeper on $name', (backend) => {
     };
     const receiver = await startSlowReceiver();
     const tenant = await createTenant(ctx, { webhooksEnabled: true });
-    const endpointId = newId('whk');
-    await insertEndpoint(store.db, {
-      id: endpointId,
-      workspace_id: tenant.workspaceId,
-      url: `${receiver.base}/a`,
-      events: [],
-      status: 'active',
-      consecutive_failures: 0,
-      secret_enc: secretBox.seal('whsec_sweeper', endpointId),
-      previous_secret_enc: null,
-      rotating_until: null,
-      created_at: Date.now() - 1_000,
-      updated_at: Date.now() - 1_000,
-      deleted_at: null,
-    });
+    await seedActiveEndpoint(store.db, secretBox, tenant.workspaceId, `${receiver.base}/a`);
     const quietLog = pino({ level: 'silent' }, new Writable({ write: (_c, _e, done) => done() }));
     // Not the sole owner: start-up leaves fresh claims alone, only the sweeper may abandon them.
     const delivery = await startDelivery(ctx, quietLog, { leaseMs: 1_500, pollIntervalMs: 100 });

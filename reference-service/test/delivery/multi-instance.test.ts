@@ -8,9 +8,9 @@ import type { ServiceContext } from '../../src/http/service-context.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
-import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { createEmptyPostgres } from '../support/backends.js';
+import { seedActiveEndpoint } from '../support/endpoints.js';
 import { createTenant, testResolve } from '../support/harness.js';
 import { type Receiver, startExpressReceiver } from './support.js';
 
@@ -58,22 +58,7 @@ describe('several instances on one PostgreSQL database', () => {
       slug: 'multi',
       created_at: 0,
     });
-    const endpointId = newId('whk');
-    const secret = `whsec_${randomBytes(24).toString('base64url')}`;
-    await insertEndpoint(ctx.db, {
-      id: endpointId,
-      workspace_id: tenant.workspaceId,
-      url: receiver.url,
-      events: [],
-      status: 'active',
-      consecutive_failures: 0,
-      secret_enc: secretBox.seal(secret, endpointId),
-      previous_secret_enc: null,
-      rotating_until: null,
-      created_at: Date.now() - 1000,
-      updated_at: Date.now() - 1000,
-      deleted_at: null,
-    });
+    const { secret } = await seedActiveEndpoint(ctx.db, secretBox, tenant.workspaceId, receiver.url);
     receiver.setSecret(secret);
     for (const context of contexts)
       running.push(await startDelivery(context, quiet, { pollIntervalMs: 200 }));

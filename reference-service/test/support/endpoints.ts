@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { newId } from '../../src/domain/ids.js';
+import type { Queryable } from '../../src/store/db.js';
+import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
+import type { SecretBox } from '../../src/store/secret-box.js';
+
+/**
+ * An `active` endpoint with no filter written straight to the store (no session needed), created a second
+ * ago so that events from now on fan out to it. Answers its id and plaintext secret.
+ */
+export async function seedActiveEndpoint(
+  db: Queryable,
+  secretBox: SecretBox,
+  workspaceId: string,
+  url: string,
+): Promise<{ id: string; secret: string }> {
+  const id = newId('whk');
+  const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const createdAt = Date.now() - 1_000;
+  await insertEndpoint(db, {
+    id,
+    workspace_id: workspaceId,
+    url,
+    events: [],
+    status: 'active',
+    consecutive_failures: 0,
+    secret_enc: secretBox.seal(secret, id),
+    previous_secret_enc: null,
+    rotating_until: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+    deleted_at: null,
+  });
+  return { id, secret };
+}
