@@ -4,9 +4,12 @@
  * One process, one run per backend: PGlite in a temporary data dir, then PostgreSQL on a throwaway database
  * (skipped, and said so, when no server answers at SVC_TEST_POSTGRES_URL, the test suite's admin URL). Each run
  * uses the real worker and guarded client dialling a loopback receiver, and measures (1) event-to-attempt
- * latency at idle, (2) delivered events per second for a burst, and (3) the raw limit of the same machine: a
- * plain undici loop POSTing the same signed bodies to the same receiver with the worker's concurrency.
- * Prints a table per backend with PASS/MISS per target and always exits 0.
+ * latency at idle, then, after a warm-up burst, in each of BENCH_ROUNDS rounds, (2) delivered events per
+ * second for a burst and (3) right after it the raw limit of the same machine: a plain undici loop POSTing
+ * the same signed bodies to the same receiver with the worker's concurrency, best of three passes. Each
+ * burst has its own raw run because a shared machine's speed drifts by tens of percent within a minute; the
+ * verdict is the median round's ratio. BENCH_BACKENDS (default `pglite,postgres`) picks the runs. Prints a
+ * table per backend with PASS/MISS per target and always exits 0.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -33,6 +36,10 @@ import { seedActiveEndpoint } from '../test/support/endpoints.js';
 const IDLE_SAMPLES = Number(process.env.BENCH_IDLE_SAMPLES ?? 200);
 const IDLE_GAP_MS = 20;
 const BURST = Number(process.env.BENCH_BURST ?? 5_000);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const WARM_UP_BURST = Math.min(BURST, 2_000);
+const RAW_PASSES = 3;
+const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
 /** The worker's default number of attempts in flight (src/delivery/worker.ts). */
 const CONCURRENCY = 64;
 
@@ -170,34 +177,112 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
   const sorted = latencies.filter((n) => !Number.isNaN(n)).sort((a, b) => a - b);
   await waitUntilLogged(store.db, IDLE_SAMPLES);
 
-  // 2. Burst: every event committed at once (one transaction), timed from the commit to the last arrival
-  // and to the last row logged `delivered`.
+  // 2 and 3, in rounds: a burst, then the raw limit on the same bodies.
+  // A first burst runs slower (V8 compiles PGlite's WebAssembly hot paths with its optimizing tier only
+  // once they are hot; caches fill): one round of warm-up, not counted, as the raw loop gets its own.
+  await burstRound(store, receiver, (i) => newEvent(`warm-up-${i}`), secret, WARM_UP_BURST);
+  const rounds: Round[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    rounds.push(await burstRound(store, receiver, (i) => newEvent(`burst-${round}-${i}`), secret));
+  }
+  await delivery.stop();
+  await receiver.close();
+
+  const p50 = percentile(sorted, 50);
+  const p99 = percentile(sorted, 99);
+  const median = (pick: (round: Round) => number) =>
+    percentile(
+      rounds.map(pick).sort((a, b) => a - b),
+      50,
+    );
+  const ratio = median((round) => round.workerRate / round.rawRate);
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+  return [
+    ['idle latency p50 (emit → arrival)', `${p50.toFixed(1)} ms`, '', ''],
+    [
+      'idle latency p99 (emit → arrival)',
+      `${p99.toFixed(1)} ms`,
+      `< ${TARGET_P99_MS} ms`,
+      verdict(p99 < TARGET_P99_MS && lost === 0),
+    ],
+    [`idle latency max (${sorted.length} samples, ${lost} lost)`, `${sorted.at(-1)?.toFixed(1)} ms`, '', ''],
+    ...rounds.map(
+      (round, i): Row => [
+        `round ${i + 1}: worker (to last arrival) ÷ raw loop`,
+        `${round.workerRate.toFixed(0)} ÷ ${round.rawRate.toFixed(0)} = ${(round.workerRate / round.rawRate).toFixed(2)}×`,
+        '',
+        '',
+      ],
+    ),
+    [
+      'worker throughput, median (to last row logged)',
+      `${median((r) => r.loggedRate).toFixed(0)} events/s`,
+      '',
+      '',
+    ],
+    ['main thread busy during a burst, median (1.00 = always)', median((r) => r.mainBusy).toFixed(2), '', ''],
+    ['process CPU during a burst, median (1.00 = one core)', median((r) => r.cpu).toFixed(2), '', ''],
+    [
+      `burst insert (${BURST} events, one transaction), median`,
+      `${(median((r) => r.insertMs) / 1000).toFixed(1)} s`,
+      '',
+      '',
+    ],
+    [
+      `worker / raw, median of ${ROUNDS} rounds`,
+      `${ratio.toFixed(2)}×`,
+      `≥ ${TARGET_RATIO}×`,
+      verdict(ratio >= TARGET_RATIO),
+    ],
+  ];
+}
+
+interface Round {
+  /** Events per second from the commit to the last arrival. */
+  workerRate: number;
+  /** …and to the last row logged `delivered`. */
+  loggedRate: number;
+  /** The raw undici loop's requests per second on the same bodies, right after. */
+  rawRate: number;
+  mainBusy: number;
+  cpu: number;
+  insertMs: number;
+}
+
+/**
+ * One burst: `size` events committed at once (one transaction), timed from the commit to the last arrival and
+ * to the last row logged; then the same bodies, signed as the worker signs them, through plain undici.
+ */
+async function burstRound(
+  store: OpenedStore,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  newEvent: (i: number) => Parameters<typeof insertEvent>[1],
+  secret: string,
+  size = BURST,
+): Promise<Round> {
   const before = receiver.arrivals();
+  const [logged] = await store.db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'delivered'`,
+  );
   const insertStarted = performance.now();
   await store.db.transaction(async (tx) => {
-    for (let i = 0; i < BURST; i++) await insertEvent(tx, newEvent(`burst-${i}`));
+    for (let i = 0; i < size; i++) await insertEvent(tx, newEvent(i));
   });
   const committed = performance.now();
-  const insertMs = committed - insertStarted;
   const cpuBefore = process.cpuUsage();
   const loopBefore = performance.eventLoopUtilization();
-  const lastArrival = await withTimeout(receiver.arrivalNumber(before + BURST), 120_000);
-  await waitUntilLogged(store.db, IDLE_SAMPLES + BURST);
-  const logged = performance.now();
+  const lastArrival = await withTimeout(receiver.arrivalNumber(before + size), 120_000);
+  await waitUntilLogged(store.db, (logged?.n ?? 0) + size);
+  const allLogged = performance.now();
   const cpu = process.cpuUsage(cpuBefore);
   // Where the time goes: the main thread runs the worker, the guarded client and the receiver (its busy
   // share near 1.00 means it is the limit); process CPU adds PGlite's thread (or the pg driver's share).
-  const burstLoop = performance.eventLoopUtilization(loopBefore).utilization;
-  const burstCpu = (cpu.user + cpu.system) / 1000 / (logged - committed);
-  const workerRate = BURST / ((lastArrival - committed) / 1000);
-  const loggedRate = BURST / ((logged - committed) / 1000);
-  await delivery.stop();
+  const mainBusy = performance.eventLoopUtilization(loopBefore).utilization;
 
-  // 3. The raw limit: the burst's bodies, signed as the worker signs them, through plain undici.
   const bodies = await store.db.query<{ id: string; type: string; body: string }>(
     `SELECT ev.id, ev.type, ev.body FROM events ev JOIN webhook_deliveries d ON d.event_id = ev.id
       ORDER BY d.created_at DESC LIMIT $1`,
-    [BURST],
+    [size],
   );
   const signed = bodies.map((row) => ({
     body: row.body,
@@ -211,31 +296,19 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
     }),
   }));
   await rawLoop(receiver.url, signed.slice(0, 500), CONCURRENCY); // warm-up, as the idle phase warmed the worker
-  const rawRate = await rawLoop(receiver.url, signed, CONCURRENCY);
-
-  await receiver.close();
-
-  const p50 = percentile(sorted, 50);
-  const p99 = percentile(sorted, 99);
-  const ratio = workerRate / rawRate;
-  const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-  return [
-    ['idle latency p50 (emit → arrival)', `${p50.toFixed(1)} ms`, '', ''],
-    [
-      'idle latency p99 (emit → arrival)',
-      `${p99.toFixed(1)} ms`,
-      `< ${TARGET_P99_MS} ms`,
-      verdict(p99 < TARGET_P99_MS && lost === 0),
-    ],
-    [`idle latency max (${sorted.length} samples, ${lost} lost)`, `${sorted.at(-1)?.toFixed(1)} ms`, '', ''],
-    [`worker throughput (${BURST} events, to last arrival)`, `${workerRate.toFixed(0)} events/s`, '', ''],
-    ['worker throughput (to last row logged)', `${loggedRate.toFixed(0)} events/s`, '', ''],
-    ['main thread busy during the burst (1.00 = always)', burstLoop.toFixed(2), '', ''],
-    ['process CPU during the burst (1.00 = one core)', burstCpu.toFixed(2), '', ''],
-    [`burst insert (${BURST} events, one transaction)`, `${(insertMs / 1000).toFixed(1)} s`, '', ''],
-    [`raw undici loop (${CONCURRENCY} in flight)`, `${rawRate.toFixed(0)} requests/s`, '', ''],
-    ['worker / raw', `${ratio.toFixed(2)}×`, `≥ ${TARGET_RATIO}×`, verdict(ratio >= TARGET_RATIO)],
-  ];
+  // The best of three passes: a limit is what the machine can do, and noise only ever lowers it.
+  let rawRate = 0;
+  for (let pass = 0; pass < RAW_PASSES; pass++) {
+    rawRate = Math.max(rawRate, await rawLoop(receiver.url, signed, CONCURRENCY));
+  }
+  return {
+    workerRate: size / ((lastArrival - committed) / 1000),
+    loggedRate: size / ((allLogged - committed) / 1000),
+    rawRate,
+    mainBusy,
+    cpu: (cpu.user + cpu.system) / 1000 / (allLogged - committed),
+    insertMs: committed - insertStarted,
+  };
 }
 
 function printTable(title: string, rows: readonly Row[]): void {
@@ -250,17 +323,20 @@ function printTable(title: string, rows: readonly Row[]): void {
 
 async function main(): Promise<void> {
   const machine = `Node ${process.versions.node}, ${cpus().length} cores, concurrency ${CONCURRENCY}`;
-  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
-  try {
-    const store = await openStore({ dataDir });
+  if (BACKENDS.includes('pglite')) {
+    const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
     try {
-      printTable(`webhook delivery on PGlite (its own thread), ${machine}`, await runOn(store));
+      const store = await openStore({ dataDir });
+      try {
+        printTable(`webhook delivery on PGlite (its own thread), ${machine}`, await runOn(store));
+      } finally {
+        await store.close();
+      }
     } finally {
-      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
     }
-  } finally {
-    await rm(dataDir, { recursive: true, force: true });
   }
+  if (!BACKENDS.includes('postgres')) return;
 
   let database: Awaited<ReturnType<typeof createEmptyPostgres>>;
   try {

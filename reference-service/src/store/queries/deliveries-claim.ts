@@ -119,39 +119,20 @@ export async function recordAttempt(db: Queryable, result: AttemptResult, now: n
 /**
  * Logs many successful attempts in one statement (the worker's hot path): each row still `sending`
  * becomes `delivered`, and the endpoints among them that had a failure run get it cleared, as
- * `recordAttempt` does for one success. Failures are never batched: each may pause its endpoint.
+ * `recordAttempt` does for one success. Failures are never batched: each may pause its endpoint. The
+ * statement is the SQL function `record_webhook_successes` (migration 0006), whose plan the session keeps.
  */
 export async function recordSuccesses(
   db: Queryable,
   results: readonly Omit<AttemptResult, 'ok'>[],
 ): Promise<void> {
   if (results.length === 0) return;
-  await db.query(
-    `WITH outcome AS (
-       SELECT * FROM unnest($1::text[], $2::integer[], $3::double precision[], $4::text[])
-         AS o(id, http_status, latency_ms, excerpt)
-     ),
-     settled AS (
-       UPDATE webhook_deliveries d
-          SET status = 'delivered', http_status = o.http_status, latency_ms = o.latency_ms,
-              response_excerpt = o.excerpt, next_attempt_at = NULL
-         FROM outcome o
-        WHERE d.id = o.id AND d.status = 'sending'
-        RETURNING d.endpoint_id
-     )
-     UPDATE webhook_endpoints e
-        SET consecutive_failures = 0
-      WHERE e.id IN (SELECT endpoint_id FROM settled)
-        AND e.deleted_at IS NULL
-        AND e.status = 'active'
-        AND e.consecutive_failures <> 0`,
-    [
-      results.map((r) => r.deliveryId),
-      results.map((r) => r.httpStatus),
-      results.map((r) => r.latencyMs),
-      results.map((r) => r.excerpt),
-    ],
-  );
+  await db.query('SELECT record_webhook_successes($1, $2, $3, $4)', [
+    results.map((r) => r.deliveryId),
+    results.map((r) => r.httpStatus),
+    results.map((r) => r.latencyMs),
+    results.map((r) => r.excerpt),
+  ]);
 }
 
 /**
