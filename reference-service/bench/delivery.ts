@@ -35,9 +35,8 @@ import { seedActiveEndpoint } from '../test/support/endpoints.js';
 
 const IDLE_SAMPLES = Number(process.env.BENCH_IDLE_SAMPLES ?? 200);
 const IDLE_GAP_MS = 20;
-const BURST = Number(process.env.BENCH_BURST ?? 5_000);
+const BURST = Number(process.env.BENCH_BURST ?? 10_000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
-const WARM_UP_BURST = Math.min(BURST, 2_000);
 const RAW_PASSES = 3;
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
 /** The worker's default number of attempts in flight (src/delivery/worker.ts). */
@@ -179,8 +178,9 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
 
   // 2 and 3, in rounds: a burst, then the raw limit on the same bodies.
   // A first burst runs slower (V8 compiles PGlite's WebAssembly hot paths with its optimizing tier only
-  // once they are hot; caches fill): one round of warm-up, not counted, as the raw loop gets its own.
-  await burstRound(store, receiver, (i) => newEvent(`warm-up-${i}`), secret, WARM_UP_BURST);
+  // once they are hot; caches and tables fill): one full round of warm-up, not counted, as the raw loop
+  // gets its own.
+  await burstRound(store, receiver, (i) => newEvent(`warm-up-${i}`), secret);
   const rounds: Round[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     rounds.push(await burstRound(store, receiver, (i) => newEvent(`burst-${round}-${i}`), secret));
@@ -250,7 +250,7 @@ interface Round {
 }
 
 /**
- * One burst: `size` events committed at once (one transaction), timed from the commit to the last arrival and
+ * One burst: BURST events committed at once (one transaction), timed from the commit to the last arrival and
  * to the last row logged; then the same bodies, signed as the worker signs them, through plain undici.
  */
 async function burstRound(
@@ -258,7 +258,6 @@ async function burstRound(
   receiver: Awaited<ReturnType<typeof startReceiver>>,
   newEvent: (i: number) => Parameters<typeof insertEvent>[1],
   secret: string,
-  size = BURST,
 ): Promise<Round> {
   const before = receiver.arrivals();
   const [logged] = await store.db.query<{ n: number }>(
@@ -266,13 +265,13 @@ async function burstRound(
   );
   const insertStarted = performance.now();
   await store.db.transaction(async (tx) => {
-    for (let i = 0; i < size; i++) await insertEvent(tx, newEvent(i));
+    for (let i = 0; i < BURST; i++) await insertEvent(tx, newEvent(i));
   });
   const committed = performance.now();
   const cpuBefore = process.cpuUsage();
   const loopBefore = performance.eventLoopUtilization();
-  const lastArrival = await withTimeout(receiver.arrivalNumber(before + size), 120_000);
-  await waitUntilLogged(store.db, (logged?.n ?? 0) + size);
+  const lastArrival = await withTimeout(receiver.arrivalNumber(before + BURST), 120_000);
+  await waitUntilLogged(store.db, (logged?.n ?? 0) + BURST);
   const allLogged = performance.now();
   const cpu = process.cpuUsage(cpuBefore);
   // Where the time goes: the main thread runs the worker, the guarded client and the receiver (its busy
@@ -282,7 +281,7 @@ async function burstRound(
   const bodies = await store.db.query<{ id: string; type: string; body: string }>(
     `SELECT ev.id, ev.type, ev.body FROM events ev JOIN webhook_deliveries d ON d.event_id = ev.id
       ORDER BY d.created_at DESC LIMIT $1`,
-    [size],
+    [BURST],
   );
   const signed = bodies.map((row) => ({
     body: row.body,
@@ -302,8 +301,8 @@ async function burstRound(
     rawRate = Math.max(rawRate, await rawLoop(receiver.url, signed, CONCURRENCY));
   }
   return {
-    workerRate: size / ((lastArrival - committed) / 1000),
-    loggedRate: size / ((allLogged - committed) / 1000),
+    workerRate: BURST / ((lastArrival - committed) / 1000),
+    loggedRate: BURST / ((allLogged - committed) / 1000),
     rawRate,
     mainBusy,
     cpu: (cpu.user + cpu.system) / 1000 / (allLogged - committed),

@@ -23,15 +23,17 @@ export interface DeliveryWorkerOptions {
   /** Attempts in flight at once in this process. */
   concurrency?: number;
   /**
-   * Rows claimed ahead of free slots, so that a finished attempt is followed at once by the next instead of
-   * by a claim's round trips. They are `sending` (committed) while they wait; see `leaseMs`.
+   * Rows claimed ahead of free slots (default three times `concurrency`), so that a finished attempt is
+   * followed at once by the next instead of by a claim's round trips, and claims come in larger batches.
+   * They are `sending` (committed) while they wait; see `leaseMs`.
    */
   prefetch?: number;
   /** Polling fallback for missed notifications. */
   pollIntervalMs?: number;
   /**
-   * How long a claimed row may stay `sending` before the sweeper abandons it. Must exceed twice the outbound
-   * total timeout: a prefetched row waits at most one attempt's time for a slot, then makes its own.
+   * How long a claimed row may stay `sending` before the sweeper abandons it. Must be at least twice the
+   * outbound total timeout: a claimed row waits at most half the lease for a slot (later it goes back to the
+   * queue unsent), then its attempt takes at most the total timeout.
    */
   leaseMs?: number;
   /**
@@ -53,6 +55,7 @@ export interface DeliveryWorker {
 /** A claimed row waiting for a slot, with its endpoint's secrets already decrypted. */
 interface Ready {
   row: ClaimedDelivery;
+  claimedAt: number;
   secret: string;
   previousSecret: string | null;
 }
@@ -70,7 +73,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const { db, secretBox, client, logger } = options;
   const now = options.now ?? (() => Date.now());
   const concurrency = options.concurrency ?? 64;
-  const prefetch = options.prefetch ?? concurrency;
+  const prefetch = options.prefetch ?? concurrency * 3;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const leaseMs = options.leaseMs ?? 60_000;
   // Each claim is a round trip and a statement: top up once a quarter of the room is free rather than
@@ -98,7 +101,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
    * Decrypts each endpoint's secrets once per claimed batch (a batch is mostly a few endpoints' rows) and
    * keeps them only as long as the rows that use them.
    */
-  function withSecrets(rows: readonly ClaimedDelivery[]): Ready[] {
+  function withSecrets(rows: readonly ClaimedDelivery[], claimedAt: number): Ready[] {
     const opened = new Map<string, Pick<Ready, 'secret' | 'previousSecret'>>();
     const at = now();
     return rows.map((row) => {
@@ -113,7 +116,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         };
         opened.set(row.endpoint_id, secrets);
       }
-      return { row, ...secrets };
+      return { row, claimedAt, ...secrets };
     });
   }
 
@@ -180,7 +183,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   function dispatch(): void {
-    while (running && inFlight < concurrency && ready.length > 0) launch(ready.shift()!);
+    const stale: ClaimedDelivery[] = [];
+    while (running && inFlight < concurrency && ready.length > 0) {
+      const next = ready.shift()!;
+      // Dialled now, a row that waited more than half its lease could outlive it on the wire and be
+      // abandoned by the sweeper mid-attempt: it goes back to the queue instead, never dialled.
+      if (now() - next.claimedAt > leaseMs / 2) stale.push(next.row);
+      else launch(next);
+    }
+    // Back in the queue, they are claimed again (with a fresh lease) by the next claim.
+    if (stale.length > 0) void release(stale).then(wake);
   }
 
   function launch(claimed: Ready): void {
@@ -206,13 +218,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         for (;;) {
           const room = concurrency + prefetch - inFlight - ready.length;
           if (!running || room < (inFlight === 0 ? 1 : refillAt)) break;
-          const { rows, deferred } = await claimDeliveries(db, room, id, now());
+          const claimedAt = now();
+          const { rows, deferred } = await claimDeliveries(db, room, id, claimedAt);
           if (!running) {
             // Stopped during the claim: these rows were never dialled.
             await release(rows);
             break;
           }
-          ready.push(...withSecrets(rows));
+          ready.push(...withSecrets(rows, claimedAt));
           dispatch();
           if (rows.length < room) {
             // Deferred rows wait for an attempt in flight: its end must wake us again.

@@ -126,6 +126,38 @@ describe.each(BACKENDS)('claimed ahead of free slots (prefetch) on $name', (back
     }
   });
 
+  it('gives back a row that waited half its lease for a slot, unsent, and claims it again', async () => {
+    // Alone: another worker would dial these rows on its own terms, and this one's short lease would make
+    // its sweeper abandon the next test's rows.
+    for (const delivery of running.splice(0)) await delivery.stop();
+    const receiver = await startHoldingReceiver();
+    const worker = await deliver({ concurrency: 1, prefetch: 4, leaseMs: 4_000 });
+    try {
+      const { events, statuses } = await burst(receiver.url, 5);
+      await eventually(receiver.held, (n) => n === 1);
+      // The four rows claimed behind the held one are now past half their lease (the held one is within it).
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const answeredAt = Date.now();
+      receiver.answerAll(200);
+      for (let answered = 1; answered < 5; answered++) {
+        await eventually(receiver.held, (n) => n === 1);
+        receiver.answerAll(200);
+      }
+      await eventually(statuses, (rows) => rows.every((row) => row.status === 'delivered'));
+      expect(receiver.arrivals.map((arrival) => arrival.eventId).sort()).toEqual([...events].sort());
+      // Dialled only after a claim made once the first answer had freed the slot: claimed again.
+      const claimed = await store.db.query<{ claimed_at: number }>(
+        'SELECT claimed_at FROM webhook_deliveries WHERE event_id = ANY ($1) ORDER BY claimed_at',
+        [events],
+      );
+      expect(claimed.map((row) => row.claimed_at >= answeredAt)).toEqual([false, true, true, true, true]);
+    } finally {
+      receiver.answerAll(200);
+      await worker.stop();
+      await receiver.close();
+    }
+  });
+
   it('gives back the rows of an endpoint that starts failing, which then gets one attempt at a time', async () => {
     const receiver = await startHoldingReceiver();
     try {
