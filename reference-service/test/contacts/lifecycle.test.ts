@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
+import { describe, expect, it } from 'vitest';
 import { deleteContact } from '../../src/store/queries/contacts.js';
 import { BACKENDS } from '../support/backends.js';
-import { createParty, type Instance, type Party, startInstance, statusesOf, TestClock } from './support.js';
+import { createParty, type Instance, type Party, statusesOf, TestClock, useTwoInstances } from './support.js';
 
 async function eventsOf(party: Party): Promise<{ type: string; contact: unknown }[]> {
   const rows = await party.instance.ctx.db.query<{ type: string; body: string }>(
@@ -18,19 +17,11 @@ async function eventsOf(party: Party): Promise<{ type: string; contact: unknown 
 /** Two instances, each with its own database, talking the peer protocol over loopback. */
 describe.each(BACKENDS)('contacts between two instances on $name', (backend) => {
   const clock = new TestClock();
-  let stores: OpenedStore[] = [];
   let one: Instance;
   let two: Instance;
-
-  beforeAll(async () => {
-    stores = [await backend.open(), await backend.open()];
-    one = await startInstance(stores[0]!, clock);
-    two = await startInstance(stores[1]!, clock);
-  });
-  afterAll(async () => {
-    await one?.close();
-    await two?.close();
-    for (const store of stores) await store.close();
+  useTwoInstances(backend, clock, (first, second) => {
+    one = first;
+    two = second;
   });
 
   it('hands out a verifiable card on the public card route', async () => {

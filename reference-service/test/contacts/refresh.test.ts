@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CARD_VALIDITY_MS } from '../../src/domain/contacts/card.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { getContact } from '../../src/store/queries/contacts.js';
 import { BACKENDS } from '../support/backends.js';
-import { befriend, createParty, type Instance, type Party, startInstance, TestClock } from './support.js';
+import { befriend, createParty, type Instance, type Party, TestClock, useTwoInstances } from './support.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -24,19 +23,11 @@ async function contactEventsOf(party: Party): Promise<string[]> {
 /** Refresh fetches the contact's current card from its service and says how it differs from the stored one. */
 describe.each(BACKENDS)('refreshing a contact on $name', (backend) => {
   const clock = new TestClock();
-  let stores: OpenedStore[] = [];
   let one: Instance;
   let two: Instance;
-
-  beforeAll(async () => {
-    stores = [await backend.open(), await backend.open()];
-    one = await startInstance(stores[0]!, clock);
-    two = await startInstance(stores[1]!, clock);
-  });
-  afterAll(async () => {
-    await one?.close();
-    await two?.close();
-    for (const store of stores) await store.close();
+  useTwoInstances(backend, clock, (first, second) => {
+    one = first;
+    two = second;
   });
 
   it('reads renewed when the peer re-issued the same card with a later expiry', async () => {

@@ -1,9 +1,8 @@
 import { IdempotencyMismatchError, RateLimitError } from '@svc-kit/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CARD_VALIDITY_MS, mintCard } from '../../src/domain/contacts/card.js';
 import { generateIdentityKeyPair, privateKeyFromPkcs8, signBytes } from '../../src/domain/contacts/keys.js';
 import { signingText } from '../../src/peer/protocol.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, expectRefusal } from '../support/harness.js';
 import {
@@ -14,6 +13,7 @@ import {
   startInstance,
   statusesOf as statusesOfRaw,
   TestClock,
+  useTwoInstances,
 } from './support.js';
 
 /** A card of a party nobody serves: its endpoint is a closed loopback port. */
@@ -36,19 +36,11 @@ const path = (party: Party, suffix = '') => `/v1/identities/${party.slug}/contac
 
 describe.each(BACKENDS)('contact rules on $name', (backend) => {
   const clock = new TestClock();
-  let stores: OpenedStore[] = [];
   let one: Instance;
   let two: Instance;
-
-  beforeAll(async () => {
-    stores = [await backend.open(), await backend.open()];
-    one = await startInstance(stores[0]!, clock);
-    two = await startInstance(stores[1]!, clock);
-  });
-  afterAll(async () => {
-    await one?.close();
-    await two?.close();
-    for (const store of stores) await store.close();
+  useTwoInstances(backend, clock, (first, second) => {
+    one = first;
+    two = second;
   });
 
   it('refuses a forged, an expired, a malformed and its own card before storing anything', async () => {

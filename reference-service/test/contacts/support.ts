@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { Client } from '@svc-kit/client';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import type { ResolveHost } from '../../src/domain/url-policy.js';
 import { buildApp } from '../../src/http/app.js';
 import { loggerOptions } from '../../src/http/logger.js';
@@ -11,6 +12,7 @@ import { peerEndpointOf, signerFor } from '../../src/peer/own-identity.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
+import type { Backend } from '../support/backends.js';
 import { createTenant, testResolve } from '../support/harness.js';
 
 /** One clock for every instance of a test, moved by hand: limits and windows become exact. */
@@ -90,6 +92,28 @@ export async function startInstance(
     },
   };
   return instance;
+}
+
+/**
+ * The suite's two instances, each on a database of its own from `backend`, both on `clock`: started before
+ * its tests (then handed to `started`) and closed after them.
+ */
+export function useTwoInstances(
+  backend: Backend,
+  clock: TestClock,
+  started: (one: Instance, two: Instance) => void,
+): void {
+  const stores: OpenedStore[] = [];
+  const instances: Instance[] = [];
+  beforeAll(async () => {
+    stores.push(await backend.open(), await backend.open());
+    for (const store of stores) instances.push(await startInstance(store, clock));
+    started(instances[0]!, instances[1]!);
+  });
+  afterAll(async () => {
+    for (const instance of instances) await instance.close();
+    for (const store of stores) await store.close();
+  });
 }
 
 export interface Party {
