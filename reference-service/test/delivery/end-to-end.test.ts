@@ -1,6 +1,5 @@
 import { EVENT_TYPES } from '@svc-kit/webhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
+import { describe, expect, it } from 'vitest';
 import { BACKENDS } from '../support/backends.js';
 import {
   createDeliveryTenant,
@@ -8,33 +7,15 @@ import {
   type DeliveringService,
   deliveries,
   eventually,
-  type Receiver,
-  startDeliveringService,
-  startExpressReceiver,
-  startFastifyReceiver,
   trigger,
+  useDeliveringService,
 } from './support.js';
 
 describe.each(BACKENDS)('webhook delivery end to end on $name', (backend) => {
-  let store: OpenedStore;
   let service: DeliveringService;
-  const receivers: Receiver[] = [];
-
-  beforeAll(async () => {
-    store = await backend.open();
-    service = await startDeliveringService(store);
+  const receiver = useDeliveringService(backend, (_store, running) => {
+    service = running;
   });
-  afterAll(async () => {
-    await service?.close();
-    await Promise.all(receivers.map((receiver) => receiver.close()));
-    await store?.close();
-  });
-
-  async function receiver(kind: 'express' | 'fastify'): Promise<Receiver> {
-    const started = kind === 'express' ? await startExpressReceiver() : await startFastifyReceiver();
-    receivers.push(started);
-    return started;
-  }
 
   it('delivers every catalogued event once to Express and Fastify receivers that verify it', async () => {
     const tenant = await createDeliveryTenant(service);

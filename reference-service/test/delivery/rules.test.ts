@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { operations } from '@svc-kit/contract';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deliveryHeaders } from '../../src/delivery/signing.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { NOT_SENT_PAUSED } from '../../src/store/queries/deliveries-claim.js';
@@ -15,11 +15,8 @@ import {
   type DeliveringService,
   deliveries,
   eventually,
-  type Receiver,
-  startDeliveringService,
-  startExpressReceiver,
-  startFastifyReceiver,
   trigger,
+  useDeliveringService,
   WEBHOOKS,
 } from './support.js';
 
@@ -66,23 +63,10 @@ describe('the signing path the worker uses', () => {
 describe.each(BACKENDS)('delivery rules on $name', (backend) => {
   let store: OpenedStore;
   let service: DeliveringService;
-  const receivers: Receiver[] = [];
-
-  beforeAll(async () => {
-    store = await backend.open();
-    service = await startDeliveringService(store);
+  const receiver = useDeliveringService(backend, (opened, running) => {
+    store = opened;
+    service = running;
   });
-  afterAll(async () => {
-    await service?.close();
-    await Promise.all(receivers.map((receiver) => receiver.close()));
-    await store?.close();
-  });
-
-  async function receiver(kind: 'express' | 'fastify' = 'express'): Promise<Receiver> {
-    const started = kind === 'express' ? await startExpressReceiver() : await startFastifyReceiver();
-    receivers.push(started);
-    return started;
-  }
 
   async function endpointRecord(tenant: { key: string }, id: string) {
     const list = operations.listWebhooks.success.schema.parse(

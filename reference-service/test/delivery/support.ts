@@ -8,11 +8,12 @@ import { Webhooks } from '@svc-kit/webhooks/node';
 import express from 'express';
 import Fastify from 'fastify';
 import pino from 'pino';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
 import { newId } from '../../src/domain/ids.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
+import type { Backend } from '../support/backends.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
 
 export const WEBHOOKS = '/v1/workspace/webhooks';
@@ -138,6 +139,34 @@ export async function startDeliveringService(
       await service.close();
       await delivery.stop();
     },
+  };
+}
+
+/**
+ * The suite's store and delivering service on `backend`: opened before its tests (then handed to
+ * `started`) and closed after them, with every receiver made by the returned function.
+ */
+export function useDeliveringService(
+  backend: Backend,
+  started: (store: OpenedStore, service: DeliveringService) => void,
+): (kind?: 'express' | 'fastify') => Promise<Receiver> {
+  let store: OpenedStore | undefined;
+  let service: DeliveringService | undefined;
+  const receivers: Receiver[] = [];
+  beforeAll(async () => {
+    store = await backend.open();
+    service = await startDeliveringService(store);
+    started(store, service);
+  });
+  afterAll(async () => {
+    await service?.close();
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+    await store?.close();
+  });
+  return async (kind = 'express') => {
+    const receiver = kind === 'express' ? await startExpressReceiver() : await startFastifyReceiver();
+    receivers.push(receiver);
+    return receiver;
   };
 }
 
