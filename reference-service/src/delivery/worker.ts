@@ -103,14 +103,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
    */
   function withSecrets(rows: readonly ClaimedDelivery[], claimedAt: number): Ready[] {
     const opened = new Map<string, Pick<Ready, 'secret' | 'previousSecret'>>();
-    const at = now();
     return rows.map((row) => {
       let secrets = opened.get(row.endpoint_id);
       if (secrets === undefined) {
         secrets = {
           secret: secretBox.open(row.secret_enc!, row.endpoint_id),
           previousSecret:
-            row.previous_secret_enc !== null && rotatingAt(row, at)
+            row.previous_secret_enc !== null && rotatingAt(row, claimedAt)
               ? secretBox.open(row.previous_secret_enc, row.endpoint_id)
               : null,
         };
@@ -184,11 +183,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   function dispatch(): void {
     const stale: ClaimedDelivery[] = [];
+    // Dialled now, a row claimed before this moment could outlive its lease on the wire and be abandoned
+    // by the sweeper mid-attempt: it goes back to the queue instead, never dialled.
+    const freshSince = now() - leaseMs / 2;
     while (running && inFlight < concurrency && ready.length > 0) {
       const next = ready.shift()!;
-      // Dialled now, a row that waited more than half its lease could outlive it on the wire and be
-      // abandoned by the sweeper mid-attempt: it goes back to the queue instead, never dialled.
-      if (now() - next.claimedAt > leaseMs / 2) stale.push(next.row);
+      if (next.claimedAt < freshSince) stale.push(next.row);
       else launch(next);
     }
     // Back in the queue, they are claimed again (with a fresh lease) by the next claim.

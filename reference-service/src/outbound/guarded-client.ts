@@ -63,6 +63,8 @@ export function excerptOf(bytes: Buffer, max: number): string {
   return text;
 }
 
+const timedOut = () => new DOMException('total timeout', 'TimeoutError');
+
 /**
  * The one way the service calls out to a URL someone else chose (webhook receivers now, integrations
  * later): no IP literals, every resolved address checked and the connection pinned to it, no redirects
@@ -117,7 +119,7 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
         // Time ran out while the answer was still coming: what came is kept, as when it breaks off.
         if (status !== 0) answered();
         else settle({ kind: 'failed', reason: 'timed out', latencyMs: elapsed() });
-        controller?.abort(new DOMException('total timeout', 'TimeoutError'));
+        controller?.abort(timedOut());
       }, totalTimeoutMs);
       // undici's dispatcher interface rather than request(): no response stream, abort signal or URL
       // re-parsing per call, which were most of the client's own cost in the delivery benchmark.
@@ -132,7 +134,7 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
         {
           onRequestStart(started) {
             controller = started;
-            if (settled) started.abort(new DOMException('total timeout', 'TimeoutError'));
+            if (settled) started.abort(timedOut());
           },
           onResponseStart(_controller, statusCode) {
             // 1xx answers are interim: the final status comes after them.
