@@ -51,6 +51,8 @@ export async function claimDeliveries(
  * Gives claimed rows that were never dialled back to the queue: `sending` again becomes `pending`. Only this
  * worker's own rows are touched, and only while still `sending` (the sweeper may have abandoned them).
  * The caller must know that no request was made for them: this is what keeps "never re-sent" true.
+ * The rows are found by primary key; the status test is written so that the partial index of `sending` rows,
+ * which keeps an entry for every row sent since the last vacuum, cannot serve it (see migration 0007).
  */
 export async function releaseDeliveries(
   db: Queryable,
@@ -60,7 +62,7 @@ export async function releaseDeliveries(
   if (ids.length === 0) return;
   await db.query(
     `UPDATE webhook_deliveries SET status = 'pending', claimed_at = NULL, claimed_by = NULL
-      WHERE id = ANY ($1) AND status = 'sending' AND claimed_by = $2`,
+      WHERE id = ANY ($1) AND status IS NOT DISTINCT FROM 'sending' AND claimed_by = $2`,
     [ids, workerId],
   );
 }
@@ -120,7 +122,8 @@ export async function recordAttempt(db: Queryable, result: AttemptResult, now: n
  * Logs many successful attempts in one statement (the worker's hot path): each row still `sending`
  * becomes `delivered`, and the endpoints among them that had a failure run get it cleared, as
  * `recordAttempt` does for one success. Failures are never batched: each may pause its endpoint. The
- * statement is the SQL function `record_webhook_successes` (migration 0006), whose plan the session keeps.
+ * statement is the SQL function `record_webhook_successes` (migrations 0006 and 0007), whose plan the session
+ * keeps, and it finds its rows by primary key only (see 0007): its cost does not grow with past deliveries.
  */
 export async function recordSuccesses(
   db: Queryable,
