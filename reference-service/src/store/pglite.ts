@@ -1,37 +1,33 @@
 import { Worker } from 'node:worker_threads';
 import type { Db, Queryable } from './db.js';
+import { type Answer, decodeAnswer, encodeScript, encodeStatement } from './pglite-wire.js';
 
 /** A failure of the embedded database's thread itself (not of a statement). */
 export class EmbeddedDatabaseError extends Error {
   override readonly name = 'EmbeddedDatabaseError';
 }
 
-type Answer = { id: number; result?: unknown; error?: Record<string, unknown> };
-type Request = { op: string; tx?: number; sql?: string; params?: unknown[]; channel?: string };
-
-/** A statement's error as PGlite raised it in the thread: same message, SQLSTATE `code` and fields. */
-function rebuild(fields: Record<string, unknown>): Error {
-  const { name, message, ...rest } = fields;
-  const error = Object.assign(new Error(String(message)), rest);
-  error.name = typeof name === 'string' ? name : 'Error';
-  return error;
-}
+type Reply = { id: number; bytes?: Uint8Array; error?: { message: string } };
 
 /**
  * PGlite on a thread of its own (src/store/pglite-thread.js): PostgreSQL compiled to WebAssembly runs
  * synchronously, so on the main thread every statement would hold up the HTTP work and the delivery
- * worker's requests. Here the two run side by side, and the main thread pays one message each way per
- * statement. PGlite serialises statements on its single connection, so row locks and unique-constraint
- * waits behave as on PostgreSQL with one client at a time. BIGINT columns are read as numbers.
+ * worker's requests. Here the two run side by side. Statements travel as wire-protocol bytes, encoded and
+ * decoded on this side with the `pg` driver's codec (pglite-wire.ts), so values and errors read as on the
+ * PostgreSQL backend and the database's thread spends its time on nothing but the database. Statements
+ * are sent as soon as they are made, and the thread runs them in that order without waiting for this
+ * side to read each answer. PGlite has a single session: while a transaction is open, statements from
+ * outside it wait here, so row locks and unique-constraint waits behave as on PostgreSQL with one client
+ * at a time. BIGINT columns are read as numbers.
  */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
   const thread = new Worker(new URL('./pglite-thread.js', import.meta.url), { workerData: { dataDir } });
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
   const listeners = new Map<string, Set<() => void>>();
   let nextId = 1;
   let stopped: Error | undefined;
 
-  // The thread keeps the process alive only while a statement is waiting for it.
+  // The thread keeps the process alive only while a batch is waiting for it.
   const settle = (id: number) => {
     const waiter = pending.get(id);
     pending.delete(id);
@@ -44,23 +40,24 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   };
 
   await new Promise<void>((resolve, reject) => {
-    const onFirst = (message: { ready?: boolean; failed?: Record<string, unknown> }) => {
+    const onFirst = (message: { ready?: boolean; failed?: { message: string } }) => {
       thread.off('error', reject);
-      if (message.failed) reject(rebuild(message.failed));
+      if (message.failed) reject(new EmbeddedDatabaseError(message.failed.message));
       else resolve();
     };
     thread.once('message', onFirst);
     thread.once('error', reject);
   });
 
-  thread.on('message', (message: Answer | { notify: string }) => {
-    if ('notify' in message) {
-      for (const onNotify of listeners.get(message.notify) ?? []) onNotify();
+  thread.on('message', (reply: Reply) => {
+    const waiter = settle(reply.id);
+    if (reply.error) {
+      waiter?.reject(new EmbeddedDatabaseError(`the embedded database failed: ${reply.error.message}`));
       return;
     }
-    const waiter = settle(message.id);
-    if (message.error) waiter?.reject(rebuild(message.error));
-    else waiter?.resolve(message.result);
+    const answer = decodeAnswer(reply.bytes ?? new Uint8Array(0));
+    for (const channel of answer.notified) for (const onNotify of listeners.get(channel) ?? []) onNotify();
+    waiter?.resolve(answer);
   });
   thread.on('error', (error) =>
     failAll(new EmbeddedDatabaseError(`the embedded database stopped: ${error.message}`)),
@@ -68,38 +65,65 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   thread.on('exit', () => failAll(new EmbeddedDatabaseError('the embedded database is closed')));
   thread.unref();
 
-  function call<T>(request: Request): Promise<T> {
+  function send(message: { bytes: Uint8Array } | { close: true }): Promise<Answer> {
     if (stopped) return Promise.reject(stopped);
     const id = nextId++;
     if (pending.size === 0) thread.ref();
-    return new Promise<T>((resolve, reject) => {
-      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      thread.postMessage({ id, ...request });
+    return new Promise<Answer>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      thread.postMessage({ id, ...message });
     });
   }
-
-  const queryable = (tx: number | undefined): Queryable => ({
+  async function run(bytes: Uint8Array): Promise<object[]> {
+    const { rows, error } = await send({ bytes });
+    if (error) throw error;
+    return rows;
+  }
+  const session: Queryable = {
     query: <Row extends object>(sql: string, params: readonly unknown[] = []) =>
-      call<Row[]>({ op: 'query', sql, params: [...params], ...(tx === undefined ? {} : { tx }) }),
-    exec: (sql: string) => call<void>({ op: 'exec', sql, ...(tx === undefined ? {} : { tx }) }),
-  });
-  const root = queryable(undefined);
+      run(encodeStatement(sql, params)) as Promise<Row[]>,
+    exec: async (sql: string) => {
+      await run(encodeScript(sql));
+    },
+  };
+
+  // The open transaction's end, while one is open: statements from outside it wait for it. Each waiter
+  // checks again and sends in the same turn, so nothing slips in between a transaction's turns.
+  let open: Promise<void> | undefined;
+  const root: Queryable = {
+    async query<Row extends object>(sql: string, params: readonly unknown[] = []) {
+      while (open) await open;
+      return session.query<Row>(sql, params);
+    },
+    async exec(sql: string) {
+      while (open) await open;
+      return session.exec(sql);
+    },
+  };
 
   return {
     kind: 'pglite',
     query: root.query,
     exec: root.exec,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const tx = await call<number>({ op: 'begin' });
-      let result: T;
+      while (open) await open;
+      let end!: () => void;
+      open = new Promise((resolve) => (end = resolve));
       try {
-        result = await fn(queryable(tx));
-      } catch (error) {
-        await call({ op: 'rollback', tx }).catch(() => {});
-        throw error;
+        await session.exec('BEGIN');
+        let result: T;
+        try {
+          result = await fn(session);
+        } catch (error) {
+          await session.exec('ROLLBACK').catch(() => {});
+          throw error;
+        }
+        await session.exec('COMMIT');
+        return result;
+      } finally {
+        open = undefined;
+        end();
       }
-      await call({ op: 'commit', tx });
-      return result;
     },
     // One process owns a PGlite data dir (see data-dir-lock.ts), so there is nobody to lock out.
     withAdvisoryLock: (_key, fn) => fn(root),
@@ -108,21 +132,26 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
       if (set === undefined) {
         set = new Set();
         listeners.set(channel, set);
-        await call({ op: 'listen', channel });
+        await root.exec(`LISTEN ${quoteIdentifier(channel)}`);
       }
       set.add(onNotify);
       return async () => {
         set.delete(onNotify);
         if (set.size > 0 || listeners.get(channel) !== set) return;
         listeners.delete(channel);
-        await call({ op: 'unlisten', channel }).catch(() => {});
+        await root.exec(`UNLISTEN ${quoteIdentifier(channel)}`).catch(() => {});
       };
     },
     async close() {
       if (stopped) return;
-      await call({ op: 'close' });
+      await send({ close: true });
       stopped = new EmbeddedDatabaseError('the embedded database is closed');
       await thread.terminate();
     },
   };
+}
+
+/** The channel names are the service's own, never input; quoting keeps them identifiers all the same. */
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }

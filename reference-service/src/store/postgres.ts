@@ -1,19 +1,13 @@
 import pg from 'pg';
+import { columnTypes } from './column-types.js';
 import type { Db, Queryable } from './db.js';
-
-const INT8_OID = 20;
 
 /** PostgreSQL through a `pg` pool. BIGINT columns (millisecond timestamps) are read as numbers. */
 export async function openPostgres(connectionString: string): Promise<Db> {
   const pool = new pg.Pool({
     connectionString,
     max: 10,
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID
-          ? (value: string) => Number(value)
-          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
+    types: columnTypes,
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});

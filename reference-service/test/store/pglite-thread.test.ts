@@ -23,7 +23,7 @@ describe('PGlite on its own thread', () => {
     const [row] = await db.query<{ id: number; at: number; tags: string[]; raw: Uint8Array }>(
       'SELECT * FROM t WHERE id = 1',
     );
-    expect(row).toEqual({ id: 1, at: 1_700_000_000_123, tags: ['a', 'b'], raw: new Uint8Array([0, 255]) });
+    expect(row).toEqual({ id: 1, at: 1_700_000_000_123, tags: ['a', 'b'], raw: Buffer.from([0, 255]) });
   });
 
   it("keeps a failed statement's SQLSTATE code and fields", async () => {
@@ -31,6 +31,18 @@ describe('PGlite on its own thread', () => {
     expect(failure).toBeInstanceOf(Error);
     expect(failure).toMatchObject({ code: '23505', constraint: 't_pkey', table: 't' });
     expect((failure as Error).message).toMatch(/duplicate key/);
+  });
+
+  it('runs statements sent together in the order they were made, each failing on its own', async () => {
+    await db.exec('CREATE TABLE seq (n integer PRIMARY KEY, at bigserial)');
+    const made = Array.from({ length: 50 }, (_, i) =>
+      db.query('INSERT INTO seq (n) VALUES ($1)', [i === 25 ? 0 : i]),
+    );
+    const settled = await Promise.allSettled(made);
+    expect(settled.filter((outcome) => outcome.status === 'rejected')).toHaveLength(1);
+    expect(settled[25]).toMatchObject({ status: 'rejected', reason: { code: '23505' } });
+    const rows = await db.query<{ n: number }>('SELECT n FROM seq ORDER BY at');
+    expect(rows.map((row) => row.n)).toEqual(Array.from({ length: 50 }, (_, i) => i).filter((i) => i !== 25));
   });
 
   it('rolls a transaction back when its callback throws, and makes other statements wait for it', async () => {

@@ -1,0 +1,81 @@
+import { prepareValue } from 'pg/lib/utils.js';
+import { type DatabaseError, serialize } from 'pg-protocol';
+import type {
+  DataRowMessage,
+  NotificationResponseMessage,
+  RowDescriptionMessage,
+} from 'pg-protocol/dist/messages.js';
+import { Parser } from 'pg-protocol/dist/parser.js';
+import { columnTypes } from './column-types.js';
+
+/**
+ * The embedded database spoken to in PostgreSQL's own wire protocol, encoded and decoded here on the
+ * service's thread with the `pg` driver's codec (pg-protocol, pg's parameter and column conversions). The
+ * database's thread only runs the bytes (pglite-thread.js), so statements, values and errors are read and
+ * written exactly as on the PostgreSQL backend.
+ */
+
+/** One statement with parameters, as one extended-protocol batch: Parse, Bind, Describe, Execute, Sync. */
+export function encodeStatement(sql: string, params: readonly unknown[]): Uint8Array {
+  return Buffer.concat([
+    serialize.parse({ text: sql }),
+    serialize.bind({ values: [...params], valueMapper: (value: unknown) => prepareValue(value) }),
+    serialize.describe({ type: 'P' }),
+    serialize.execute(),
+    serialize.sync(),
+  ]);
+}
+
+/** A script of several statements without parameters (migrations, BEGIN, LISTEN), as one simple Query. */
+export function encodeScript(sql: string): Uint8Array {
+  return serialize.query(sql);
+}
+
+/** What the database answered to one batch, up to and including its ReadyForQuery. */
+export interface Answer {
+  /** The rows of the last result set, with `pg`'s column conversions. */
+  rows: object[];
+  /** The first error; the database skips the rest of the batch after it. */
+  error: DatabaseError | undefined;
+  /** The channels of the notifications that arrived with the answer (sent by a commit in it). */
+  notified: string[];
+}
+
+type Column = { name: string; parse: (text: string) => unknown };
+
+/** Reads one complete answer. */
+export function decodeAnswer(bytes: Uint8Array): Answer {
+  const answer: Answer = { rows: [], error: undefined, notified: [] };
+  let columns: Column[] = [];
+  new Parser().parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (message) => {
+    switch (message.name) {
+      case 'rowDescription':
+        columns = (message as RowDescriptionMessage).fields.map((field) => ({
+          name: field.name,
+          parse: columnTypes.getTypeParser(field.dataTypeID, 'text') as (text: string) => unknown,
+        }));
+        answer.rows = [];
+        break;
+      case 'dataRow': {
+        const { fields } = message as DataRowMessage;
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < columns.length; i++) {
+          const column = columns[i]!;
+          const text = fields[i] as string | null;
+          row[column.name] = text === null ? null : column.parse(text);
+        }
+        answer.rows.push(row);
+        break;
+      }
+      case 'error':
+        answer.error ??= message as DatabaseError;
+        break;
+      case 'notification':
+        answer.notified.push((message as NotificationResponseMessage).channel);
+        break;
+      default:
+        break;
+    }
+  });
+  return answer;
+}
