@@ -3,8 +3,7 @@
  * The embedded database's own thread (see pglite.ts). PGlite runs PostgreSQL compiled to WebAssembly
  * synchronously: on the service's event loop every statement would stall the HTTP work, so it runs here.
  * This thread only runs bytes: each request is a batch of PostgreSQL wire-protocol messages, encoded on
- * the service's thread (pglite-wire.ts), and the answer is the database's reply, handed back without
- * being read. Requests are run one at a time in the order they arrive, so the service's thread can send
+ * the service's thread (pglite-wire.ts), and the answer is the database's reply, handed back unread. Requests are run one at a time in the order they arrive, so the service's thread can send
  * the next before the last is answered. Plain JavaScript, because this file is started as it is, from
  * src/ under the tests and from dist/ in the built service.
  *
@@ -32,20 +31,55 @@ try {
   process.exit(1);
 }
 
+/**
+ * One reply in a buffer of its own (so that it can be transferred): PGlite hands it over in pieces, each a
+ * view of its WebAssembly memory.
+ * @param {Uint8Array[]} pieces
+ * @param {number} size
+ */
+function joined(pieces, size) {
+  const reply = new Uint8Array(size);
+  let at = 0;
+  for (const piece of pieces) {
+    reply.set(piece, at);
+    at += piece.length;
+  }
+  return reply;
+}
+
+let closing = false;
 port.on('message', (/** @type {{ id: number, bytes?: Uint8Array, close?: true }} */ message) => {
+  if (closing) {
+    port.postMessage({ id: message.id, error: { name: 'Error', message: 'the database is closing' } });
+    return;
+  }
   if (message.close) {
+    closing = true;
     pg.close().then(
       () => port.postMessage({ id: message.id }),
       (error) => port.postMessage({ id: message.id, error: serialise(error) }),
     );
     return;
   }
-  try {
-    // Both file systems used here (memory, and Node's for a data dir) write through: nothing to sync after.
-    const answer = pg.execProtocolRawSync(/** @type {Uint8Array} */ (message.bytes));
-    port.postMessage({ id: message.id, bytes: answer }, [/** @type {ArrayBuffer} */ (answer.buffer)]);
-  } catch (error) {
-    port.postMessage({ id: message.id, error: serialise(error) });
-  }
+  /** @type {Uint8Array[]} */
+  const pieces = [];
+  let size = 0;
+  // The streaming entry point hands the reply over untouched. The plain one (execProtocolRawSync) would
+  // also parse every message here and keep it for PGlite's own query API, which this thread never uses.
+  // Without a file-system sync (both file systems used here write through), all of the work happens in
+  // this call, so requests still run one at a time in the order they arrived.
+  pg.execProtocolRawStream(/** @type {Uint8Array} */ (message.bytes), {
+    syncToFs: false,
+    onRawData: (piece) => {
+      pieces.push(piece.slice());
+      size += piece.length;
+    },
+  }).then(
+    () => {
+      const reply = joined(pieces, size);
+      port.postMessage({ id: message.id, bytes: reply }, [reply.buffer]);
+    },
+    (error) => port.postMessage({ id: message.id, error: serialise(error) }),
+  );
 });
 port.postMessage({ ready: true });

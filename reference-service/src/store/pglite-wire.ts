@@ -3,6 +3,7 @@ import { type DatabaseError, serialize } from 'pg-protocol';
 import type {
   DataRowMessage,
   NotificationResponseMessage,
+  ReadyForQueryMessage,
   RowDescriptionMessage,
 } from 'pg-protocol/dist/messages.js';
 import { Parser } from 'pg-protocol/dist/parser.js';
@@ -17,7 +18,7 @@ import { columnTypes } from './column-types.js';
 
 /** One statement with parameters, as one extended-protocol batch: Parse, Bind, Describe, Execute, Sync. */
 export function encodeStatement(sql: string, params: readonly unknown[]): Uint8Array {
-  return Buffer.concat([
+  return ownBuffer([
     serialize.parse({ text: sql }),
     serialize.bind({ values: [...params], valueMapper: (value: unknown) => prepareValue(value) }),
     serialize.describe({ type: 'P' }),
@@ -28,7 +29,21 @@ export function encodeStatement(sql: string, params: readonly unknown[]): Uint8A
 
 /** A script of several statements without parameters (migrations, BEGIN, LISTEN), as one simple Query. */
 export function encodeScript(sql: string): Uint8Array {
-  return serialize.query(sql);
+  return ownBuffer([serialize.query(sql)]);
+}
+
+/**
+ * The messages in one buffer of exactly their size, which the thread can take over without a copy (small
+ * Buffers are views of a shared pool, which a transfer would detach and a copy would copy whole).
+ */
+function ownBuffer(messages: readonly Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(messages.reduce((size, message) => size + message.length, 0));
+  let at = 0;
+  for (const message of messages) {
+    bytes.set(message, at);
+    at += message.length;
+  }
+  return bytes;
 }
 
 /** What the database answered to one batch, up to and including its ReadyForQuery. */
@@ -39,13 +54,15 @@ export interface Answer {
   error: DatabaseError | undefined;
   /** The channels of the notifications that arrived with the answer (sent by a commit in it). */
   notified: string[];
+  /** Whether the session was outside any transaction at the end (the ReadyForQuery status `I`). */
+  idle: boolean;
 }
 
 type Column = { name: string; parse: (text: string) => unknown };
 
 /** Reads one complete answer. */
 export function decodeAnswer(bytes: Uint8Array): Answer {
-  const answer: Answer = { rows: [], error: undefined, notified: [] };
+  const answer: Answer = { rows: [], error: undefined, notified: [], idle: false };
   let columns: Column[] = [];
   new Parser().parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (message) => {
     switch (message.name) {
@@ -72,6 +89,9 @@ export function decodeAnswer(bytes: Uint8Array): Answer {
         break;
       case 'notification':
         answer.notified.push((message as NotificationResponseMessage).channel);
+        break;
+      case 'readyForQuery':
+        answer.idle = (message as ReadyForQueryMessage).status === 'I';
         break;
       default:
         break;

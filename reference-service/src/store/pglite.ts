@@ -18,10 +18,19 @@ type Reply = { id: number; bytes?: Uint8Array; error?: { message: string } };
  * are sent as soon as they are made, and the thread runs them in that order without waiting for this
  * side to read each answer. PGlite has a single session: while a transaction is open, statements from
  * outside it wait here, so row locks and unique-constraint waits behave as on PostgreSQL with one client
- * at a time. BIGINT columns are read as numbers.
+ * at a time. BIGINT columns are read as numbers. `threadHeapLimitMb` caps the thread's JavaScript heap (the
+ * tests use it to show that the thread keeps nothing of what it ran).
  */
-export async function openPglite(dataDir: string | undefined): Promise<Db> {
-  const thread = new Worker(new URL('./pglite-thread.js', import.meta.url), { workerData: { dataDir } });
+export async function openPglite(
+  dataDir: string | undefined,
+  options: { threadHeapLimitMb?: number } = {},
+): Promise<Db> {
+  const thread = new Worker(new URL('./pglite-thread.js', import.meta.url), {
+    workerData: { dataDir },
+    ...(options.threadHeapLimitMb === undefined
+      ? {}
+      : { resourceLimits: { maxOldGenerationSizeMb: options.threadHeapLimitMb } }),
+  });
   const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
   const listeners = new Map<string, Set<() => void>>();
   let nextId = 1;
@@ -55,9 +64,17 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
       waiter?.reject(new EmbeddedDatabaseError(`the embedded database failed: ${reply.error.message}`));
       return;
     }
-    const answer = decodeAnswer(reply.bytes ?? new Uint8Array(0));
-    for (const channel of answer.notified) for (const onNotify of listeners.get(channel) ?? []) onNotify();
+    let answer: Answer;
+    try {
+      answer = decodeAnswer(reply.bytes ?? new Uint8Array(0));
+    } catch (error) {
+      waiter?.reject(error as Error);
+      return;
+    }
     waiter?.resolve(answer);
+    for (const channel of answer.notified) {
+      for (const onNotify of listeners.get(channel) ?? []) queueMicrotask(onNotify);
+    }
   });
   thread.on('error', (error) =>
     failAll(new EmbeddedDatabaseError(`the embedded database stopped: ${error.message}`)),
@@ -71,7 +88,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     if (pending.size === 0) thread.ref();
     return new Promise<Answer>((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      thread.postMessage({ id, ...message });
+      thread.postMessage({ id, ...message }, 'bytes' in message ? [message.bytes.buffer as ArrayBuffer] : []);
     });
   }
   async function run(bytes: Uint8Array): Promise<object[]> {
@@ -86,6 +103,20 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
       await run(encodeScript(sql));
     },
   };
+
+  // Ends the open transaction. Were the single session left inside it, every later statement would join a
+  // transaction that never commits: the database is stopped instead, with a typed error.
+  async function end(command: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+    const { error, idle } = await send({ bytes: encodeScript(command) });
+    if (!idle) {
+      failAll(
+        new EmbeddedDatabaseError(`the embedded database stayed inside a transaction after ${command}`),
+      );
+      await thread.terminate();
+    }
+    if (error) throw error;
+    if (stopped) throw stopped;
+  }
 
   // The open transaction's end, while one is open: statements from outside it wait for it. Each waiter
   // checks again and sends in the same turn, so nothing slips in between a transaction's turns.
@@ -107,22 +138,22 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     exec: root.exec,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       while (open) await open;
-      let end!: () => void;
-      open = new Promise((resolve) => (end = resolve));
+      let closed!: () => void;
+      open = new Promise((resolve) => (closed = resolve));
       try {
         await session.exec('BEGIN');
         let result: T;
         try {
           result = await fn(session);
         } catch (error) {
-          await session.exec('ROLLBACK').catch(() => {});
+          await end('ROLLBACK').catch(() => {});
           throw error;
         }
-        await session.exec('COMMIT');
+        await end('COMMIT');
         return result;
       } finally {
         open = undefined;
-        end();
+        closed();
       }
     },
     // One process owns a PGlite data dir (see data-dir-lock.ts), so there is nobody to lock out.
@@ -144,8 +175,11 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     },
     async close() {
       if (stopped) return;
-      await send({ close: true });
+      // An open transaction ends first; statements made from now on are refused.
+      while (open) await open;
+      const closing = send({ close: true });
       stopped = new EmbeddedDatabaseError('the embedded database is closed');
+      await closing;
       await thread.terminate();
     },
   };

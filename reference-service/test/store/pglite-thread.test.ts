@@ -100,6 +100,19 @@ describe('PGlite on its own thread', () => {
     expect(firedDuringStatement).toBe(true);
   });
 
+  it('keeps nothing of the answers it handed back', async () => {
+    // 1,000 answers of 100 kB: a thread that kept them would need 100 MB of heap, four times its cap here.
+    const capped = await openPglite(undefined, { threadHeapLimitMb: 24 });
+    try {
+      for (let i = 0; i < 1_000; i++) {
+        const [row] = await capped.query<{ s: string }>("SELECT repeat('x', 100000) AS s");
+        expect(row?.s).toHaveLength(100_000);
+      }
+    } finally {
+      await capped.close();
+    }
+  });
+
   it('rejects with a typed error once closed', async () => {
     const other = await openPglite(undefined);
     await other.close();
