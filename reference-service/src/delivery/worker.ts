@@ -10,6 +10,7 @@ import {
   releaseDeliveries,
 } from '../store/queries/deliveries-claim.js';
 import { DELIVERY_CHANNEL } from '../store/queries/events.js';
+import { ENDPOINT_STOPPED_CHANNEL } from '../store/queries/webhook-endpoints.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { deliveryHeaders } from './signing.js';
 import { createSuccessLog } from './success-log.js';
@@ -96,6 +97,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let poll: NodeJS.Timeout | undefined;
   let sweep: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
+  let unlistenStopped: (() => Promise<void>) | undefined;
 
   /**
    * Decrypts each endpoint's secrets once per claimed batch (a batch is mostly a few endpoints' rows) and
@@ -132,6 +134,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       rows.map((row) => row.id),
       id,
     ).catch((error: unknown) => log.error({ err: error }, 'releasing prefetched deliveries failed'));
+  }
+
+  /**
+   * An endpoint was paused or removed, or its workspace's webhooks switched off (by anyone, on any
+   * instance): its rows claimed ahead go back to the queue, never dialled, and the next claim settles them.
+   */
+  function recall(endpointId: string): void {
+    const held = ready.filter((claimed) => claimed.row.endpoint_id === endpointId);
+    if (held.length === 0) return;
+    ready = ready.filter((claimed) => claimed.row.endpoint_id !== endpointId);
+    void release(held.map((claimed) => claimed.row)).then(wake);
   }
 
   async function attempt(claimed: Ready): Promise<void> {
@@ -280,6 +293,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         log.warn({ abandoned }, 'deliveries interrupted by a crash were abandoned, not re-sent');
       running = true;
       unlisten = await db.listen(DELIVERY_CHANNEL, wake);
+      unlistenStopped = await db.listen(ENDPOINT_STOPPED_CHANNEL, recall);
       poll = setInterval(wake, pollIntervalMs);
       sweep = setInterval(() => void sweepStale(), Math.max(1_000, Math.floor(leaseMs / 4)));
       poll.unref();
@@ -300,6 +314,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
       await successes.flushed();
       await unlisten?.();
+      await unlistenStopped?.();
     },
   };
 }

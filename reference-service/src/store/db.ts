@@ -15,11 +15,12 @@ export interface Db extends Queryable {
   /** Runs `fn` on one connection holding a session-level advisory lock (see migrate.ts). */
   withAdvisoryLock<T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T>;
   /**
-   * Calls `onNotify` on every NOTIFY on `channel` (wake-ups for the delivery workers). Resolves once
+   * Calls `onNotify` with the payload on every NOTIFY on `channel` (wake-ups for the delivery workers; an
+   * empty payload after a reconnection, when some may have been missed). Resolves once
    * listening; the returned function stops it. Notifications can be lost (a dropped connection), so
    * listeners also poll.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   readonly kind: 'pglite' | 'postgres';
 }

@@ -52,8 +52,8 @@ export interface Answer {
   rows: object[];
   /** The first error; the database skips the rest of the batch after it. */
   error: DatabaseError | undefined;
-  /** The channels of the notifications that arrived with the answer (sent by a commit in it). */
-  notified: string[];
+  /** The notifications that arrived with the answer (sent by a commit in it). */
+  notified: { channel: string; payload: string }[];
   /** Whether the session was outside any transaction at the end (the ReadyForQuery status `I`). */
   idle: boolean;
 }
@@ -88,7 +88,10 @@ export function decodeAnswer(bytes: Uint8Array): Answer {
         answer.error ??= message as DatabaseError;
         break;
       case 'notification':
-        answer.notified.push((message as NotificationResponseMessage).channel);
+        answer.notified.push({
+          channel: (message as NotificationResponseMessage).channel,
+          payload: (message as NotificationResponseMessage).payload,
+        });
         break;
       case 'readyForQuery':
         answer.idle = (message as ReadyForQueryMessage).status === 'I';

@@ -32,7 +32,7 @@ export async function openPglite(
       : { resourceLimits: { maxOldGenerationSizeMb: options.threadHeapLimitMb } }),
   });
   const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
-  const listeners = new Map<string, Set<() => void>>();
+  const listeners = new Map<string, Set<(payload: string) => void>>();
   let nextId = 1;
   let stopped: Error | undefined;
 
@@ -72,8 +72,8 @@ export async function openPglite(
       return;
     }
     waiter?.resolve(answer);
-    for (const channel of answer.notified) {
-      for (const onNotify of listeners.get(channel) ?? []) queueMicrotask(onNotify);
+    for (const { channel, payload } of answer.notified) {
+      for (const onNotify of listeners.get(channel) ?? []) queueMicrotask(() => onNotify(payload));
     }
   });
   thread.on('error', (error) =>

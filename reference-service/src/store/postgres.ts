@@ -65,7 +65,7 @@ export async function openPostgres(connectionString: string): Promise<Db> {
 async function listenOnOwnConnection(
   connectionString: string,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload: string) => void,
 ): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
@@ -78,7 +78,7 @@ async function listenOnOwnConnection(
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString });
     next.on('notification', (message) => {
-      if (message.channel === channel) onNotify();
+      if (message.channel === channel) onNotify(message.payload ?? '');
     });
     next.on('error', () => {
       if (stopped || client !== next) return;
@@ -95,7 +95,7 @@ async function listenOnOwnConnection(
     }
     client = next;
     // A notification sent while reconnecting was missed: wake the listener once to catch up.
-    onNotify();
+    onNotify('');
   };
   await connect();
   return async () => {

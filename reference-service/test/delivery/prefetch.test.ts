@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeliveryTuning, type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
+import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
 import { BACKENDS } from '../support/backends.js';
-import { startTestService, type TestService } from '../support/harness.js';
-import { createDeliveryTenant, createEndpoint, eventually } from './support.js';
+import { call, startTestService, type TestService } from '../support/harness.js';
+import { createDeliveryTenant, createEndpoint, eventually, WEBHOOKS } from './support.js';
 
 /**
  * A loopback receiver that holds every request until the test answers it, and records how many requests
@@ -88,7 +89,7 @@ describe.each(BACKENDS)('claimed ahead of free slots (prefetch) on $name', (back
         'SELECT event_id, status, http_status FROM webhook_deliveries WHERE endpoint_id = $1',
         [endpoint.id],
       );
-    return { events, statuses };
+    return { tenant, endpoint, events, statuses };
   }
 
   it('gives prefetched rows back on stop, never dialled, and a later worker sends each once', async () => {
@@ -125,6 +126,52 @@ describe.each(BACKENDS)('claimed ahead of free slots (prefetch) on $name', (back
       await receiver.close();
     }
   });
+
+  it.each([
+    ['paused', 'failed'],
+    ['switched off', undefined],
+  ] as const)(
+    'never dials the rows it claimed ahead of an endpoint that gets %s',
+    async (change, settledAs) => {
+      for (const delivery of running.splice(0)) await delivery.stop();
+      const receiver = await startHoldingReceiver();
+      const worker = await deliver({ concurrency: 1, prefetch: 4 });
+      try {
+        const { tenant, endpoint, statuses } = await burst(receiver.url, 5);
+        await eventually(receiver.held, (n) => n === 1);
+        await eventually(statuses, (rows) => rows.filter((row) => row.status === 'sending').length === 5);
+        if (change === 'paused') {
+          const paused = await call(service, 'PATCH', `${WEBHOOKS}/${endpoint.id}`, {
+            auth: { key: tenant.key },
+            body: { status: 'paused' },
+          });
+          expect(paused.status).toBe(200);
+        } else {
+          await setWorkspaceFlag(store.db, tenant.workspaceId, 'webhooks_enabled', false);
+        }
+        // The four rows behind the one on the wire are called back and settled by the next claim: failed
+        // unsent for a paused endpoint, deleted while webhooks are off.
+        await eventually(
+          statuses,
+          (rows) =>
+            rows.length === (settledAs ? 5 : 1) &&
+            rows.filter((row) => row.status === 'sending').length === 1,
+        );
+        receiver.answerAll(200);
+        await eventually(statuses, (rows) => rows.some((row) => row.status === 'delivered'));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(receiver.arrivals).toHaveLength(1);
+        const rows = await statuses();
+        expect(
+          rows.filter((row) => row.status !== 'delivered').every((row) => row.status === settledAs),
+        ).toBe(true);
+      } finally {
+        receiver.answerAll(200);
+        await worker.stop();
+        await receiver.close();
+      }
+    },
+  );
 
   it('gives back a row that waited half its lease for a slot, unsent, and claims it again', async () => {
     // Alone: another worker would dial these rows on its own terms, and this one's short lease would make

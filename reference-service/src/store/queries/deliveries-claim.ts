@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.js';
+import { announceEndpointsStopped } from './webhook-endpoints.js';
 
 /** What a worker needs to make one attempt, read with the claim. */
 export interface ClaimedDelivery {
@@ -84,7 +85,7 @@ export interface AttemptResult {
  * sweeper abandoned stays abandoned). Answers whether this attempt paused the endpoint.
  */
 export async function recordAttempt(db: Queryable, result: AttemptResult, now: number): Promise<boolean> {
-  const rows = await db.query<{ status: string }>(
+  const rows = await db.query<{ status: string; endpoint_id: string }>(
     `WITH settled AS (
        UPDATE webhook_deliveries
           SET status = $2, http_status = $3, latency_ms = $4, response_excerpt = $5, next_attempt_at = NULL
@@ -103,7 +104,7 @@ export async function recordAttempt(db: Queryable, result: AttemptResult, now: n
         AND e.status = 'active'
         -- A success on an endpoint with no failure run changes nothing: skip the write on the hot path.
         AND (NOT $6::boolean OR e.consecutive_failures <> 0)
-      RETURNING e.status`,
+      RETURNING e.status, e.id AS endpoint_id`,
     [
       result.deliveryId,
       result.ok ? 'delivered' : 'failed',
@@ -115,7 +116,10 @@ export async function recordAttempt(db: Queryable, result: AttemptResult, now: n
       now,
     ],
   );
-  return !result.ok && rows[0]?.status === 'paused';
+  const paused = !result.ok && rows[0]?.status === 'paused';
+  // Other workers (of this or another instance) may hold rows of this endpoint claimed ahead.
+  if (paused) await announceEndpointsStopped(db, [rows[0]!.endpoint_id]);
+  return paused;
 }
 
 /**

@@ -80,6 +80,19 @@ export async function rotateEndpointSecret(
   return rows[0];
 }
 
+/**
+ * Announced (NOTIFY, payload: the endpoint's id) whenever an endpoint stops being dialled: paused, removed,
+ * or its workspace's webhooks switched off. Delivery workers then give back the rows they claimed ahead
+ * for it, never dialled, and the next claim settles them as the change says.
+ */
+export const ENDPOINT_STOPPED_CHANNEL = 'webhook_endpoint_stopped';
+
+/** Tells every delivery worker that these endpoints are no longer dialled (delivered at commit). */
+export async function announceEndpointsStopped(db: Queryable, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query('SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id', [ENDPOINT_STOPPED_CHANNEL, ids]);
+}
+
 /** Resuming (`active`) clears the failure run; pausing keeps it for the record. */
 export async function setEndpointStatus(
   db: Queryable,
@@ -97,6 +110,11 @@ export async function setEndpointStatus(
       RETURNING id`,
     [workspaceId, id, status, now],
   );
+  if (status === 'paused')
+    await announceEndpointsStopped(
+      db,
+      rows.map((row) => row.id),
+    );
   return rows.length === 1;
 }
 
@@ -113,6 +131,10 @@ export async function removeEndpoint(
       WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
       RETURNING id`,
     [workspaceId, id, now],
+  );
+  await announceEndpointsStopped(
+    db,
+    rows.map((row) => row.id),
   );
   return rows.length === 1;
 }
