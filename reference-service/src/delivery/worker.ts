@@ -141,10 +141,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
    * instance): its rows claimed ahead go back to the queue, never dialled, and the next claim settles them.
    */
   function recall(endpointId: string): void {
+    const held = takeHeld(endpointId);
+    if (held.length > 0) void release(held).then(wake);
+  }
+
+  /** Takes the endpoint's rows claimed ahead out of the waiting list, for the caller to give back. */
+  function takeHeld(endpointId: string): ClaimedDelivery[] {
     const held = ready.filter((claimed) => claimed.row.endpoint_id === endpointId);
-    if (held.length === 0) return;
-    ready = ready.filter((claimed) => claimed.row.endpoint_id !== endpointId);
-    void release(held.map((claimed) => claimed.row)).then(wake);
+    if (held.length > 0) ready = ready.filter((claimed) => claimed.row.endpoint_id !== endpointId);
+    return held.map((claimed) => claimed.row);
   }
 
   async function attempt(claimed: Ready): Promise<void> {
@@ -171,8 +176,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
     // The endpoint is now in a failure run, dialled one attempt at a time: its prefetched rows go back to
     // the queue (never dialled), and later claims hand them out one by one, or settle them if it pauses.
-    const held = ready.filter((other) => other.row.endpoint_id === row.endpoint_id);
-    if (held.length > 0) ready = ready.filter((other) => other.row.endpoint_id !== row.endpoint_id);
+    const held = takeHeld(row.endpoint_id);
     const paused = await recordAttempt(
       db,
       {
@@ -184,7 +188,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       },
       now(),
     );
-    await release(held.map((other) => other.row));
+    await release(held);
     if (outcome.kind === 'blocked') {
       log.warn(
         { delivery_id: row.id, endpoint_id: row.endpoint_id, reason: outcome.reason },
