@@ -24,7 +24,7 @@ export const NOT_SENT_REMOVED = 'not sent: the endpoint was removed';
  * them again, and a crash during the request leaves them `sending` for the sweeper to abandon.
  * `SKIP LOCKED` lets workers of several instances claim side by side without waiting on each other.
  *
- * The statement is the SQL function `claim_webhook_deliveries` (migration 0005): one round trip, because
+ * The statement is the SQL function `claim_webhook_deliveries` (its current definition is migration 0008): one round trip, because
  * a claim is on the delivery path of every event. It also settles the picked rows whose endpoint is no
  * longer dialled (paused or removed: `failed` with an excerpt saying so; webhooks switched off: deleted),
  * and hands out one row at a time to an endpoint in a failure run (the others stay pending: `deferred`).

@@ -35,9 +35,3 @@ export async function getMember(db: Queryable, id: string): Promise<MemberRow | 
   const rows = await db.query<MemberRow>('SELECT * FROM members WHERE id = $1', [id]);
   return rows[0];
 }
-
-export async function listMembers(db: Queryable, workspaceId: string): Promise<MemberRow[]> {
-  return db.query<MemberRow>('SELECT * FROM members WHERE workspace_id = $1 ORDER BY created_at, id', [
-    workspaceId,
-  ]);
-}

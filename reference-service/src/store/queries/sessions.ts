@@ -32,7 +32,3 @@ export async function findLiveSession(
 export async function markSteppedUp(db: Queryable, sessionId: string, at: number): Promise<void> {
   await db.query('UPDATE sessions SET stepped_up_at = $2 WHERE id = $1', [sessionId, at]);
 }
-
-export async function deleteSession(db: Queryable, sessionId: string): Promise<void> {
-  await db.query('DELETE FROM sessions WHERE id = $1', [sessionId]);
-}

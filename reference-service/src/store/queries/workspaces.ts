@@ -23,10 +23,6 @@ export async function getWorkspace(db: Queryable, id: string): Promise<Workspace
   return rows[0];
 }
 
-export async function listWorkspaces(db: Queryable): Promise<WorkspaceRow[]> {
-  return db.query<WorkspaceRow>('SELECT * FROM workspaces ORDER BY created_at, id');
-}
-
 export type WorkspaceFlag = 'webhooks_enabled' | 'suspended' | 'deletion_hold';
 
 /** The column name comes from the closed `WorkspaceFlag` union, never from input. */

@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import type { GuardedClient } from '../outbound/guarded-client.js';
+import type { Db } from '../store/db.js';
+import { type ClaimedDelivery, recordAttempt } from '../store/queries/deliveries-claim.js';
+import type { Ready } from './claimed-queue.js';
+import { secretsAt } from './secrets.js';
+import { deliveryHeaders } from './signing.js';
+import type { SuccessLog } from './success-log.js';
+
+export interface AttemptDeps {
+  db: Db;
+  client: GuardedClient;
+  successes: SuccessLog;
+  log: Logger;
+  now: () => number;
+  /** Takes the endpoint's rows claimed ahead out of the worker's queue. */
+  takeEndpoint(endpointId: string): ClaimedDelivery[];
+  /** Gives never-dialled rows back to the database. */
+  release(rows: readonly ClaimedDelivery[]): Promise<void>;
+}
+
+/** The one attempt of a claimed delivery: sign, POST through the guarded client, log the outcome. */
+export function createAttempt(deps: AttemptDeps): (claimed: Ready) => Promise<void> {
+  const { db, client, successes, log, now } = deps;
+  return async function attempt(claimed) {
+    const { row } = claimed;
+    const at = now();
+    const headers = deliveryHeaders({
+      deliveryId: row.id,
+      eventId: row.event_id,
+      eventType: row.event_type,
+      body: row.body,
+      secrets: secretsAt(claimed, at),
+      timestamp: Math.floor(at / 1000),
+    });
+    const outcome = await client.post(row.url, headers, row.body);
+    const ok = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;
+    if (ok) {
+      successes.record({
+        deliveryId: row.id,
+        httpStatus: outcome.status,
+        latencyMs: outcome.latencyMs,
+        excerpt: outcome.excerpt,
+      });
+      return;
+    }
+    // The endpoint is now in a failure run, dialled one attempt at a time: its prefetched rows go back to
+    // the queue (never dialled), and later claims hand them out one by one, or settle them if it pauses.
+    const held = deps.takeEndpoint(row.endpoint_id);
+    const paused = await recordAttempt(
+      db,
+      {
+        deliveryId: row.id,
+        ok: false,
+        httpStatus: outcome.kind === 'answered' ? outcome.status : null,
+        latencyMs: outcome.latencyMs,
+        excerpt: outcome.kind === 'answered' ? outcome.excerpt : `not delivered: ${outcome.reason}`,
+      },
+      now(),
+    );
+    await deps.release(held);
+    if (outcome.kind === 'blocked') {
+      log.warn(
+        { delivery_id: row.id, endpoint_id: row.endpoint_id, reason: outcome.reason },
+        'delivery blocked',
+      );
+    }
+    if (paused) log.warn({ endpoint_id: row.endpoint_id }, 'endpoint paused after consecutive failures');
+  };
+}
