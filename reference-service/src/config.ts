@@ -15,6 +15,8 @@ export interface Config {
   deliveryLeaseMs: number | undefined;
   /** Rows a worker claims ahead of its free slots (0: claim only for free slots). */
   deliveryPrefetch: number | undefined;
+  /** Serve the relay behind `svc-webhooks listen`: on by default outside production (SVC_RELAY). */
+  relay: boolean;
 }
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
@@ -45,7 +47,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (deliveryPrefetch !== undefined && (!/^\d+$/.test(prefetch ?? '') || deliveryPrefetch > 1_000)) {
     throw new ConfigError('SVC_DELIVERY_PREFETCH must be a whole number from 0 to 1000');
   }
+  const relaySetting = env.SVC_RELAY ?? '';
+  if (!['', 'on', 'off'].includes(relaySetting)) throw new ConfigError('SVC_RELAY must be on or off');
   return {
+    relay: relaySetting === '' ? !production : relaySetting === 'on',
     host: env.HOST ?? '127.0.0.1',
     port,
     databaseUrl: env.DATABASE_URL || undefined,

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { type RunningDelivery, startDelivery } from './delivery/start.js';
 import { buildApp } from './http/app.js';
 import type { ServiceContext } from './http/service-context.js';
+import { Relay } from './relay/relay.js';
 import { openRuntime } from './runtime.js';
 import { startAdminSocket } from './sandbox/admin-socket.js';
 import { type SeedResult, seedSandbox } from './sandbox/seed.js';
@@ -26,13 +27,28 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   try {
     // The sandbox workspace exists wherever the service is not in production.
     const seed = config.production ? undefined : await seedSandbox(ctx);
-    app = await buildApp(ctx, { logger, sandboxRoutes: !config.production });
+    const relay = config.relay
+      ? new Relay(ctx.db, logger, {
+          ackTimeoutMs: 2_000,
+          answerTimeoutMs: 15_000,
+          soleInstance: ctx.db.kind === 'pglite',
+          abandonAfterMs: 10 * 60_000,
+          now: ctx.now,
+        })
+      : undefined;
+    await relay?.start();
+    app = await buildApp(ctx, { logger, sandboxRoutes: !config.production, relay });
     const address = await app.listen({ host: config.host, port: config.port });
     if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
-    delivery = await startDelivery(ctx, logger, {
-      ...(config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs }),
-      ...(config.deliveryPrefetch === undefined ? {} : { prefetch: config.deliveryPrefetch }),
-    });
+    delivery = await startDelivery(
+      ctx,
+      logger,
+      {
+        ...(config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs }),
+        ...(config.deliveryPrefetch === undefined ? {} : { prefetch: config.deliveryPrefetch }),
+      },
+      relay,
+    );
     const started = app;
     const runningDelivery = delivery;
     return {

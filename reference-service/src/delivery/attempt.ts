@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
-import type { GuardedClient } from '../outbound/guarded-client.js';
+import type { GuardedClient, PostOutcome } from '../outbound/guarded-client.js';
+import type { Relay } from '../relay/relay.js';
 import type { Db } from '../store/db.js';
 import { type ClaimedDelivery, recordAttempt } from '../store/queries/deliveries-claim.js';
+import { isListenerUrl } from '../store/queries/listeners.js';
 import type { Ready } from './claimed-queue.js';
 import { secretsAt } from './secrets.js';
 import { deliveryHeaders } from './signing.js';
@@ -10,6 +12,8 @@ import type { SuccessLog } from './success-log.js';
 export interface AttemptDeps {
   db: Db;
   client: GuardedClient;
+  /** Carries listener endpoints' deliveries; without it they fail as having no listener. */
+  relay: Relay | undefined;
   successes: SuccessLog;
   log: Logger;
   now: () => number;
@@ -33,7 +37,18 @@ export function createAttempt(deps: AttemptDeps): (claimed: Ready) => Promise<vo
       secrets: secretsAt(claimed, at),
       timestamp: Math.floor(at / 1000),
     });
-    const outcome = await client.post(row.url, headers, row.body);
+    const outcome: PostOutcome = !isListenerUrl(row.url)
+      ? await client.post(row.url, headers, row.body)
+      : deps.relay === undefined
+        ? { kind: 'failed', reason: 'no listener was connected', latencyMs: 0 }
+        : await deps.relay.deliver({
+            endpoint_id: row.endpoint_id,
+            delivery_id: row.id,
+            event_id: row.event_id,
+            event_type: row.event_type,
+            headers,
+            body: row.body,
+          });
     const ok = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;
     if (ok) {
       successes.record({

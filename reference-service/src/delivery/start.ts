@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ServiceContext } from '../http/service-context.js';
 import { createGuardedClient, type GuardedClientOptions } from '../outbound/guarded-client.js';
+import type { Relay } from '../relay/relay.js';
 import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './worker.js';
 
 export interface RunningDelivery {
@@ -18,6 +19,7 @@ export async function startDelivery(
   ctx: ServiceContext,
   logger: Logger,
   tuning: DeliveryTuning = {},
+  relay?: Relay,
 ): Promise<RunningDelivery> {
   const totalTimeoutMs = tuning.totalTimeoutMs ?? 10_000;
   const client = createGuardedClient({
@@ -30,6 +32,7 @@ export async function startDelivery(
     db: ctx.db,
     secretBox: ctx.secretBox,
     client,
+    relay,
     logger,
     now: ctx.now,
     ...(tuning.concurrency === undefined ? {} : { concurrency: tuning.concurrency }),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { GuardedClient } from '../outbound/guarded-client.js';
+import type { Relay } from '../relay/relay.js';
 import type { Db } from '../store/db.js';
 import {
   abandonStaleDeliveries,
@@ -22,6 +23,8 @@ export interface DeliveryWorkerOptions {
   db: Db;
   secretBox: SecretBox;
   client: GuardedClient;
+  /** Carries deliveries to listener endpoints (`svc-webhooks listen`) over their CLI's stream. */
+  relay?: Relay | undefined;
   logger: Logger;
   now?: () => number;
   /** Attempts in flight at once in this process. */
@@ -84,6 +87,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const attempt = createAttempt({
     db,
     client,
+    relay: options.relay,
     successes,
     log,
     now,

@@ -9,6 +9,8 @@ import { IntegrationService } from '../integrations/service.js';
 import { type IntegrationSettings, integrationSettingsFromEnv } from '../integrations/settings.js';
 import { registerPeerRoutes } from '../peer/server.js';
 import { type PeerSettings, peerSettingsFromEnv } from '../peer/settings.js';
+import type { Relay } from '../relay/relay.js';
+import { registerRelayRoutes } from '../relay/routes.js';
 import { registerSandboxRoutes } from '../sandbox/trigger.js';
 import { sendError } from './error-body.js';
 import { contactHandlers, sendRateLimited } from './handlers/contacts.js';
@@ -29,6 +31,8 @@ export interface AppOptions {
   integrations?: IntegrationSettings;
   /** Serve the sandbox-only routes (`POST /sandbox/events`); never in production. */
   sandboxRoutes?: boolean;
+  /** Serve the relay behind `svc-webhooks listen` (`/relay/v1/…`) through this relay. */
+  relay?: Relay | undefined;
 }
 
 /** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
@@ -84,6 +88,12 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
 
   registerSessionRoutes(app, ctx);
   if (options.sandboxRoutes) registerSandboxRoutes(app, ctx);
+  const relay = options.relay;
+  if (relay !== undefined) {
+    registerRelayRoutes(app, ctx, relay);
+    // Open streams would keep the server from closing: they end first, failing what waits on them.
+    app.addHook('preClose', () => relay.stop());
+  }
   const peerSettings = options.peer ?? peerSettingsFromEnv();
   const integrations = new IntegrationService(
     ctx.db,

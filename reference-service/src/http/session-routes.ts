@@ -38,7 +38,7 @@ const mintKeyBody = z.strictObject({
 });
 const keyPath = z.strictObject({ id: z.string().min(1).max(64) });
 
-function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+export function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success)
     throw new ServiceError('invalid_request', `invalid ${where}: ${z.prettifyError(result.error)}`);

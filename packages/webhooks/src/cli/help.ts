@@ -1,3 +1,5 @@
+import { API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL } from './service-api';
+
 export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 
 export const MAIN_HELP = `svc-webhooks: check and forge signed webhook deliveries of the service.
@@ -5,11 +7,20 @@ export const MAIN_HELP = `svc-webhooks: check and forge signed webhook deliverie
 Usage:
   svc-webhooks verify --body <file> (--headers <file> | --signature <value>) [options]
   svc-webhooks sign --body <file|-> [options]
+  svc-webhooks listen --forward-to <url> [--events a,b] [options]
+  svc-webhooks trigger <event-type> [--identity <slug>] [options]
+  svc-webhooks events [options]
   svc-webhooks <command> --help
 
 Commands:
   verify   Check a captured delivery and explain why it is accepted or refused.
   sign     Print the headers of a correctly signed test delivery for a body.
+  listen   Receive a workspace's deliveries over a stream and forward them to a local app.
+  trigger  Emit a catalogued test event through the sandbox (shows up in listen).
+  events   List the event types an endpoint may filter on.
+
+listen, trigger and events talk to the service: ${BASE_URL_ENV} or --base-url (default
+${DEFAULT_BASE_URL}), and an API key with service:workspace:admin from ${API_KEY_ENV} or --api-key.
 
 The signing secret comes from the environment variable ${SECRET_ENV}, or from --secret. Prefer the
 environment variable: a secret typed on the command line stays in the shell history and is visible to
@@ -60,4 +71,51 @@ Options:
                         json: one JSON object; curl: a ready curl command that posts the body file.
   --url <url>           Target of the curl command (default http://localhost:3000/webhooks).
   -h, --help            Show this help.
+`;
+
+const CONNECTION_OPTIONS = `  --base-url <url>      The service (default: the environment variable ${BASE_URL_ENV}, else
+                        ${DEFAULT_BASE_URL}).
+  --api-key <key>       An API key holding service:workspace:admin. Default: the environment variable
+                        ${API_KEY_ENV}, which is safer (it keeps the key out of shell history).
+  -h, --help            Show this help.`;
+
+export const LISTEN_HELP = `svc-webhooks listen: forward a workspace's deliveries to a local app.
+
+Usage:
+  svc-webhooks listen --forward-to <url> [--events a,b] [options]
+  svc-webhooks listen --print-secret [options]
+
+While it runs, the workspace has a listener endpoint: events are signed and logged as for any endpoint,
+then sent over a stream to this command, which POSTs the exact body and headers to --forward-to and
+reports the local answer back (that is what the delivery log shows). Ctrl-C closes the listener.
+
+Options:
+  --forward-to <url>    Where your app receives deliveries, e.g. http://localhost:3000/webhooks.
+  --events <a,b>        Only these event types (default: every event; see "svc-webhooks events").
+  --print-secret        Print the listeners' signing secret and exit. It is the same for every listen
+                        session of the workspace, so your app keeps verifying across runs.
+${CONNECTION_OPTIONS}
+
+Exit codes: 0 stopped with Ctrl-C, 1 refused by the service (key, permission, listener closed), 2 usage.
+`;
+
+export const TRIGGER_HELP = `svc-webhooks trigger: emit a catalogued test event in the sandbox.
+
+Usage:
+  svc-webhooks trigger <event-type> [--identity <slug>] [options]
+
+Prints the event id. Every endpoint whose filter matches gets a delivery (a running "listen" too).
+
+Options:
+  --identity <slug>     The identity the event is about (default: the workspace's first).
+${CONNECTION_OPTIONS}
+`;
+
+export const EVENTS_HELP = `svc-webhooks events: list the event types an endpoint may filter on.
+
+Usage:
+  svc-webhooks events [options]
+
+Options:
+${CONNECTION_OPTIONS}
 `;

@@ -6,4 +6,13 @@ process.exitCode = await run(process.argv.slice(2), {
   stdin: process.stdin,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
+  onInterrupt(handler) {
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    return () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
+  },
 });

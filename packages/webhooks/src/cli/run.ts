@@ -1,5 +1,8 @@
 import { MAIN_HELP, SECRET_ENV } from './help';
+import { listenCommand } from './listen-command';
 import { redactSecrets } from './redact';
+import { eventsCommand, triggerCommand } from './sandbox-commands';
+import { API_KEY_ENV } from './service-api';
 import { signCommand } from './sign-command';
 import { UsageError } from './usage-error';
 import { type CommandIo, verifyCommand } from './verify-command';
@@ -11,11 +14,15 @@ export const EXIT = { ok: 0, refused: 1, usage: 2, internal: 3 } as const;
 function secretsIn(argv: readonly string[], env: CommandIo['env']): string[] {
   const secrets: string[] = [];
   argv.forEach((arg, index) => {
-    if (arg === '--secret' && index + 1 < argv.length) secrets.push(argv[index + 1]!);
-    if (arg.startsWith('--secret=')) secrets.push(arg.slice('--secret='.length));
+    for (const flag of ['--secret', '--api-key']) {
+      if (arg === flag && index + 1 < argv.length) secrets.push(argv[index + 1]!);
+      if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
+    }
   });
-  const fromEnv = env[SECRET_ENV];
-  if (fromEnv !== undefined) secrets.push(fromEnv);
+  for (const name of [SECRET_ENV, API_KEY_ENV]) {
+    const fromEnv = env[name];
+    if (fromEnv !== undefined) secrets.push(fromEnv);
+  }
   return secrets;
 }
 
@@ -40,6 +47,12 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
         return await verifyCommand(rest, safeIo);
       case 'sign':
         return await signCommand(rest, safeIo);
+      case 'listen':
+        return await listenCommand(rest, safeIo);
+      case 'trigger':
+        return await triggerCommand(rest, safeIo);
+      case 'events':
+        return await eventsCommand(rest, safeIo);
       case 'help':
       case '--help':
       case '-h':
@@ -49,7 +62,9 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
         safeIo.stderr(MAIN_HELP);
         return EXIT.usage;
       default:
-        throw new UsageError(`Unknown command "${command}"; the commands are verify and sign.`);
+        throw new UsageError(
+          `Unknown command "${command}"; the commands are verify, sign, listen, trigger and events.`,
+        );
     }
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {

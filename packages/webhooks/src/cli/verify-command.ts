@@ -17,6 +17,10 @@ import { UsageError } from './usage-error';
 export interface CommandIo extends CliEnvironment {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** Whether to colour the output (a terminal, and NO_COLOR unset). */
+  readonly colour?: boolean;
+  /** Calls `handler` on Ctrl-C (and SIGTERM); returns a function that stops listening. */
+  readonly onInterrupt?: (handler: () => void) => () => void;
 }
 
 const OPTIONS = {

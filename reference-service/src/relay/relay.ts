@@ -1,0 +1,283 @@
+import type { Logger } from 'pino';
+import type { PostOutcome } from '../outbound/guarded-client.js';
+import type { Db } from '../store/db.js';
+import { getRelayedDelivery, removeAbandonedListeners } from '../store/queries/listeners.js';
+
+/** One delivery as the listener's CLI receives it: the exact headers and body a dialled endpoint gets. */
+export interface RelayedDelivery {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Why a stream was ended by the service; sent to the CLI as the last message. */
+export type StreamEnd = 'replaced' | 'revoked' | 'removed' | 'shutting_down';
+
+/** A CLI's open stream, as the relay sees it (the routes write it as server-sent events). */
+export interface ListenerStream {
+  readonly id: string;
+  send(delivery: RelayedDelivery): void;
+  end(reason: StreamEnd): void;
+}
+
+export interface RelaySettings {
+  /** How long a worker waits for another instance to say it holds the listener's stream. */
+  ackTimeoutMs: number;
+  /** How long a worker waits for the CLI's report of the local answer (the CLI gives up on it at 10 s). */
+  answerTimeoutMs: number;
+  /** PGlite: this process is the database's only user, so a stream not held here is held nowhere. */
+  soleInstance: boolean;
+  /** A listener no stream has held for this long is removed (its CLI was killed without closing it). */
+  abandonAfterMs: number;
+  now(): number;
+}
+
+interface Waiting {
+  endpointId: string;
+  /** Set once the delivery was written to a stream of this process. */
+  streamId: string | undefined;
+  started: number;
+  timer: NodeJS.Timeout | undefined;
+  settle(outcome: PostOutcome): void;
+}
+
+const CHANNELS = {
+  /** A worker asks whichever instance holds the listener's stream to relay a delivery. */
+  deliver: 'svc_relay_deliver',
+  /** That instance says it wrote the delivery to the stream. */
+  ack: 'svc_relay_ack',
+  /** The outcome of a relayed delivery, for the worker waiting for it (on whichever instance). */
+  answer: 'svc_relay_answer',
+  /** A stream was opened for a listener: any other stream for it, on any instance, ends. */
+  hold: 'svc_relay_hold',
+} as const;
+
+const failed = (reason: string, started: number): PostOutcome => ({
+  kind: 'failed',
+  reason,
+  latencyMs: Math.round(performance.now() - started),
+});
+
+/**
+ * Carries deliveries to listener endpoints over their CLI's stream instead of dialling. The delivery worker
+ * claims and logs a listener's rows like any endpoint's (one attempt per event and endpoint); only the
+ * transport differs. The stream may be held by another instance sharing the PostgreSQL database:
+ * requests, acknowledgements and answers then travel by NOTIFY, and a worker that hears nothing back in
+ * time logs the attempt failed. Nothing is ever re-sent.
+ */
+export class Relay {
+  readonly #streams = new Map<string, ListenerStream>();
+  readonly #waiting = new Map<string, Waiting>();
+  /** Deliveries this process wrote to its streams for a worker of another instance. */
+  readonly #forwarded = new Map<string, { endpointId: string; streamId: string }>();
+  #unlisten: (() => Promise<void>)[] = [];
+  #sweep: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+    private readonly settings: RelaySettings,
+  ) {}
+
+  async start(): Promise<void> {
+    const on = (channel: string, handle: (message: Record<string, unknown>) => void | Promise<void>) =>
+      this.db.listen(channel, (payload) => {
+        if (payload === '') return;
+        try {
+          void Promise.resolve(handle(JSON.parse(payload) as Record<string, unknown>)).catch(
+            (error: unknown) => this.log.error({ err: error, channel }, 'relay notification failed'),
+          );
+        } catch (error) {
+          this.log.error({ err: error, channel }, 'relay notification unreadable');
+        }
+      });
+    this.#unlisten = [
+      await on(CHANNELS.deliver, (m) =>
+        this.#onDeliverRequest(String(m.endpoint_id), String(m.delivery_id), m),
+      ),
+      await on(CHANNELS.ack, (m) => this.#onAck(String(m.delivery_id))),
+      await on(CHANNELS.answer, (m) => this.#settle(String(m.delivery_id), m.outcome as PostOutcome)),
+      await on(CHANNELS.hold, (m) => this.#onHold(String(m.endpoint_id), String(m.stream_id))),
+    ];
+    this.#sweep = setInterval(
+      () => void this.#removeAbandoned(),
+      Math.min(60_000, this.settings.abandonAfterMs),
+    );
+    this.#sweep.unref();
+  }
+
+  async #removeAbandoned(): Promise<void> {
+    try {
+      const now = this.settings.now();
+      const removed = await removeAbandonedListeners(this.db, now - this.settings.abandonAfterMs, now);
+      if (removed > 0) this.log.info({ removed }, 'listeners left without a stream were removed');
+    } catch (error) {
+      this.log.error({ err: error }, 'removing abandoned listeners failed');
+    }
+  }
+
+  /** Ends the listener's stream held here, if any (the listener was closed). */
+  async end(endpointId: string, reason: StreamEnd): Promise<void> {
+    const stream = this.#streams.get(endpointId);
+    if (stream === undefined) return;
+    stream.end(reason);
+    await this.release(endpointId, stream);
+  }
+
+  /** Ends every stream of this process and fails the deliveries still waiting on them. */
+  async stop(): Promise<void> {
+    clearInterval(this.#sweep);
+    for (const endpointId of [...this.#streams.keys()]) await this.end(endpointId, 'shutting_down');
+    for (const [deliveryId, waiting] of [...this.#waiting]) {
+      this.#settle(deliveryId, failed('the service stopped before the listener answered', waiting.started));
+    }
+    for (const unlisten of this.#unlisten.splice(0)) await unlisten();
+  }
+
+  /** Whether this process holds a stream for the listener. */
+  holds(endpointId: string): boolean {
+    return this.#streams.has(endpointId);
+  }
+
+  /** Makes `stream` the listener's one stream: an older one, here or on another instance, ends. */
+  async hold(endpointId: string, stream: ListenerStream): Promise<void> {
+    const previous = this.#streams.get(endpointId);
+    this.#streams.set(endpointId, stream);
+    if (previous !== undefined) {
+      previous.end('replaced');
+      await this.#failPushedTo(previous.id);
+    }
+    await this.#notify(CHANNELS.hold, { endpoint_id: endpointId, stream_id: stream.id });
+  }
+
+  /** The stream closed: deliveries written to it and not answered yet are failed, never re-sent. */
+  async release(endpointId: string, stream: ListenerStream): Promise<void> {
+    if (this.#streams.get(endpointId) === stream) this.#streams.delete(endpointId);
+    await this.#failPushedTo(stream.id);
+  }
+
+  /** Relays one claimed delivery; resolves with what the CLI reported, or why nothing was reported. */
+  deliver(delivery: RelayedDelivery & { endpoint_id: string }): Promise<PostOutcome> {
+    const started = performance.now();
+    return new Promise<PostOutcome>((resolve) => {
+      const waiting: Waiting = {
+        endpointId: delivery.endpoint_id,
+        streamId: undefined,
+        started,
+        timer: undefined,
+        settle: resolve,
+      };
+      this.#waiting.set(delivery.delivery_id, waiting);
+      const stream = this.#streams.get(delivery.endpoint_id);
+      if (stream !== undefined) {
+        this.#write(stream, delivery, waiting);
+        return;
+      }
+      if (this.settings.soleInstance) {
+        this.#settle(delivery.delivery_id, failed('no listener was connected', started));
+        return;
+      }
+      this.#arm(delivery.delivery_id, waiting, this.settings.ackTimeoutMs, 'no listener was connected');
+      void this.#notify(CHANNELS.deliver, {
+        endpoint_id: delivery.endpoint_id,
+        delivery_id: delivery.delivery_id,
+        headers: delivery.headers,
+      }).catch((error: unknown) => {
+        this.log.error({ err: error }, 'relaying a delivery to another instance failed');
+        this.#settle(delivery.delivery_id, failed('the relay could not reach the listener', started));
+      });
+    });
+  }
+
+  /** The CLI's report for a delivery of this listener, received on this instance. */
+  async answer(deliveryId: string, outcome: PostOutcome): Promise<void> {
+    this.#forwarded.delete(deliveryId);
+    if (this.#waiting.has(deliveryId)) this.#settle(deliveryId, outcome);
+    else await this.#notify(CHANNELS.answer, { delivery_id: deliveryId, outcome });
+  }
+
+  #write(stream: ListenerStream, delivery: RelayedDelivery, waiting: Waiting): void {
+    waiting.streamId = stream.id;
+    this.#arm(
+      delivery.delivery_id,
+      waiting,
+      this.settings.answerTimeoutMs,
+      'the listener did not report the local answer in time',
+    );
+    stream.send({
+      delivery_id: delivery.delivery_id,
+      event_id: delivery.event_id,
+      event_type: delivery.event_type,
+      headers: delivery.headers,
+      body: delivery.body,
+    });
+  }
+
+  #arm(deliveryId: string, waiting: Waiting, ms: number, reason: string): void {
+    clearTimeout(waiting.timer);
+    waiting.timer = setTimeout(() => this.#settle(deliveryId, failed(reason, waiting.started)), ms);
+    waiting.timer.unref();
+  }
+
+  #settle(deliveryId: string, outcome: PostOutcome): void {
+    const waiting = this.#waiting.get(deliveryId);
+    if (waiting === undefined) return;
+    this.#waiting.delete(deliveryId);
+    clearTimeout(waiting.timer);
+    waiting.settle(outcome);
+  }
+
+  async #failPushedTo(streamId: string): Promise<void> {
+    const reason = 'the listener disconnected before reporting the local answer';
+    for (const [deliveryId, waiting] of [...this.#waiting]) {
+      if (waiting.streamId === streamId) this.#settle(deliveryId, failed(reason, waiting.started));
+    }
+    for (const [deliveryId, forwarded] of [...this.#forwarded]) {
+      if (forwarded.streamId !== streamId) continue;
+      this.#forwarded.delete(deliveryId);
+      const outcome: PostOutcome = { kind: 'failed', reason, latencyMs: 0 };
+      await this.#notify(CHANNELS.answer, { delivery_id: deliveryId, outcome }).catch((error: unknown) =>
+        this.log.error({ err: error }, 'reporting a dropped relayed delivery failed'),
+      );
+    }
+  }
+
+  /** Another instance's worker asks for a delivery to a listener whose stream may be held here. */
+  async #onDeliverRequest(endpointId: string, deliveryId: string, message: Record<string, unknown>) {
+    const stream = this.#streams.get(endpointId);
+    if (stream === undefined) return;
+    const row = await getRelayedDelivery(this.db, endpointId, deliveryId);
+    if (row === undefined) return;
+    this.#forwarded.set(deliveryId, { endpointId, streamId: stream.id });
+    await this.#notify(CHANNELS.ack, { delivery_id: deliveryId });
+    stream.send({
+      delivery_id: row.id,
+      event_id: row.event_id,
+      event_type: row.event_type,
+      headers: message.headers as Record<string, string>,
+      body: row.body,
+    });
+  }
+
+  #onAck(deliveryId: string): void {
+    const waiting = this.#waiting.get(deliveryId);
+    if (waiting === undefined || waiting.streamId !== undefined) return;
+    waiting.streamId = 'remote';
+    this.#arm(
+      deliveryId,
+      waiting,
+      this.settings.answerTimeoutMs,
+      'the listener did not report the local answer in time',
+    );
+  }
+
+  #onHold(endpointId: string, streamId: string): void {
+    if (this.#streams.get(endpointId)?.id !== streamId) void this.end(endpointId, 'replaced');
+  }
+
+  #notify(channel: string, message: object): Promise<unknown> {
+    return this.db.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(message)]);
+  }
+}

@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import { EVENT_TYPES } from '@svc-kit/webhooks';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ServiceError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { authorize, type Requirements } from '../http/policy.js';
+import type { ServiceContext } from '../http/service-context.js';
+import { parse } from '../http/session-routes.js';
+import { excerptOf, type PostOutcome } from '../outbound/guarded-client.js';
+import {
+  getListener,
+  getListenerSecret,
+  getRelayedDelivery,
+  LISTENER_URL,
+  putListenerSecret,
+  touchListeners,
+} from '../store/queries/listeners.js';
+import { insertEndpoint, removeEndpoint } from '../store/queries/webhook-endpoints.js';
+import type { Relay } from './relay.js';
+import { SseListenerStream } from './sse-stream.js';
+
+const ADMIN: Requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true };
+
+/** How often a stream is checked: a heartbeat line, the key still valid, the listener marked seen. */
+export const STREAM_CHECK_MS = 5_000;
+
+const listenQuery = z.strictObject({
+  events: z
+    .string()
+    .max(2_000)
+    .optional()
+    .transform((value) => (value ? value.split(',').map((name) => name.trim()) : []))
+    .pipe(z.array(z.enum(EVENT_TYPES as unknown as [string, ...string[]])).max(EVENT_TYPES.length)),
+  listener: z.string().min(1).max(64).optional(),
+});
+const listenerPath = z.strictObject({ id: z.string().min(1).max(64) });
+
+/** The local outcomes the CLI may report, mapped to the service's own words for the log. */
+const LOCAL_FAILURES = {
+  refused: 'the local app refused the connection',
+  timeout: 'the local app did not answer within 10 seconds',
+  unreachable: 'the local address could not be reached',
+  invalid_response: 'the local app sent an answer that is not HTTP',
+} as const;
+
+const answerBody = z.strictObject({
+  delivery_id: z.string().min(1).max(64),
+  status: z.number().int().min(100).max(599).nullable(),
+  latency_ms: z.number().min(0).max(3_600_000).nullable(),
+  excerpt: z.string().max(4_096).nullable(),
+  failure: z.enum(Object.keys(LOCAL_FAILURES) as [keyof typeof LOCAL_FAILURES]).nullable(),
+});
+
+function outcomeOf(answer: z.output<typeof answerBody>): PostOutcome {
+  const latencyMs = answer.latency_ms ?? 0;
+  if (answer.failure !== null) return { kind: 'failed', reason: LOCAL_FAILURES[answer.failure], latencyMs };
+  if (answer.status === null) {
+    throw new ServiceError('invalid_request', 'an answer needs either a status or a failure');
+  }
+  return {
+    kind: 'answered',
+    status: answer.status,
+    latencyMs,
+    excerpt: excerptOf(Buffer.from(answer.excerpt ?? '', 'utf8'), 500),
+  };
+}
+
+function newListenerSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/** The workspace's listener secret, created on first use. */
+async function listenerSecret(ctx: ServiceContext, workspaceId: string, now: number): Promise<string> {
+  const stored = await getListenerSecret(ctx.db, workspaceId);
+  if (stored !== undefined) return ctx.secretBox.open(stored, workspaceId);
+  const sealed = await putListenerSecret(
+    ctx.db,
+    workspaceId,
+    ctx.secretBox.seal(newListenerSecret(), workspaceId),
+    now,
+  );
+  return ctx.secretBox.open(sealed, workspaceId);
+}
+
+/**
+ * The relay behind `svc-webhooks listen` (outside /v1: not part of the contract). A key or session with
+ * `service:workspace:admin` opens a stream; while it is open the workspace has a listener endpoint that
+ * receives deliveries like any endpoint, relayed over the stream; the CLI posts back the local answer.
+ */
+export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, relay: Relay): void {
+  const auth = (request: FastifyRequest) =>
+    authorize(ctx.db, request, ADMIN, { now: ctx.now(), publicOrigin: ctx.publicOrigin });
+
+  app.get('/relay/v1/secret', async (request) => {
+    const { workspace } = await auth(request);
+    return { secret: await listenerSecret(ctx, workspace.id, ctx.now()) };
+  });
+
+  app.get('/relay/v1/listen', async (request, reply) => {
+    const { workspace } = await auth(request);
+    const query = parse(listenQuery, request.query, 'query');
+    const now = ctx.now();
+    const secret = await listenerSecret(ctx, workspace.id, now);
+    let listener =
+      query.listener === undefined ? undefined : await getListener(ctx.db, workspace.id, query.listener);
+    if (query.listener !== undefined && listener === undefined) {
+      throw new ServiceError('not_found', 'no such listener: it was closed or removed; start a new one');
+    }
+    const resumed = listener !== undefined;
+    if (listener === undefined) {
+      const id = newId('whk');
+      listener = {
+        id,
+        workspace_id: workspace.id,
+        url: LISTENER_URL,
+        events: query.events,
+        status: 'active',
+        consecutive_failures: 0,
+        secret_enc: ctx.secretBox.seal(secret, id),
+        previous_secret_enc: null,
+        rotating_until: null,
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      };
+      const row = listener;
+      await ctx.db.transaction(async (tx) => {
+        await insertEndpoint(tx, row);
+        await touchListeners(tx, [id], now);
+      });
+      request.log.info({ endpoint_id: id }, 'listener opened');
+    }
+    const endpointId = listener.id;
+
+    reply.hijack();
+    const stream = new SseListenerStream(reply.raw);
+    stream.open(request.id);
+    stream.event('ready', {
+      listener_id: endpointId,
+      secret,
+      events: listener.events,
+      status: listener.status,
+      resumed,
+      server_time: now,
+      webhooks_enabled: workspace.webhooks_enabled,
+    });
+    await relay.hold(endpointId, stream);
+
+    const check = setInterval(() => {
+      stream.heartbeat();
+      void (async () => {
+        try {
+          await auth(request);
+          if ((await getListener(ctx.db, workspace.id, endpointId)) === undefined) stream.end('removed');
+          else await touchListeners(ctx.db, [endpointId], ctx.now());
+        } catch (error) {
+          if (error instanceof ServiceError) stream.end('revoked');
+          else request.log.error({ err: error }, 'checking a listener stream failed');
+        }
+      })();
+    }, STREAM_CHECK_MS);
+    reply.raw.on('close', () => {
+      clearInterval(check);
+      void relay.release(endpointId, stream);
+    });
+  });
+
+  app.post('/relay/v1/listeners/:id/answers', async (request, reply) => {
+    const { workspace } = await auth(request);
+    const { id } = parse(listenerPath, request.params, 'path parameters');
+    const answer = parse(answerBody, request.body, 'body');
+    if ((await getListener(ctx.db, workspace.id, id)) === undefined) {
+      throw new ServiceError('not_found', 'no such listener');
+    }
+    if ((await getRelayedDelivery(ctx.db, id, answer.delivery_id)) === undefined) {
+      throw new ServiceError('not_found', 'no delivery of this listener is waiting for that answer');
+    }
+    await relay.answer(answer.delivery_id, outcomeOf(answer));
+    return reply.code(204).send();
+  });
+
+  app.delete('/relay/v1/listeners/:id', async (request, reply) => {
+    const { workspace } = await auth(request);
+    const { id } = parse(listenerPath, request.params, 'path parameters');
+    if ((await getListener(ctx.db, workspace.id, id)) === undefined) {
+      throw new ServiceError('not_found', 'no such listener');
+    }
+    await removeEndpoint(ctx.db, workspace.id, id, ctx.now());
+    await relay.end(id, 'removed');
+    request.log.info({ endpoint_id: id }, 'listener closed');
+    return reply.code(204).send();
+  });
+}
