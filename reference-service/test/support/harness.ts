@@ -17,7 +17,7 @@ import type { OpenedStore } from '../../src/store/open.js';
 import { insertApiKey } from '../../src/store/queries/api-keys.js';
 import { insertMember } from '../../src/store/queries/members.js';
 import { insertWorkspace } from '../../src/store/queries/workspaces.js';
-import { createSecretBox } from '../../src/store/secret-box.js';
+import { createSecretBox, type SecretBox } from '../../src/store/secret-box.js';
 
 /** What test hostnames resolve to: DNS is the one outside system the URL policy talks to. */
 export const TEST_DNS: Record<string, string[]> = {
@@ -55,7 +55,13 @@ export interface TestService {
 /** A real server on 127.0.0.1:<random port>, logging into memory so tests can read the lines. */
 export async function startTestService(
   store: OpenedStore,
-  options: { allowLocalhostWebhooks?: boolean; extra?: Omit<AppOptions, 'logger'>; now?: () => number } = {},
+  options: {
+    allowLocalhostWebhooks?: boolean;
+    extra?: Omit<AppOptions, 'logger'>;
+    now?: () => number;
+    /** Instances sharing a database share the key their secrets are sealed with. */
+    secretBox?: SecretBox;
+  } = {},
 ): Promise<TestService> {
   const lines: string[] = [];
   const sink = new Writable({
@@ -67,7 +73,7 @@ export async function startTestService(
   const logger = pino(loggerOptions('debug'), sink);
   const ctx: ServiceContext = {
     db: store.db,
-    secretBox: createSecretBox(randomBytes(32)),
+    secretBox: options.secretBox ?? createSecretBox(randomBytes(32)),
     resolveHost: testResolve,
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? false,
     publicOrigin: undefined,

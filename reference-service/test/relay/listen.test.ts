@@ -1,0 +1,226 @@
+// `svc-webhooks listen` against the real service: the CLI as a child process, the service on a real socket
+// with its delivery worker and relay, and a real Express app verifying with the SDK.
+
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { OpenedStore } from '../../src/store/open.js';
+import {
+  createDeliveryTenant,
+  deliveries,
+  eventually,
+  type Receiver,
+  startExpressReceiver,
+  WEBHOOKS,
+} from '../delivery/support.js';
+import { BACKENDS } from '../support/backends.js';
+import { call, type Tenant } from '../support/harness.js';
+import { type CliProcess, cliOnce, listenerOf, runCli, startRelayService } from './support.js';
+
+/** A loopback port nothing listens on: bound once by the system, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+type RelayService = Awaited<ReturnType<typeof startRelayService>>;
+
+describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
+  let store: OpenedStore;
+  let service: RelayService;
+  let tenant: Tenant & { slug: string };
+  const running: CliProcess[] = [];
+  const receivers: Receiver[] = [];
+  const env = () => ({ SVC_API_KEY: tenant.key, SVC_BASE_URL: service.baseUrl });
+
+  beforeAll(async () => {
+    store = await backend.open();
+    service = await startRelayService(store, { soleInstance: backend.name === 'pglite' });
+  });
+  afterEach(async () => {
+    for (const cli of running.splice(0)) {
+      cli.child.kill('SIGKILL');
+      await cli.exited;
+    }
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+  });
+  afterAll(async () => {
+    await service?.close();
+    await store?.close();
+  });
+
+  async function listen(forwardTo: string, extra: string[] = []) {
+    tenant = await createDeliveryTenant(service);
+    const cli = runCli(['listen', '--forward-to', forwardTo, ...extra], env());
+    running.push(cli);
+    return { cli, listener: await listenerOf(cli) };
+  }
+
+  async function receiver(): Promise<Receiver> {
+    const started = await startExpressReceiver();
+    receivers.push(started);
+    return started;
+  }
+
+  it('forwards a triggered event to an Express app that verifies it, and logs the local answer', async () => {
+    const app = await receiver();
+    const { cli, listener } = await listen(app.url);
+    app.setSecret(listener.secret);
+    const triggered = await cliOnce(['trigger', 'message.received', '--identity', tenant.slug], env());
+    expect(triggered.code).toBe(0);
+    const eventId = /^(evt_[0-9a-f]+)\s+message\.received/.exec(triggered.stdout)![1]!;
+
+    await cli.printed(new RegExp(`message\\.received\\s+${eventId}\\s+-> 200`));
+    expect(app.received.map((r) => [r.eventId, r.type])).toEqual([[eventId, 'message.received']]);
+    expect(app.refused).toBe(0);
+    const log = await eventually(
+      () => deliveries(service, tenant, listener.id),
+      (rows) => rows.length === 1 && rows[0]!.status !== 'sending',
+    );
+    expect(log[0]).toMatchObject({ event_id: eventId, status: 'delivered', http_status: 200, attempt: 1 });
+    // The delivery id the app saw is the one the log shows: the very headers a dialled endpoint gets.
+    expect(app.received[0]!.deliveryId).toBe(log[0]!.id);
+
+    // The listener is an endpoint of the workspace while the CLI runs; Ctrl-C closes it.
+    const listed = await call(service, 'GET', WEBHOOKS, { auth: { key: tenant.key } });
+    expect((listed.body as { endpoints: { id: string }[] }).endpoints.map((e) => e.id)).toEqual([
+      listener.id,
+    ]);
+    cli.child.kill('SIGINT');
+    expect(await cli.exited).toBe(0);
+    expect(cli.stdout()).toContain('Listener closed.');
+    const after = await call(service, 'GET', WEBHOOKS, { auth: { key: tenant.key } });
+    expect((after.body as { endpoints: unknown[] }).endpoints).toEqual([]);
+  });
+
+  it('only forwards the event types named with --events', async () => {
+    const app = await receiver();
+    const { cli, listener } = await listen(app.url, ['--events', 'contact.approved']);
+    app.setSecret(listener.secret);
+    await cliOnce(['trigger', 'message.received'], env());
+    const approved = await cliOnce(['trigger', 'contact.approved'], env());
+    const eventId = /^(evt_[0-9a-f]+)/.exec(approved.stdout)![1]!;
+    await cli.printed(new RegExp(`contact\\.approved\\s+${eventId}\\s+-> 200`));
+    expect(app.received.map((r) => r.type)).toEqual(['contact.approved']);
+    expect(cli.stdout()).not.toContain('message.received');
+  });
+
+  it('says loudly when the local app is down, and the log records the failure with no answer', async () => {
+    const down = `http://127.0.0.1:${await closedPort()}/webhooks`;
+    const { cli, listener } = await listen(down);
+    await cliOnce(['trigger', 'message.received'], env());
+    await cli.printed(`Nothing is listening at ${down}`);
+    expect(cli.stdout()).toMatch(/message\.received\s+evt_[0-9a-f]+\s+-> failed: connection refused/);
+    const log = await eventually(
+      () => deliveries(service, tenant, listener.id),
+      (rows) => rows.length === 1 && rows[0]!.status === 'failed',
+    );
+    expect(log[0]).toMatchObject({
+      http_status: null,
+      response_excerpt: 'not delivered: the local app refused the connection',
+    });
+  });
+
+  it('says which path is wrong when the local app answers 404', async () => {
+    const app = await receiver();
+    const { cli, listener } = await listen(app.url.replace('/hooks', '/wrong-path'));
+    app.setSecret(listener.secret);
+    await cliOnce(['trigger', 'message.received'], env());
+    await cli.printed('Your app has no POST route at /wrong-path (it answered 404)');
+    const log = await eventually(
+      () => deliveries(service, tenant, listener.id),
+      (rows) => rows.length === 1 && rows[0]!.status === 'failed',
+    );
+    expect(log[0]!.http_status).toBe(404);
+  });
+
+  it('suggests --print-secret when the app refuses the signature, and that secret then works', async () => {
+    const app = await receiver();
+    const { cli, listener } = await listen(app.url);
+    app.setSecret('whsec_not-the-listener-secret');
+    await cliOnce(['trigger', 'message.received'], env());
+    await cli.printed('svc-webhooks listen --print-secret');
+    const printed = await cliOnce(['listen', '--print-secret'], env());
+    expect(printed).toMatchObject({ code: 0, stdout: `${listener.secret}\n` });
+    app.setSecret(printed.stdout.trim());
+    await cliOnce(['trigger', 'contact.approved'], env());
+    await cli.printed(/contact\.approved\s+evt_[0-9a-f]+\s+-> 200/);
+    expect(app.received.map((r) => r.type)).toEqual(['contact.approved']);
+  });
+
+  it('fails a delivery whose stream drops before the local answer, and never sends it again', async () => {
+    // A local app that takes the request and never answers: the delivery is on its way when the CLI dies.
+    const held: ServerResponse[] = [];
+    const hanging = createHttpServer((_request, response) => {
+      held.push(response);
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const { port } = hanging.address() as AddressInfo;
+    try {
+      const { cli, listener } = await listen(`http://127.0.0.1:${port}/hooks`);
+      await cliOnce(['trigger', 'message.received'], env());
+      await eventually(
+        () => held.length,
+        (count) => count === 1,
+      );
+      cli.child.kill('SIGKILL');
+      const log = await eventually(
+        () => deliveries(service, tenant, listener.id),
+        (rows) => rows.length === 1 && rows[0]!.status === 'failed',
+      );
+      expect(log[0]).toMatchObject({
+        http_status: null,
+        response_excerpt: 'not delivered: the listener disconnected before reporting the local answer',
+      });
+      // A new session of the same workspace gets later events only.
+      const app = await receiver();
+      const again = runCli(['listen', '--forward-to', app.url], env());
+      running.push(again);
+      app.setSecret((await listenerOf(again)).secret);
+      await cliOnce(['trigger', 'contact.approved'], env());
+      await again.printed(/contact\.approved\s+evt_[0-9a-f]+\s+-> 200/);
+      expect(app.received.map((r) => r.type)).toEqual(['contact.approved']);
+      expect(held).toHaveLength(1);
+    } finally {
+      for (const response of held) response.destroy();
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
+  });
+
+  it('stops with the reason when its key is revoked mid-stream', async () => {
+    const app = await receiver();
+    const { cli } = await listen(app.url);
+    const keyId = /^svc_([0-9a-f]+)_/.exec(tenant.key)![1]!;
+    const revoked = await call(service, 'DELETE', `/v1/workspace/keys/${keyId}`, {
+      auth: { cookie: tenant.steppedUpSession },
+      headers: { origin: new URL(service.baseUrl).origin },
+    });
+    expect(revoked.status).toBe(204);
+    expect(await cli.exited).toBe(1);
+    expect(cli.stderr()).toMatch(/no longer authorizes this listener|API key was refused/);
+  });
+
+  it('refuses a key without service:workspace:admin, and an unknown key, in words', async () => {
+    tenant = await createDeliveryTenant(service);
+    const bad = await cliOnce(['listen', '--forward-to', 'http://127.0.0.1:9/x'], {
+      ...env(),
+      SVC_API_KEY: 'svc_0123456789abcdef_00',
+    });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('401 unauthenticated');
+    expect(bad.stderr).toContain('revoked, expired or mistyped');
+    expect(bad.stderr).not.toContain('svc_0123456789abcdef_00');
+  });
+
+  it('lists the event types an endpoint may filter on', async () => {
+    tenant = await createDeliveryTenant(service);
+    const listed = await cliOnce(['events'], env());
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split('\n')).toContain('message.received');
+  });
+});
