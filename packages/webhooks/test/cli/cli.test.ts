@@ -365,3 +365,48 @@ describe('svc-webhooks usage', () => {
     expect(run.status).toBe(2);
   });
 });
+
+describe('svc-webhooks listen, trigger and events without a service', () => {
+  const KEY = 'svc_0123456789abcdef_feedfacefeedfacefeedface';
+
+  it.each([
+    [
+      'listen without a key',
+      ['listen', '--forward-to', 'http://localhost:3000/webhooks'],
+      {},
+      /No API key: set SVC_API_KEY/,
+    ],
+    ['listen without --forward-to', ['listen'], { SVC_API_KEY: KEY }, /--forward-to is required/],
+    [
+      'listen with a non-URL target',
+      ['listen', '--forward-to', 'localhost:3000'],
+      { SVC_API_KEY: KEY },
+      /--forward-to must be an http or https URL/,
+    ],
+    ['trigger without a type', ['trigger'], { SVC_API_KEY: KEY }, /Name the event type/],
+    [
+      'events with a bad base URL',
+      ['events', '--base-url', 'ftp://x'],
+      { SVC_API_KEY: KEY },
+      /--base-url must be an http or https URL/,
+    ],
+  ])('exits 2 on %s', (_name, args, env, message) => {
+    const run = cli(args as string[], { env: env as Record<string, string> });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toContain(KEY);
+  });
+
+  it('says it cannot reach the service, without echoing the key', () => {
+    const run = cli(['trigger', 'message.received', '--base-url', 'http://127.0.0.1:1', '--api-key', KEY]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/cannot reach the service at http:\/\/127\.0\.0\.1:1 \(/);
+    expect(run.stdout + run.stderr).not.toContain(KEY);
+  });
+
+  it('lists the commands in the help', () => {
+    const run = cli(['--help']);
+    for (const command of ['listen', 'trigger', 'events'])
+      expect(run.stdout).toContain(`svc-webhooks ${command}`);
+  });
+});
