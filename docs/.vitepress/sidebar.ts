@@ -9,6 +9,7 @@ export const guideSidebar: SidebarItem[] = [
     text: 'Receive webhooks',
     items: [
       { text: 'Quickstart', link: '/guide/quickstart' },
+      { text: 'Develop locally (listen)', link: '/guide/develop-locally' },
       { text: 'Delivery contract', link: '/guide/delivery-contract' },
       { text: 'Event catalogue', link: '/guide/events' },
       { text: 'Rotating the secret', link: '/guide/secret-rotation' },

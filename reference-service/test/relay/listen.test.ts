@@ -224,3 +224,24 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
     expect(listed.stdout.split('\n')).toContain('message.received');
   });
 });
+
+describe('svc-webhooks listen and a clock that is off', () => {
+  it("warns when the machine's clock is more than a minute away from the service's", async () => {
+    const store = await BACKENDS[0]!.open();
+    const service = await startRelayService(store, { soleInstance: true, now: () => Date.now() + 120_000 });
+    const tenant = await createDeliveryTenant(service);
+    const cli = runCli(['listen', '--forward-to', 'http://127.0.0.1:3000/webhooks'], {
+      SVC_API_KEY: tenant.key,
+      SVC_BASE_URL: service.baseUrl,
+    });
+    try {
+      await cli.printed(/Your clock is 1[12][0-9] s behind the service's/);
+      expect(cli.stderr()).toContain('Sync your clock');
+    } finally {
+      cli.child.kill('SIGKILL');
+      await cli.exited;
+      await service.close();
+      await store.close();
+    }
+  });
+});

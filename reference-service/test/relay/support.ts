@@ -20,20 +20,21 @@ const quiet = () =>
 /** A service on a real socket with its delivery worker and the relay behind `listen`. */
 export async function startRelayService(
   store: OpenedStore,
-  options: { soleInstance: boolean; secretBox?: SecretBox },
+  options: { soleInstance: boolean; secretBox?: SecretBox; now?: () => number },
 ): Promise<DeliveringService & { relay: Relay }> {
   const relay = new Relay(store.db, quiet(), {
     ackTimeoutMs: 2_000,
     answerTimeoutMs: 15_000,
     soleInstance: options.soleInstance,
     abandonAfterMs: 10 * 60_000,
-    now: () => Date.now(),
+    now: options.now ?? (() => Date.now()),
   });
   await relay.start();
   const service = await startTestService(store, {
     allowLocalhostWebhooks: true,
     extra: { sandboxRoutes: true, relay },
     ...(options.secretBox === undefined ? {} : { secretBox: options.secretBox }),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   const delivery = await startDelivery(service.ctx, quiet(), { pollIntervalMs: 200 }, relay);
   return {
