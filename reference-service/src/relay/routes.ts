@@ -9,6 +9,7 @@ import type { ServiceContext } from '../http/service-context.js';
 import { parse } from '../http/session-routes.js';
 import { excerptOf, type PostOutcome } from '../outbound/guarded-client.js';
 import {
+  countListeners,
   getListener,
   getListenerSecret,
   getRelayedDelivery,
@@ -25,6 +26,16 @@ const ADMIN: Requirements = { permission: 'service:workspace:admin', stepUp: fal
 /** How often a stream is checked: a heartbeat line, the key still valid, the listener marked seen. */
 export const STREAM_CHECK_MS = 5_000;
 
+/** Text PostgreSQL can store: no NUL character. */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => !value.includes('\u0000'), 'must not contain a NUL character');
+
+/** Live listeners a workspace may have at once: each is an endpoint with a stream and a log. */
+export const MAX_LISTENERS = 10;
+
 const listenQuery = z.strictObject({
   events: z
     .string()
@@ -32,9 +43,9 @@ const listenQuery = z.strictObject({
     .optional()
     .transform((value) => (value ? value.split(',').map((name) => name.trim()) : []))
     .pipe(z.array(z.enum(EVENT_TYPES as unknown as [string, ...string[]])).max(EVENT_TYPES.length)),
-  listener: z.string().min(1).max(64).optional(),
+  listener: text(64).min(1).optional(),
 });
-const listenerPath = z.strictObject({ id: z.string().min(1).max(64) });
+const listenerPath = z.strictObject({ id: text(64).min(1) });
 
 /** The local outcomes the CLI may report, mapped to the service's own words for the log. */
 const LOCAL_FAILURES = {
@@ -45,10 +56,10 @@ const LOCAL_FAILURES = {
 } as const;
 
 const answerBody = z.strictObject({
-  delivery_id: z.string().min(1).max(64),
+  delivery_id: text(64).min(1),
   status: z.number().int().min(100).max(599).nullable(),
   latency_ms: z.number().min(0).max(3_600_000).nullable(),
-  excerpt: z.string().max(4_096).nullable(),
+  excerpt: text(4_096).nullable(),
   failure: z.enum(Object.keys(LOCAL_FAILURES) as [keyof typeof LOCAL_FAILURES]).nullable(),
 });
 
@@ -109,6 +120,12 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
     }
     const resumed = listener !== undefined;
     if (listener === undefined) {
+      if ((await countListeners(ctx.db, workspace.id)) >= MAX_LISTENERS) {
+        throw new ServiceError(
+          'forbidden',
+          `a workspace may have ${MAX_LISTENERS} listeners at once; stop one (Ctrl-C) or wait for an abandoned one to be removed`,
+        );
+      }
       const id = newId('whk');
       listener = {
         id,

@@ -29,6 +29,8 @@ export class SseListenerStream implements ListenerStream {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
+      // Once the service ends a stream the connection has nothing left to carry.
+      connection: 'close',
       'x-request-id': requestId,
     });
   }

@@ -46,6 +46,15 @@ export async function getListener(
   return rows[0];
 }
 
+export async function countListeners(db: Queryable, workspaceId: string): Promise<number> {
+  const rows = await db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM webhook_endpoints
+      WHERE workspace_id = $1 AND listener_seen_at IS NOT NULL AND deleted_at IS NULL`,
+    [workspaceId],
+  );
+  return rows[0]!.count;
+}
+
 export async function touchListeners(db: Queryable, ids: readonly string[], now: number): Promise<void> {
   if (ids.length === 0) return;
   await db.query('UPDATE webhook_endpoints SET listener_seen_at = $2 WHERE id = ANY($1::text[])', [ids, now]);
