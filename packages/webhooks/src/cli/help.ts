@@ -6,6 +6,7 @@ Usage:
   svc-webhooks verify --body <file> (--headers <file> | --signature <value>) [options]
   svc-webhooks sign --body <file|-> [options]
   svc-webhooks <command> --help
+  svc-webhooks --version
 
 Commands:
   verify   Check a captured delivery and explain why it is accepted or refused.
