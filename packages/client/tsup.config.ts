@@ -8,7 +8,8 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
-  sourcemap: true,
+  // No source maps: the build is unminified and readable as shipped (see open-choices).
+  sourcemap: false,
   target: 'es2022',
   platform: 'neutral',
 });

@@ -22,7 +22,8 @@ export default defineConfig([
     splitting: false,
     // Keep `node:crypto` as written: runtimes such as Deno and Bun resolve the prefixed name.
     removeNodeProtocol: false,
-    sourcemap: true,
+    // No source maps: the build is unminified, one readable file per entry (see open-choices).
+    sourcemap: false,
     external: [SELF],
     dts: {
       // Adapter types import the core by name; during the build that name must resolve to the sources,

@@ -1,5 +1,19 @@
-import { type APIPromise, Client, type RequestInput, type WithResponse } from '@svc-kit/client';
-import type { Contact, Exposure, Integration, WebhookDelivery, WebhookEndpoint } from '@svc-kit/contract';
+import {
+  type APIError,
+  type APIErrorCode,
+  type APIPromise,
+  Client,
+  type RequestInput,
+  type WithResponse,
+} from '@svc-kit/client';
+import type {
+  Contact,
+  ErrorCode,
+  Exposure,
+  Integration,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from '@svc-kit/contract';
 import { describe, expectTypeOf, it } from 'vitest';
 
 const client = new Client({ apiKey: 'svc_a_b', baseUrl: 'https://api.example.com' });
@@ -20,6 +34,10 @@ describe('answers are typed from the contract', () => {
     }>();
     expectTypeOf(client.webhooks.delete('wh')).resolves.toEqualTypeOf<undefined>();
     expectTypeOf(client.webhooks.listDeliveries('wh', { limit: 10 })).resolves.toEqualTypeOf<{
+      deliveries: WebhookDelivery[];
+    }>();
+    // `limit` has a default.
+    expectTypeOf(client.webhooks.listDeliveries('wh')).resolves.toEqualTypeOf<{
       deliveries: WebhookDelivery[];
     }>();
   });
@@ -72,8 +90,10 @@ describe('wrong argument shapes do not compile', () => {
     client.webhooks.create({ url: 'https://h.example', events: ['message.nope'] });
     // @ts-expect-error: `status` is `active` or `paused`
     client.webhooks.setStatus('wh', { status: 'stopped' });
-    // @ts-expect-error: `limit` is required
-    client.webhooks.listDeliveries('wh', {});
+    // @ts-expect-error: `limit` misspelt
+    client.webhooks.listDeliveries('wh', { limt: 5 });
+    // @ts-expect-error: `limit` is a number of deliveries
+    client.webhooks.listDeliveries('wh', { limit: true });
     // @ts-expect-error: the fingerprint is missing
     client.contacts.block('bot');
     // @ts-expect-error: not a settable preset
@@ -100,10 +120,30 @@ describe('wrong argument shapes do not compile', () => {
   it('constructor options', () => {
     // @ts-expect-error: a key and a session at once
     new Client({ apiKey: 'k', session: true, baseUrl: 'https://api.example.com' });
-    // @ts-expect-error: neither a key nor a session
+    // Neither a key nor a session compiles: the key then comes from SVC_API_KEY, or the constructor refuses.
     new Client({ baseUrl: 'https://api.example.com' });
+    // @ts-expect-error: not a log level
+    new Client({ baseUrl: 'https://api.example.com', logLevel: 'verbose' });
+    // @ts-expect-error: a logger needs error, warn, info and debug
+    new Client({ baseUrl: 'https://api.example.com', logger: { log: () => {} } });
+    new Client({ baseUrl: 'https://api.example.com', logLevel: 'debug', logger: console });
     // A possibly missing key (e.g. from the environment) compiles; the constructor refuses it at run time.
     new Client({ apiKey: undefined as string | undefined, baseUrl: 'https://api.example.com' });
     new Client({ session: true, baseUrl: 'https://portal.example.com' });
+  });
+});
+
+describe('error codes', () => {
+  it('APIError.code offers the contract codes and keeps any newer string', () => {
+    expectTypeOf<APIError['code']>().toEqualTypeOf<APIErrorCode | undefined>();
+    expectTypeOf<ErrorCode>().toExtend<APIErrorCode>();
+    expectTypeOf<'a_code_added_later'>().toExtend<APIErrorCode>();
+  });
+
+  it('hasCode() refuses a code the contract does not have', () => {
+    const error = {} as APIError;
+    error.hasCode('step_up_required');
+    // @ts-expect-error: not a code of the contract
+    error.hasCode('no_such_code');
   });
 });

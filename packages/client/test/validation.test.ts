@@ -1,6 +1,6 @@
 import { Client, ClientValidationError, ResponseValidationError } from '@svc-kit/client';
 import { HttpResponse, http } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { endpoint } from './support/fixtures.js';
 import { API_KEY, BASE_URL, useServer } from './support/server.js';
 
@@ -93,6 +93,14 @@ describe('arguments are checked against the contract before anything is sent', (
 });
 
 describe('constructor options', () => {
+  // The key would otherwise come from the environment of whoever runs the tests.
+  beforeEach(() => {
+    vi.stubEnv('SVC_API_KEY', undefined);
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
   const cases: [string, unknown, string][] = [
     ['no API key', { apiKey: undefined, baseUrl: BASE_URL }, 'apiKey'],
     ['an empty API key', { apiKey: '', baseUrl: BASE_URL }, 'apiKey'],

@@ -91,6 +91,26 @@ describe('the event schemas', () => {
     expect((event as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it.each([
+    [{ ...messageEvent(), id: 'msg_1' }, 'id: expected an event id starting with evt_'],
+    [messageEvent({ created_at: 1.5 }), 'created_at: expected an integer, got a fractional number'],
+    [messageEvent({ created_at: '1' }), 'created_at: expected number, got string'],
+    [messageEvent({ identity: '' }), 'identity: expected a non-empty string'],
+    [{ ...messageEvent(), identity: undefined }, 'identity: expected string, got undefined'],
+    [messageEvent({ data: [] }), 'data: expected record, got an array'],
+    [[messageEvent()], '(body): expected object, got an array'],
+    [
+      messageEvent({ data: { thread_id: 't', contact: 'alice' } }),
+      'message.received: data.contact: expected a contact digest of the form sha256:<64 lowercase hex digits>',
+    ],
+    [
+      messageEvent({ type: 'integration.exposure_updated', data: { integration: 'gh', version: -1 } }),
+      'integration.exposure_updated: data.version: expected at least 0',
+    ],
+  ])('say what is wrong, where, and what was found (%#)', (value, detail) => {
+    expect(() => parseEvent(value)).toThrow(`The body is JSON but not a valid event: ${detail}.`);
+  });
+
   it('refuse values that are not objects with a typed error', () => {
     for (const value of [null, undefined, 1, 'evt', [], true]) {
       expect(() => parseEvent(value)).toThrow(expect.objectContaining({ reason: 'invalid_payload' }));

@@ -45,3 +45,29 @@ describe('the Web build', () => {
     }
   });
 });
+
+describe("the Web build's synchronous names", () => {
+  const { body, headers } = delivery();
+
+  it.each([
+    ['verify', () => webBuild.verify(body, headers, baseOptions), 'verifyAsync'],
+    [
+      'verifySignature',
+      () => webBuild.verifySignature(body, 't=1,v1=00', baseOptions),
+      'verifySignatureAsync',
+    ],
+    ['sign', () => webBuild.sign(body, { secret: 'k' }), 'signAsync'],
+  ])('%s throws a typed set-up error naming the async function to use', (_name, call, replacement) => {
+    expect(call).toThrow(expect.objectContaining({ reason: 'invalid_options' }));
+    expect(call).toThrow(`await ${replacement}()`);
+  });
+
+  it('safeVerify keeps its promise: no throw, a typed result naming safeVerifyAsync', () => {
+    const result = webBuild.safeVerify(body, headers, baseOptions);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.reason).toBe('invalid_options');
+      expect(result.error.message).toContain('await safeVerifyAsync()');
+    }
+  });
+});

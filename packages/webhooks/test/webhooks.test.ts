@@ -84,6 +84,74 @@ describe.each([
       expect(() => make().on(['message.received', 'message.sent'] as never, () => {})).toThrow(/reserved/);
     });
 
+    it.each([
+      ['message.recieved', 'message.received'],
+      ['Contact.Approved', 'contact.approved'],
+      ['message_received', 'message.received'],
+      ['integration.exposure-updated', 'integration.exposure_updated'],
+      ['contact.aproved', 'contact.approved'],
+    ])('suggests the catalogue name for the typo %j', (typo, suggestion) => {
+      expect(() => make().on(typo as never, () => {})).toThrow(`did you mean "${suggestion}"?`);
+      expect(() => make().off(typo as never, () => {})).toThrow(
+        `Webhooks.off: "${typo}" is not an event type`,
+      );
+    });
+
+    it('suggests nothing for a name that is not close to any type', () => {
+      expect(() => make().on('invoice.paid' as never, () => {})).toThrow(
+        'Webhooks.on: "invoice.paid" is not an event type. Use onAny for every event, or one of EVENT_TYPES.',
+      );
+    });
+
+    it('off(), removeListener(), offAny() and offError() stop a handler; others keep running', async () => {
+      const calls: string[] = [];
+      const kept = () => {
+        calls.push('kept');
+      };
+      const removed = () => {
+        calls.push('removed');
+      };
+      const removedByAlias = () => {
+        calls.push('alias');
+      };
+      const any = () => {
+        calls.push('any');
+      };
+      const onError = () => {
+        calls.push('error');
+      };
+      const webhooks = make()
+        .on('message.received', kept)
+        .on(['message.received', 'contact.approved'], removed)
+        .on('message.received', removedByAlias)
+        .onAny(any)
+        .onError(onError);
+      expect(webhooks.off(['message.received', 'contact.approved'], removed)).toBe(webhooks);
+      webhooks.removeListener('message.received', removedByAlias).offAny(any).offError(onError);
+      // A handler that was never registered is ignored.
+      webhooks.off('contact.removed', kept).offAny(kept);
+      await webhooks.handle(delivery());
+      await webhooks.handle(delivery(contactEvent));
+      await webhooks.handle({ ...delivery(), body: 'tampered' });
+      expect(calls).toEqual(['kept']);
+    });
+
+    it('off() takes out one registration at a time, the latest first', async () => {
+      let runs = 0;
+      const handler = () => {
+        runs++;
+      };
+      const webhooks = make({ dedupe: false })
+        .on('message.received', handler)
+        .on('message.received', handler);
+      webhooks.off('message.received', handler);
+      await webhooks.handle(delivery());
+      expect(runs).toBe(1);
+      webhooks.off('message.received', handler);
+      await webhooks.handle(delivery());
+      expect(runs).toBe(1);
+    });
+
     it('awaits async handlers before answering', async () => {
       let done = false;
       const webhooks = make().onAny(async () => {
@@ -254,6 +322,57 @@ describe.each([
   });
 
   describe('duplicates', () => {
+    it('are suppressed by default: a replay inside the tolerance does not run the handlers twice', async () => {
+      let runs = 0;
+      const webhooks = make().onAny(() => {
+        runs++;
+      });
+      const captured = delivery();
+      expect(await webhooks.handle(captured)).toMatchObject({ status: 200, body: '{"received":true}' });
+      expect(await webhooks.handle(captured)).toMatchObject({
+        status: 200,
+        body: '{"received":true,"duplicate":true}',
+      });
+      expect(runs).toBe(1);
+    });
+
+    it('run every verified delivery with dedupe: false', async () => {
+      let runs = 0;
+      const webhooks = make({ dedupe: false }).onAny(() => {
+        runs++;
+      });
+      await webhooks.handle(delivery());
+      await webhooks.handle(delivery());
+      expect(runs).toBe(2);
+    });
+
+    it('use the store given to the guard instead of the default one', async () => {
+      const claimed: string[] = [];
+      const store = {
+        claim: async (key: string) => {
+          claimed.push(key);
+          return claimed.length === 1;
+        },
+        release: async () => {},
+      };
+      const webhooks = make({ dedupe: new DuplicateGuard(store) });
+      await webhooks.handle(delivery());
+      expect(JSON.parse((await webhooks.handle(delivery())).body)).toEqual({
+        received: true,
+        duplicate: true,
+      });
+      expect(claimed).toEqual([
+        'svc-webhooks:event:evt_01JD5X0W7Q3ZP8M2K4N6R9T1VB',
+        'svc-webhooks:event:evt_01JD5X0W7Q3ZP8M2K4N6R9T1VB',
+      ]);
+    });
+
+    it('refuse a dedupe option that is neither a guard nor false, at construction', () => {
+      expect(() => make({ dedupe: true as never })).toThrow(
+        expect.objectContaining({ reason: 'invalid_options' }),
+      );
+    });
+
     it('answers a repeated event id 200 without running handlers again', async () => {
       let runs = 0;
       const webhooks = make({ dedupe: new DuplicateGuard() }).onAny(() => {

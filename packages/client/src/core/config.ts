@@ -1,4 +1,6 @@
 import { ClientValidationError } from '../errors/validation-errors.js';
+import { readEnvironment } from './environment.js';
+import { type ClientLog, createLog, isLogger, isLogLevel, type Logger, resolveLogLevel } from './logger.js';
 import { type ClientOptions, DEFAULTS, type Fetch, type HeadersLike, MAX_TIMER_MS } from './options.js';
 import { redactor } from './redact.js';
 
@@ -14,11 +16,16 @@ export interface ClientConfig {
   validateResponses: boolean;
   headers: HeadersLike | undefined;
   redact: (text: string) => string;
+  log: ClientLog;
 }
+
+/** Where the API key is read from when the options do not give one. */
+export const API_KEY_ENV = 'SVC_API_KEY';
 
 export function resolveConfig(options: ClientOptions): ClientConfig {
   if (typeof options !== 'object' || options === null) refuse([], 'expected an options object');
   const auth = resolveAuth(options);
+  const redact = redactor(auth.kind === 'apiKey' ? auth.apiKey : undefined);
   return {
     baseUrl: resolveBaseUrl(options.baseUrl),
     auth,
@@ -30,18 +37,35 @@ export function resolveConfig(options: ClientOptions): ClientConfig {
       checkDelay(options.initialRetryDelayMs, ['initialRetryDelayMs']) ?? DEFAULTS.initialRetryDelayMs,
     validateResponses: options.validateResponses === true,
     headers: options.headers,
-    redact: redactor(auth.kind === 'apiKey' ? auth.apiKey : undefined),
+    redact,
+    log: resolveLog(options, redact),
   };
 }
 
+function resolveLog(options: ClientOptions, redact: (text: string) => string): ClientLog {
+  const { logLevel, logger } = options;
+  if (logLevel !== undefined && !isLogLevel(logLevel)) {
+    refuse(['logLevel'], "expected 'off', 'error', 'warn', 'info' or 'debug'");
+  }
+  if (logger !== undefined && !isLogger(logger)) {
+    refuse(['logger'], 'expected an object with error, warn, info and debug methods (console fits)');
+  }
+  const sink = logger ?? (globalThis as { console: Logger }).console;
+  return createLog(resolveLogLevel(logLevel), sink, redact);
+}
+
 function resolveAuth(options: ClientOptions): ClientConfig['auth'] {
-  const { apiKey, session } = options as { apiKey?: unknown; session?: unknown };
+  const { apiKey: given, session } = options as { apiKey?: unknown; session?: unknown };
   if (session === true) {
-    if (apiKey !== undefined) refuse(['apiKey'], 'pass either apiKey or session: true, not both');
+    if (given !== undefined) refuse(['apiKey'], 'pass either apiKey or session: true, not both');
     return { kind: 'session' };
   }
+  const apiKey = given ?? readEnvironment(API_KEY_ENV);
   if (apiKey === undefined) {
-    refuse(['apiKey'], 'missing: pass an API key (e.g. from an environment variable), or session: true');
+    refuse(
+      ['apiKey'],
+      `missing: pass apiKey, set the ${API_KEY_ENV} environment variable, or pass session: true`,
+    );
   }
   // The key itself never appears in a message.
   if (typeof apiKey !== 'string' || apiKey === '') refuse(['apiKey'], 'expected a non-empty string');

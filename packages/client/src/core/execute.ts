@@ -37,8 +37,11 @@ export async function execute(
   // when it is needed.
   if (config.auth.kind === 'session') init.credentials = 'include';
 
+  const { log } = config;
   for (let retriesDone = 0; ; retriesDone++) {
     let failure: ServiceError;
+    const started = Date.now();
+    log.debug(`${op.operationId}: ${op.method} ${prepared.url} (attempt ${retriesDone + 1})`);
     try {
       const answer = await sendAttempt(
         currentFetch(config, op),
@@ -47,6 +50,10 @@ export async function execute(
         settings.timeoutMs,
         settings.signal,
         config.redact,
+      );
+      log.debug(
+        `${op.operationId}: ${answer.response.status} in ${Date.now() - started} ms` +
+          ` (request ${answer.response.headers.get('x-request-id') ?? 'without id'})`,
       );
       if (answer.response.ok) return readAnswer(op, answer, config.validateResponses);
       failure = errorFromResponse(answer.response, answer.text, config.redact);
@@ -60,6 +67,9 @@ export async function execute(
       initialRetryDelayMs: config.initialRetryDelayMs,
     });
     if (delay === undefined) throw failure;
+    log.info(
+      `${op.operationId}: retrying in ${Math.round(delay)} ms (retry ${retriesDone + 1} of ${settings.maxRetries}) after ${failure.name}: ${failure.message}`,
+    );
     await sleep(delay, settings.signal);
   }
 }

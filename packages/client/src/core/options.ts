@@ -1,3 +1,5 @@
+import type { Logger, LogLevel } from './logger.js';
+
 /**
  * A `fetch` function. `globalThis.fetch`, undici's, and most wrappers fit. The client always calls it
  * with a URL string and an init object.
@@ -29,12 +31,22 @@ export interface CommonClientOptions {
   validateResponses?: boolean | undefined;
   /** Headers sent with every request. */
   headers?: HeadersLike | undefined;
+  /**
+   * What the client logs: `debug` (every request and answer), `info` (retries), `warn`, `error`, `off`.
+   * Default: the `SVC_LOG` environment variable when it names a level, else `warn`.
+   */
+  logLevel?: LogLevel | undefined;
+  /** Where log lines go. Default: `console`. The API key never appears in a line. */
+  logger?: Logger | undefined;
 }
 
 /** A program: a workspace API key, sent as `Authorization: Bearer <key>`. */
 export interface ApiKeyClientOptions extends CommonClientOptions {
-  /** A workspace API key (`svc_<id>_<secret>`). `undefined` is refused at construction with a clear error. */
-  apiKey: string | undefined;
+  /**
+   * A workspace API key (`svc_<id>_<secret>`). Default: the `SVC_API_KEY` environment variable (where the
+   * runtime has one). Neither given is refused at construction with a clear error.
+   */
+  apiKey?: string | undefined;
   session?: false | undefined;
 }
 

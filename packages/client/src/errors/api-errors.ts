@@ -1,9 +1,16 @@
+import type { ErrorCode } from '@svc-kit/contract';
 import { ServiceError } from './service-error.js';
+
+/**
+ * A code of the contract's `ERROR_CODES`, checked by the compiler when compared (`'no_such_code'` is an
+ * error); any other string still fits, so a code added by a newer service is not lost.
+ */
+export type APIErrorCode = ErrorCode | (string & {});
 
 export interface APIErrorInit {
   status: number;
   /** The error body's `error.code`; `undefined` when the answer was not the service's error body. */
-  code: string | undefined;
+  code: APIErrorCode | undefined;
   message: string;
   requestId: string | undefined;
   headers: Headers;
@@ -16,7 +23,7 @@ export class APIError extends ServiceError {
   static override readonly kind: string = 'APIError';
   readonly status: number;
   /** Stable machine-readable code, e.g. `not_found` or `step_up_required` (see `ERROR_CODES`). */
-  readonly code: string | undefined;
+  readonly code: APIErrorCode | undefined;
   /** The id the service logged the call under; quote it when asking for help. */
   readonly requestId: string | undefined;
   readonly headers: Headers;
@@ -29,6 +36,14 @@ export class APIError extends ServiceError {
     this.requestId = init.requestId;
     this.headers = init.headers;
     this.body = init.body;
+  }
+
+  /**
+   * Whether the service answered with `code`. Unlike `error.code === '…'`, which must accept any string
+   * (codes may be added), the argument is checked against the contract: a misspelt code does not compile.
+   */
+  hasCode(code: ErrorCode): boolean {
+    return this.code === code;
   }
 }
 

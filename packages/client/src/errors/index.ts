@@ -1,5 +1,6 @@
 export {
   APIError,
+  type APIErrorCode,
   AuthenticationError,
   BadRequestError,
   IdempotencyMismatchError,

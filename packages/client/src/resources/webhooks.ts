@@ -3,6 +3,9 @@ import type { Client } from '../client.js';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
 
+/** How many deliveries `listDeliveries` asks for when no `limit` is given (the API requires one). */
+export const DEFAULT_DELIVERIES_LIMIT = 20;
+
 /** Workspace webhook endpoints (permission `service:workspace:admin`). */
 export class Webhooks {
   readonly #client: Client;
@@ -43,12 +46,20 @@ export class Webhooks {
     return this.#client.request('deleteWebhook', { params: { id } }, options);
   }
 
-  /** listWebhookDeliveries: an endpoint's delivery log, newest first. */
+  /**
+   * listWebhookDeliveries: an endpoint's delivery log, newest first. `limit` (1 to 100) defaults to
+   * `DEFAULT_DELIVERIES_LIMIT` (20).
+   */
   listDeliveries(
     id: string,
-    query: QueryOf<'listWebhookDeliveries'>,
+    query?: Partial<QueryOf<'listWebhookDeliveries'>>,
     options?: RequestOptions,
   ): APIPromise<ResponseOf<'listWebhookDeliveries'>> {
-    return this.#client.request('listWebhookDeliveries', { params: { id }, query }, options);
+    const limit = query?.limit ?? DEFAULT_DELIVERIES_LIMIT;
+    return this.#client.request(
+      'listWebhookDeliveries',
+      { params: { id }, query: { ...query, limit } },
+      options,
+    );
   }
 }

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { addressClaimSchema, contactSchema, toolSchema } from '../resources/contacts.js';
 import { errorBodySchema } from '../resources/error-body.js';
 import { exposureEntrySchema, exposureSchema, integrationSchema } from '../resources/integrations.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { operationList } from '../operations/index.js';
 import { namedSchemas } from './components.js';
 import { renderComponents } from './json-schema.js';

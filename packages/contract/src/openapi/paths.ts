@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Operation, OperationGroup } from '../operations/define.js';
 import { componentRef, type JsonSchema, renderParameters } from './json-schema.js';
 import { IDEMPOTENCY_KEY_PARAMETER, refusalRef } from './responses.js';

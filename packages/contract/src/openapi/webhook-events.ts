@@ -1,5 +1,5 @@
 import { EVENT_TYPES, type EventType, eventEnvelopeSchema, eventSchemas } from '@svc-kit/webhooks';
-import { z } from 'zod';
+import * as z from 'zod';
 import { componentRef } from './json-schema.js';
 
 export const EVENTS_TAG = {
@@ -19,7 +19,8 @@ export const eventComponentId = (type: EventType): string =>
 export function eventBodySchemas(): [string, z.ZodType][] {
   return EVENT_TYPES.map((type) => [
     eventComponentId(type),
-    eventEnvelopeSchema.extend({ type: z.literal(type), data: eventSchemas[type] }),
+    // The SDK's schemas are zod/mini (no `.extend`); a loose object over the same shape is the same schema.
+    z.looseObject({ ...eventEnvelopeSchema.shape, type: z.literal(type), data: eventSchemas[type] }),
   ]);
 }
 

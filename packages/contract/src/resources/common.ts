@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Timestamps of API records: integer milliseconds since the Unix epoch (see the open-choices page). */
 export const timestampMs = z.int().nonnegative().describe('Milliseconds since the Unix epoch.');

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { freeFormObject, timestampMs } from './common.js';
 
 export const CONTACT_STATUSES = ['active', 'pending_in', 'pending_out', 'blocked'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The body of every refusal (spec part 7). `code` is one of `ERROR_CODES`, typed as a string so that a
  * client keeps working when a later version adds a code. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { freeFormObject } from './common.js';
 
 /** Transports createIntegration accepts. A stored integration may report another one. */

@@ -1,5 +1,5 @@
 import { EVENT_TYPES, RESERVED_EVENT_TYPES } from '@svc-kit/webhooks';
-import { z } from 'zod';
+import * as z from 'zod';
 import { timestampMs } from './common.js';
 
 /** The states an endpoint can be in; both can be set with setWebhookStatus. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookResponse } from '@svc-kit/webhooks';
 import { type BodyLimitOptions, declaredLength, resolveMaxBodyBytes } from './body-limit';
+import { matchesRoutePath } from './express-path';
 import { createParsedBodyRefusal } from './parsed-body';
 import type { WebhookReceiver } from './receiver';
 import { bodyTooLarge } from './refusal';
@@ -8,7 +9,9 @@ import { bodyTooLarge } from './refusal';
 export interface ExpressWebhookOptions extends BodyLimitOptions {
   /**
    * Answer only requests to this path (as Express sees it, so relative to the mount point) and pass every
-   * other request to `next()`. Leave it out when the middleware is mounted on its own route.
+   * other request to `next()`. Matched as `app.post(path, …)` would: a trailing slash and any case are
+   * accepted unless the app sets `strict routing` / `case sensitive routing`. Leave it out when the
+   * middleware is mounted on its own route.
    */
   readonly path?: string;
 }
@@ -23,7 +26,6 @@ export type WebhookMiddleware = (
 /** What body parsers leave on the request. */
 interface ParsedRequest {
   body?: unknown;
-  path?: unknown;
   /** Set by body-parser (Express 4 and 5) once it has read the stream. */
   _body?: unknown;
 }
@@ -62,22 +64,12 @@ export function webhookMiddleware(
   }
 
   return (req, res, next) => {
-    if (options.path !== undefined && pathOf(req) !== options.path) {
+    if (options.path !== undefined && !matchesRoutePath(req, options.path)) {
       next();
       return;
     }
     respond(req, res).catch(next);
   };
-}
-
-function pathOf(req: IncomingMessage): string | undefined {
-  const expressPath = (req as ParsedRequest).path;
-  if (typeof expressPath === 'string') return expressPath;
-  try {
-    return new URL(req.url ?? '/', 'http://localhost').pathname;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The raw body: left by `express.raw()`, or read from the stream here; or why there is none. */

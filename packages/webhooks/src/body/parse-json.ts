@@ -2,7 +2,7 @@ import { WebhookVerificationError } from '../errors';
 import type { BodyInput } from './raw-body';
 
 // `fatal`: a body that is not UTF-8 is reported, not silently patched with U+FFFD before parsing.
-const decoder = new TextDecoder('utf-8', { fatal: true });
+const decoder = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 function invalidJson(detail: string, cause: unknown): WebhookVerificationError {
   return new WebhookVerificationError(

@@ -11,6 +11,7 @@ Usage:
   svc-webhooks trigger <event-type> [--identity <slug>] [options]
   svc-webhooks events [options]
   svc-webhooks <command> --help
+  svc-webhooks --version
 
 Commands:
   verify   Check a captured delivery and explain why it is accepted or refused.

@@ -6,6 +6,7 @@ import { API_KEY_ENV } from './service-api';
 import { signCommand } from './sign-command';
 import { UsageError } from './usage-error';
 import { type CommandIo, verifyCommand } from './verify-command';
+import { packageVersion } from './version';
 
 /** Exit codes, as documented in --help. */
 export const EXIT = { ok: 0, refused: 1, usage: 2, internal: 3 } as const;
@@ -57,6 +58,12 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
       case '--help':
       case '-h':
         safeIo.stdout(MAIN_HELP);
+        return EXIT.ok;
+      case 'version':
+      case '--version':
+      case '-v':
+      case '-V':
+        safeIo.stdout(`${packageVersion()}\n`);
         return EXIT.ok;
       case undefined:
         safeIo.stderr(MAIN_HELP);

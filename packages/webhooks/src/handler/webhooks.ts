@@ -1,7 +1,8 @@
 import type { RawBody } from '../body/raw-body';
-import type { DuplicateGuard } from '../dedupe/guard';
+import { DuplicateGuard } from '../dedupe/guard';
 import { WebhookVerificationError } from '../errors';
 import { type EventType, isEventType, RESERVED_EVENT_TYPES } from '../events/catalogue';
+import { closestEventType } from '../events/suggest';
 import type { EventOfType, WebhookEvent } from '../events/types';
 import { HEADER_NAMES } from '../headers/names';
 import { type HeaderInput, readHeaderText } from '../headers/read-header';
@@ -12,8 +13,13 @@ import { WebhookHandlerError } from './handler-error';
 import { acceptedResponse, errorResponse, verificationErrorResponse, type WebhookResponse } from './response';
 
 export interface WebhooksOptions extends VerifyOptions {
-  /** Runs each event id at most once; duplicates are answered 200 without running handlers. */
-  dedupe?: DuplicateGuard | undefined;
+  /**
+   * Runs each event id at most once; duplicates are answered 200 without running handlers. Default: a
+   * `DuplicateGuard` over an in-memory store (24 h, 10 000 ids, per process), so a replay inside the
+   * timestamp tolerance does not run the handlers twice. Pass a guard over a shared store when the
+   * receiver runs on several instances, or `false` to run the handlers for every verified delivery.
+   */
+  dedupe?: DuplicateGuard | false | undefined;
   /**
    * `false` (default): a throwing handler makes `handle()` answer 500, so the failure shows in the
    * service's delivery log. `true`: answer 200 anyway (the failure still reaches `onError`). The service
@@ -38,14 +44,36 @@ export interface WebhookRequest {
 
 type Verifier = (body: RawBody, headers: HeaderInput, options: VerifyOptions) => Promise<WebhookEvent>;
 
-function checkEventType(type: unknown): EventType {
+function checkEventType(method: string, type: unknown): EventType {
   if (typeof type === 'string' && isEventType(type)) return type;
-  const reserved = (RESERVED_EVENT_TYPES as readonly unknown[]).includes(type);
+  if ((RESERVED_EVENT_TYPES as readonly unknown[]).includes(type)) {
+    throw new WebhookVerificationError(
+      'invalid_options',
+      `Webhooks.${method}: "${String(type)}" is reserved but not sent yet; a handler for it would never run.`,
+    );
+  }
+  const suggestion = typeof type === 'string' ? closestEventType(type) : undefined;
   throw new WebhookVerificationError(
     'invalid_options',
-    reserved
-      ? `Webhooks.on: "${String(type)}" is reserved but not sent yet; a handler for it would never run.`
-      : `Webhooks.on: "${String(type)}" is not an event type; use onAny for every event, or one of EVENT_TYPES.`,
+    `Webhooks.${method}: "${String(type)}" is not an event type` +
+      (suggestion === undefined ? '.' : `; did you mean "${suggestion}"?`) +
+      ' Use onAny for every event, or one of EVENT_TYPES.',
+  );
+}
+
+/** Takes out the most recently added registration of `handler`, if any. */
+function removeLast<T>(list: T[] | undefined, handler: T): void {
+  const index = list?.lastIndexOf(handler) ?? -1;
+  if (index >= 0) list?.splice(index, 1);
+}
+
+function checkDedupe(dedupe: unknown): DuplicateGuard | undefined {
+  if (dedupe === false) return undefined;
+  if (dedupe === undefined) return new DuplicateGuard();
+  if (dedupe instanceof DuplicateGuard) return dedupe;
+  throw new WebhookVerificationError(
+    'invalid_options',
+    'options.dedupe must be a DuplicateGuard (new DuplicateGuard(store)) or false; leave it out for the in-memory default.',
   );
 }
 
@@ -79,7 +107,7 @@ export class WebhooksCore {
       now: resolved.now,
     };
     this.#verifier = verifier;
-    this.#dedupe = options.dedupe;
+    this.#dedupe = checkDedupe(options.dedupe);
     this.#acknowledgeHandlerErrors = options.acknowledgeHandlerErrors === true;
   }
 
@@ -87,11 +115,40 @@ export class WebhooksCore {
   on<T extends EventType>(type: T | readonly T[], handler: EventHandler<EventOfType<T>>): this {
     const types: readonly unknown[] = Array.isArray(type) ? type : [type];
     for (const name of types) {
-      const checked = checkEventType(name);
+      const checked = checkEventType('on', name);
       const list = this.#handlers.get(checked) ?? [];
       list.push(handler as EventHandler<WebhookEvent>);
       this.#handlers.set(checked, list);
     }
+    return this;
+  }
+
+  /**
+   * Stops running `handler` for the given type(s): takes out its latest `on()` registration for each.
+   * A handler that is not registered is ignored; an unknown name is refused, as in `on()`.
+   */
+  off<T extends EventType>(type: T | readonly T[], handler: EventHandler<EventOfType<T>>): this {
+    const types: readonly unknown[] = Array.isArray(type) ? type : [type];
+    for (const name of types) {
+      removeLast(this.#handlers.get(checkEventType('off', name)), handler as EventHandler<WebhookEvent>);
+    }
+    return this;
+  }
+
+  /** The same as `off()`, under the name Node's and octokit's emitters use. */
+  removeListener<T extends EventType>(type: T | readonly T[], handler: EventHandler<EventOfType<T>>): this {
+    return this.off(type, handler);
+  }
+
+  /** Stops running an `onAny()` handler. */
+  offAny(handler: EventHandler<WebhookEvent>): this {
+    removeLast(this.#anyHandlers, handler);
+    return this;
+  }
+
+  /** Stops telling an `onError()` handler. */
+  offError(handler: ErrorHandler): this {
+    removeLast(this.#errorHandlers, handler);
     return this;
   }
 

@@ -133,6 +133,55 @@ describe('express adapter', () => {
     expect(threads).toEqual([EVENT.data.thread_id]);
   });
 
+  describe('`path` matches as app.post() does in the same app', () => {
+    const variants = [
+      '/webhooks',
+      '/webhooks/',
+      '/WebHooks',
+      '/webhooks//',
+      '/webhooks/x',
+      '/webhook',
+      '/webhooks?x=1',
+    ];
+
+    // Two apps with the same settings: one routes with Express itself, one with the `path` option.
+    async function statuses(settings: Record<string, boolean>) {
+      const configure = (app: express.Express) => {
+        for (const [name, value] of Object.entries(settings)) app.set(name, value);
+        return app;
+      };
+      const byExpress = configure(express());
+      byExpress.post('/webhooks', webhookMiddleware(new Webhooks({ secret: SECRET, dedupe: false })));
+      const byOption = configure(express());
+      byOption.use(webhookMiddleware(new Webhooks({ secret: SECRET, dedupe: false }), { path: '/webhooks' }));
+      const [expressBase, optionBase] = [await start(byExpress), await start(byOption)];
+      const delivery = await signedDelivery();
+      const result: Record<string, [number, number]> = {};
+      for (const variant of variants) {
+        result[variant] = [
+          (await post(`${expressBase}${variant}`, delivery)).status,
+          (await post(`${optionBase}${variant}`, delivery)).status,
+        ];
+      }
+      return result;
+    }
+
+    it.each([
+      ['default settings', {}],
+      ['strict routing', { 'strict routing': true }],
+      ['case sensitive routing', { 'case sensitive routing': true }],
+    ])('with %s', async (_name, settings) => {
+      const result = await statuses(settings);
+      for (const [variant, [byExpress, byOption]] of Object.entries(result)) {
+        expect(byOption, variant).toBe(byExpress);
+      }
+      // The cases the option exists for, pinned so the comparison cannot pass on two 404s.
+      expect(result['/webhooks']).toEqual([200, 200]);
+      expect(result['/webhooks/']?.[0]).toBe('strict routing' in settings ? 404 : 200);
+      expect(result['/WebHooks']?.[0]).toBe('case sensitive routing' in settings ? 404 : 200);
+    });
+  });
+
   it('answers 405 to a method other than POST', async () => {
     const { webhooks, received } = recordingWebhooks();
     const app = express();

@@ -75,8 +75,11 @@ describe('fastify adapter', () => {
     const base = await start(async (app) => {
       await app.register(webhookPlugin, { webhooks });
     });
-    const delivery = await signedDelivery();
     for (const contentType of ['text/plain', 'application/octet-stream', undefined]) {
+      // One event per content type: the default duplicate guard would answer a repeat without handlers.
+      const delivery = await signedDelivery({
+        body: JSON.stringify({ ...EVENT, id: `evt_ct_${contentType}` }),
+      });
       const headers: Record<string, string> = { ...delivery.headers };
       if (contentType === undefined) delete headers['content-type'];
       else headers['content-type'] = contentType;

@@ -1,6 +1,6 @@
 // Runs the built CLI as users do (`node dist/cli/main.js`), against files in a temporary folder.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -318,6 +318,16 @@ describe('svc-webhooks usage', () => {
       expect(run.stdout).toContain('SVC_WEBHOOK_SECRET');
       expect(run.stdout).toMatch(/shell history/);
     }
+  });
+
+  it('prints the installed version with --version, -v and version, and exits 0', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    for (const args of [['--version'], ['-v'], ['version']]) {
+      const run = cli(args);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toBe(`${version}\n`);
+    }
+    expect(cli(['--help']).stdout).toContain('svc-webhooks --version');
   });
 
   it.each([
