@@ -12,6 +12,10 @@ export const guideSidebar: SidebarItem[] = [
       { text: 'Delivery contract', link: '/guide/delivery-contract' },
       { text: 'Event catalogue', link: '/guide/events' },
       { text: 'Rotating the secret', link: '/guide/secret-rotation' },
+      { text: 'Verify by hand (six languages)', link: '/guide/verify-by-hand' },
+      { text: 'Troubleshooting', link: '/guide/troubleshooting' },
+      { text: 'svc-webhooks CLI', link: '/guide/cli' },
+      { text: 'Test vectors', link: '/guide/test-vectors' },
     ],
   },
   {
@@ -27,8 +31,11 @@ export const guideSidebar: SidebarItem[] = [
     items: [{ text: 'Reference service', link: '/guide/reference-service' }],
   },
   {
-    text: 'Decisions',
-    items: [{ text: 'Choices the spec leaves open', link: '/guide/open-choices' }],
+    text: 'Project',
+    items: [
+      { text: 'Changelog', link: '/guide/changelog' },
+      { text: 'Choices the spec leaves open', link: '/guide/open-choices' },
+    ],
   },
   {
     text: 'Reference',
