@@ -12,7 +12,17 @@ export const guideSidebar: SidebarItem[] = [
       { text: 'Delivery contract', link: '/guide/delivery-contract' },
       { text: 'Event catalogue', link: '/guide/events' },
       { text: 'Rotating the secret', link: '/guide/secret-rotation' },
-      { text: 'Verify by hand (six languages)', link: '/guide/verify-by-hand' },
+      {
+        text: 'Verify by hand (six languages)',
+        link: '/guide/verify-by-hand',
+        collapsed: true,
+        items: ['node', 'python', 'go', 'ruby', 'php', 'java'].map((slug) => ({
+          text:
+            { node: 'Node.js', python: 'Python', go: 'Go', ruby: 'Ruby', php: 'PHP', java: 'Java' }[slug] ??
+            slug,
+          link: `/guide/verify-by-hand/${slug}`,
+        })),
+      },
       { text: 'Troubleshooting', link: '/guide/troubleshooting' },
       { text: 'svc-webhooks CLI', link: '/guide/cli' },
       { text: 'Test vectors', link: '/guide/test-vectors' },

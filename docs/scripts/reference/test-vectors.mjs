@@ -11,7 +11,7 @@ export function copyTestVectors() {
   const to = path.join(docsRoot, 'public', 'test-vectors');
   rmSync(to, { recursive: true, force: true });
   mkdirSync(to, { recursive: true });
-  const files = readdirSync(from).filter((name) => name.endsWith('.json') && name !== 'package.json');
+  const files = readdirSync(from).filter((name) => /-cases(\.schema)?\.json$/.test(name));
   for (const name of files) copyFileSync(path.join(from, name), path.join(to, name));
   return files;
 }
