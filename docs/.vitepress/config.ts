@@ -1,6 +1,11 @@
 import { defineConfig } from 'vitepress';
 import { guideSidebar, referenceSidebar } from './sidebar';
 
+/** `api/webhooks.md`, `api/contract/…`: the generated TypeScript pages (the HTTP reference is `api/http/`). */
+function isTypeScriptReference(relativePath: string): boolean {
+  return relativePath.startsWith('api/') && !relativePath.startsWith('api/http/');
+}
+
 // The site is fully static and self-contained: no web fonts, analytics or remote scripts, so it works
 // offline and the browser test can treat any failed request as a bug.
 export default defineConfig({
@@ -32,7 +37,24 @@ export default defineConfig({
       '/guide/': guideSidebar,
       '/api/': referenceSidebar(),
     },
-    search: { provider: 'local' },
+    search: {
+      provider: 'local',
+      options: {
+        // Guides and error codes rank above generated internals: the TypeScript reference is indexed by
+        // its headings (symbol names) only, so its long type listings do not outrank the prose.
+        _render(src, env, md) {
+          const html = md.render(src, env);
+          if (!isTypeScriptReference(env.relativePath)) return html;
+          const headings = src.split('\n').filter((line) => /^#{1,6} /.test(line));
+          return md.render(headings.join('\n\n'), env);
+        },
+        miniSearch: {
+          searchOptions: {
+            boostDocument: (id: string) => (id.startsWith('/guide/') ? 2 : 1),
+          },
+        },
+      },
+    },
     outline: { level: [2, 3] },
     footer: { message: 'MIT licensed. Built from the svc-kit repository.' },
   },

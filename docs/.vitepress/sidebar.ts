@@ -13,6 +13,20 @@ export const guideSidebar: SidebarItem[] = [
       { text: 'Delivery contract', link: '/guide/delivery-contract' },
       { text: 'Event catalogue', link: '/guide/events' },
       { text: 'Rotating the secret', link: '/guide/secret-rotation' },
+      {
+        text: 'Verify by hand (six languages)',
+        link: '/guide/verify-by-hand',
+        collapsed: true,
+        items: ['node', 'python', 'go', 'ruby', 'php', 'java'].map((slug) => ({
+          text:
+            { node: 'Node.js', python: 'Python', go: 'Go', ruby: 'Ruby', php: 'PHP', java: 'Java' }[slug] ??
+            slug,
+          link: `/guide/verify-by-hand/${slug}`,
+        })),
+      },
+      { text: 'Troubleshooting', link: '/guide/troubleshooting' },
+      { text: 'svc-webhooks CLI', link: '/guide/cli' },
+      { text: 'Test vectors', link: '/guide/test-vectors' },
     ],
   },
   {
@@ -28,8 +42,11 @@ export const guideSidebar: SidebarItem[] = [
     items: [{ text: 'Reference service', link: '/guide/reference-service' }],
   },
   {
-    text: 'Decisions',
-    items: [{ text: 'Choices the spec leaves open', link: '/guide/open-choices' }],
+    text: 'Project',
+    items: [
+      { text: 'Changelog', link: '/guide/changelog' },
+      { text: 'Choices the spec leaves open', link: '/guide/open-choices' },
+    ],
   },
   {
     text: 'Reference',

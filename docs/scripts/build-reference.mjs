@@ -10,6 +10,7 @@ import { buildHttpReference } from './reference/http.mjs';
 import { code, generatedPage, table, text } from './reference/markdown.mjs';
 import { PUBLISHED_PACKAGES } from './reference/packages.mjs';
 import { apiRoot } from './reference/paths.mjs';
+import { copyTestVectors } from './reference/test-vectors.mjs';
 import { buildTypeScriptReference, pageOf } from './reference/typescript.mjs';
 
 /**
@@ -62,6 +63,7 @@ async function main() {
   const { packages, sidebar } = await buildTypeScriptReference(PUBLISHED_PACKAGES);
   const http = buildHttpReference();
   const events = await buildEventCatalogue();
+  const vectors = copyTestVectors();
 
   writeFileSync(path.join(apiRoot, 'index.md'), typeScriptIndex(packages));
   writeFileSync(
@@ -76,7 +78,8 @@ async function main() {
   if (!http.ready) console.warn(`docs: no HTTP reference: ${http.reason}`);
   console.log(
     `docs: reference generated (${packages.filter((ref) => ref.ready).length}/${packages.length} packages, ` +
-      `${http.ready ? http.operations : 0} HTTP operations, ${events.count} event types)`,
+      `${http.ready ? http.operations : 0} HTTP operations, ${events.count} event types, ` +
+      `${vectors.length} test-vector files)`,
   );
 }
 

@@ -1,8 +1,9 @@
 // @ts-check
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { clientCall, clientSetup, curlCommand, exampleOf } from './http-examples.mjs';
 import { code, generatedPage, prose, proseBlock, slug, table, text } from './markdown.mjs';
-import { fieldRows, isClosed, isSchema, notesOf, typeOf } from './openapi-schema.mjs';
+import { fieldRows, isClosed, isSchema, notesOf, sentences, typeOf } from './openapi-schema.mjs';
 import { apiRoot, docsRoot } from './paths.mjs';
 
 /**
@@ -92,8 +93,7 @@ function schemaBlock(doc, raw) {
     ['Field', 'Type', 'Required', 'Notes'],
     rows.map((row) => [code(row.name), row.type, row.required ? 'yes' : 'no', row.notes]),
   );
-  const closed = isClosed(schema) ? 'Fields not listed are refused.' : '';
-  return [named, fields, closed].filter(Boolean).join('\n\n');
+  return [named, fields].filter(Boolean).join('\n\n');
 }
 
 /** @param {Json} doc @param {unknown} content */
@@ -147,6 +147,36 @@ function requestLine(op) {
     : code(`${op.method.toUpperCase()} ${op.path}`);
 }
 
+/** @param {string} lang @param {string} title @param {string} body */
+const fence = (lang, title, body) => `\`\`\`${lang}${title ? ` [${title}]` : ''}\n${body}\n\`\`\``;
+
+/**
+ * The worked example of an operation, from the contract: the call (curl and client), the answer, and the
+ * usual refusals.
+ * @param {import('./http-examples.mjs').OperationId} id
+ */
+function examplesBlock(id) {
+  const example = exampleOf(id);
+  const answer =
+    example.answer.body === undefined
+      ? `${text(example.answer.status)}, no body.`
+      : fence('json', '', JSON.stringify(example.answer.body, null, 2));
+  const parts = [
+    '**Example request**',
+    `::: code-group\n\n${fence('sh', 'curl', curlCommand(id, example.request))}\n\n` +
+      `${fence('ts', '@svc-kit/client', `${clientSetup(example.request)}\n${clientCall(id, example.request)}`)}\n\n:::`,
+    `**Example answer** ${text(example.answer.status)}`,
+    answer,
+  ];
+  for (const refusal of example.refusals) {
+    parts.push(
+      `**Example refusal** ${text(refusal.answer.status)}: ${text(refusal.summary)}`,
+      fence('json', '', JSON.stringify(refusal.answer.body, null, 2)),
+    );
+  }
+  return parts.join('\n\n');
+}
+
 /** @param {Json} doc @param {Operation} op */
 function operationSection(doc, op) {
   const { operation } = op;
@@ -184,7 +214,7 @@ function operationSection(doc, op) {
             text(String(parameter.in)),
             typeOf(schema, SCHEMAS_PAGE),
             parameter.required === true ? 'yes' : 'no',
-            notes.join('; '),
+            sentences(notes),
           ];
         }),
       ),
@@ -193,8 +223,11 @@ function operationSection(doc, op) {
 
   if (operation.requestBody) {
     const body = resolve(doc, operation.requestBody);
+    const media = isSchema(body.content) ? body.content['application/json'] : undefined;
+    const closed = !op.webhook && isSchema(media) && isClosed(resolve(doc, media.schema));
     parts.push(
-      `**${op.webhook ? 'Body sent' : 'Request body'}**${body.required === false ? ' (optional)' : ''}`,
+      `**${op.webhook ? 'Body sent' : 'Request body'}**${body.required === false ? ' (optional)' : ''}` +
+        (closed ? ': a field not listed here is refused with 400.' : ''),
     );
     if (typeof body.description === 'string') parts.push(proseBlock(body.description));
     parts.push(contentBlock(doc, body.content) || 'No body.');
@@ -208,6 +241,7 @@ function operationSection(doc, op) {
     parts.push(`**${op.webhook ? 'Your answer' : 'Answer'} ${text(status)}**${meaning}`);
     parts.push(contentBlock(doc, response.content) || 'No body.');
   }
+  if (!op.webhook) parts.push(examplesBlock(/** @type {any} */ (id)));
   const refusals = responses.filter(([status]) => !status.startsWith('2'));
   if (refusals.length > 0) {
     parts.push('**Refusals**');
@@ -265,7 +299,13 @@ function indexPage(doc, groups) {
       '`@svc-kit/contract` builds from its schemas. The same document is served with this site: ' +
       '<a href="/openapi.json" target="_blank">openapi.json</a>.',
   ];
-  if (typeof info.description === 'string') sections.push(proseBlock(info.description));
+  if (typeof info.description === 'string') {
+    // The intro above already says where the document comes from; the error codes get their link.
+    const description = info.description
+      .replace(/^Generated from `@svc-kit\/contract`\.\s*/, '')
+      .replace('error-codes page', '[error-codes page](/guide/error-codes)');
+    sections.push(proseBlock(description));
+  }
 
   const schemes =
     isSchema(doc.components) && isSchema(doc.components.securitySchemes)

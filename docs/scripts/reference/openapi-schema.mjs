@@ -59,13 +59,13 @@ export function typeOf(schema, schemasPage) {
 }
 
 /**
- * Constraints and description of a schema, as short notes.
+ * The constraints of a schema as short lower-case phrases (`one of …`, `at most 96 characters`).
  * @param {Schema} schema
+ * @returns {string[]}
  */
-export function notesOf(schema) {
+function constraintPhrases(schema) {
   /** @type {string[]} */
   const notes = [];
-  if (typeof schema.description === 'string') notes.push(prose(schema.description));
   if (Array.isArray(schema.enum)) notes.push(`one of ${schema.enum.map((v) => code(String(v))).join(', ')}`);
   const bounds = [
     ['minLength', 'at least %s character'],
@@ -88,10 +88,35 @@ export function notesOf(schema) {
   if ('default' in schema) notes.push(`default ${code(JSON.stringify(schema.default))}`);
   // Nested items carry their own constraints (e.g. each permission at most 96 characters).
   if (isSchema(schema.items) && !schema.items.$ref) {
-    const itemNotes = notesOf({ ...schema.items, description: undefined });
-    if (itemNotes) notes.push(`each item: ${itemNotes}`);
+    const itemNotes = constraintPhrases(schema.items);
+    if (itemNotes.length > 0) notes.push(`each item: ${itemNotes.join(', ')}`);
   }
-  return notes.join('; ');
+  return notes;
+}
+
+/**
+ * Sentences joined into one note: each ends with a full stop, so a description and the constraints that
+ * follow it read as prose ("… a private network. At least 1 character.").
+ * @param {readonly string[]} sentences
+ */
+export function sentences(sentences) {
+  return sentences
+    .map((sentence) => sentence.trim())
+    .filter(Boolean)
+    .map((sentence) => {
+      const capital = sentence.replace(/^[a-z]/, (letter) => letter.toUpperCase());
+      return /[.!?:)]$/.test(capital) ? capital : `${capital}.`;
+    })
+    .join(' ');
+}
+
+/**
+ * The description of a schema, then its constraints.
+ * @param {Schema} schema
+ */
+export function notesOf(schema) {
+  const description = typeof schema.description === 'string' ? prose(schema.description) : '';
+  return sentences([description, constraintPhrases(schema).join('; ')]);
 }
 
 /**

@@ -7,7 +7,9 @@ const repoDir = path.resolve(docsDir, '..');
 
 /** Folders and files whose change means the built site is out of date. */
 const INPUTS = [
-  ...['guide', 'public', 'snippets', 'scripts', '.vitepress'].map((dir) => path.join(docsDir, dir)),
+  ...['guide', 'public', 'snippets', 'recipes', 'scripts', '.vitepress'].map((dir) =>
+    path.join(docsDir, dir),
+  ),
   path.join(docsDir, 'index.md'),
   path.join(repoDir, 'packages', 'webhooks', 'EVENTS.md'),
   ...['webhooks', 'contract', 'client', 'mock'].flatMap((pkg) => [

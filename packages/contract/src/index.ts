@@ -1,6 +1,7 @@
 // The event catalogue lives in the receiver SDK; re-exported so users of the contract need one import.
 export { EVENT_TYPES, type EventType, RESERVED_EVENT_TYPES, type ReservedEventType } from '@svc-kit/webhooks';
 export * from './errors.js';
+export * from './examples/index.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export * from './operations/define.js';
 export * from './operations/index.js';

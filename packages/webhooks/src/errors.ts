@@ -26,6 +26,15 @@ export type WebhookErrorReason =
   /** An option is out of range (for example a tolerance of 0 or less). A set-up mistake. */
   | 'invalid_options';
 
+/** The troubleshooting guide: one entry per reason (what you see, likely causes, the fix). */
+export const TROUBLESHOOTING_URL =
+  'https://github.com/svc-kit/svc-kit/blob/main/docs/guide/troubleshooting.md';
+
+/** The entry of the troubleshooting guide for a reason: its heading's anchor is the reason, hyphenated. */
+export function troubleshootingUrl(reason: WebhookErrorReason): string {
+  return `${TROUBLESHOOTING_URL}#${reason.replaceAll('_', '-')}`;
+}
+
 /**
  * A registry-wide symbol marks instances, so that `instanceof` and `isWebhookVerificationError` still hold
  * when two copies of the SDK are loaded (the ESM and the CJS build, or the Node and the Web build).
@@ -38,7 +47,7 @@ export class WebhookVerificationError extends Error {
   readonly reason: WebhookErrorReason;
 
   constructor(reason: WebhookErrorReason, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(`${message} See ${troubleshootingUrl(reason)}`, options);
     this.reason = reason;
     Object.defineProperty(this, BRAND, { value: true });
   }

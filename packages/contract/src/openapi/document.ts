@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { withOperationExamples } from '../examples/openapi.js';
 import { operationList } from '../operations/index.js';
 import { namedSchemas } from './components.js';
 import { renderComponents } from './json-schema.js';
@@ -42,7 +43,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     ],
     security: [{ session: [] }, { apiKey: [] }],
     tags: [...Object.values(TAGS), EVENTS_TAG],
-    paths: pathsObject(operationList, named),
+    paths: withOperationExamples(pathsObject(operationList, named)),
     webhooks: webhooksObject(),
     components: {
       schemas: renderComponents(namedSchemas, requests, responses),

@@ -1,0 +1,2 @@
+export SVC_WEBHOOK_SECRET=$(node -p "require('../endpoint.json').secret")
+node server.js

@@ -1,0 +1,2 @@
+export SVC_WEBHOOK_SECRET=$(node -p "require('../endpoint.json').secret")
+npx tsx server.ts

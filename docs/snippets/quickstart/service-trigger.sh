@@ -1,0 +1,1 @@
+npm run --silent sandbox -w @svc-kit/reference-service -- trigger message.received

@@ -1,0 +1,4 @@
+mkdir my-receiver && cd my-receiver
+npm init -y
+npm pkg set type=module
+npm install @svc-kit/webhooks express
