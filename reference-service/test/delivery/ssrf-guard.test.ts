@@ -30,7 +30,6 @@ const HOSTILE_DNS: Record<string, string[]> = {
   'v6-metadata.evil.test': ['fd00:ec2::254'],
   'v6-multicast.evil.test': ['ff02::1'],
   'v4-mapped.evil.test': ['::ffff:127.0.0.1'],
-  'v4-mapped-public.evil.test': ['::ffff:8.8.8.8'],
   'v4-compatible.evil.test': ['::127.0.0.1'],
   'nat64.evil.test': ['64:ff9b::7f00:1'],
   '6to4.evil.test': ['2002:7f00:1::1'],
