@@ -7,7 +7,7 @@ import {
   integrationTransportSchema,
 } from '../resources/integrations.js';
 import { defineOperation } from './define.js';
-import { ALWAYS, VALIDATED } from './statuses.js';
+import { VALIDATED, VALIDATED_UPSTREAM } from './statuses.js';
 
 const identityPath = z.strictObject({ slug: pathSegment });
 const integrationPath = z.strictObject({ slug: pathSegment, name: pathSegment });
@@ -28,7 +28,7 @@ export const listIntegrations = defineOperation({
   query: null,
   body: null,
   success: { status: 200, schema: z.strictObject({ integrations: z.array(integrationSchema) }) },
-  errors: ALWAYS,
+  errors: VALIDATED,
   ...read,
   flags: plain,
   summary: 'List the upstream tool servers connected to an identity.',
@@ -78,7 +78,7 @@ export const authorizeIntegration = defineOperation({
   query: null,
   body: z.strictObject({ scope: z.string().max(512).optional() }),
   success: { status: 200, schema: z.strictObject({ authorization_url: z.string() }) },
-  errors: VALIDATED,
+  errors: VALIDATED_UPSTREAM,
   ...manage,
   flags: suspended,
   summary: 'Start the upstream OAuth ceremony; answers where to send the owner.',
@@ -93,7 +93,7 @@ export const getExposure = defineOperation({
   query: null,
   body: null,
   success: { status: 200, schema: exposureSchema },
-  errors: ALWAYS,
+  errors: VALIDATED,
   ...read,
   flags: plain,
   summary: 'Read which of an integration’s tools contacts may reach.',
@@ -123,7 +123,7 @@ export const deleteIntegration = defineOperation({
   query: null,
   body: null,
   success: { status: 200, schema: z.null() },
-  errors: ALWAYS,
+  errors: VALIDATED,
   ...manage,
   flags: suspended,
   summary: 'Disconnect an upstream and forget its credential.',
