@@ -9,6 +9,14 @@ import {
 import { defineOperation } from './define.js';
 import { VALIDATED, VALIDATED_UPSTREAM } from './statuses.js';
 
+/** RFC 9110 5.1 / 5.6.2: a field name is a token, one or more `tchar`. */
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/**
+ * RFC 9110 5.5: visible characters (and obs-text bytes), with spaces and tabs only between them. No CR, LF,
+ * NUL or other control character can reach an upstream request line.
+ */
+const HTTP_FIELD_VALUE = /^[\x21-\x7e\x80-\xff](?:[\x20-\x7e\x80-\xff\t]*[\x21-\x7e\x80-\xff])?$/;
+
 const identityPath = z.strictObject({ slug: pathSegment });
 const integrationPath = z.strictObject({ slug: pathSegment, name: pathSegment });
 const integrations = '/v1/identities/{slug}/integrations';
@@ -48,8 +56,19 @@ export const createIntegration = defineOperation({
     transport: integrationTransportSchema.optional(),
     auth: z
       .strictObject({
-        header: z.string().min(1).max(64),
-        value: z.string().min(1).max(4096),
+        header: z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(HTTP_TOKEN, 'must be an HTTP header name (RFC 9110 token characters only)'),
+        value: z
+          .string()
+          .min(1)
+          .max(4096)
+          .regex(
+            HTTP_FIELD_VALUE,
+            'must be a valid HTTP header value (no control characters, no leading or trailing space)',
+          ),
       })
       .nullable()
       .optional(),
