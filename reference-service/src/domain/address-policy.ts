@@ -62,8 +62,7 @@ const TEREDO = ipaddr.parseCIDR('2001::/32');
 const inAny = (address: ipaddr.IPv4 | ipaddr.IPv6, list: readonly Cidr[]) =>
   list.some(([range, bits]) => address.kind() === range.kind() && address.match(range, bits));
 
-const v4From = (high: number, low: number) =>
-  new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+const v4From = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 
 function isGlobalV4(address: ipaddr.IPv4): boolean {
   return !inAny(address, IPV4_NOT_GLOBAL);

@@ -20,9 +20,9 @@ import {
 } from './early-refusals.js';
 import { sendError } from './error-body.js';
 import { contactHandlers, sendRateLimited } from './handlers/contacts.js';
-import { parseJsonBody, UnreadableBody } from './hostile-input.js';
 import { integrationHandlers } from './handlers/integrations.js';
 import { webhookHandlers } from './handlers/webhooks.js';
+import { parseJsonBody, UnreadableBody } from './hostile-input.js';
 import { type OperationHandler, registerOperations } from './operations.js';
 import type { ServiceContext } from './service-context.js';
 import { registerSessionRoutes } from './session-routes.js';

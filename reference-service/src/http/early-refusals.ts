@@ -82,7 +82,12 @@ export function frameworkErrorsHandler(ctx: ServiceContext, bodyLimit: number) {
     reply.header('x-request-id', request.id);
     refuseInput(ctx, request, reply, unreadableMessage(error, bodyLimit)).catch((failure: unknown) => {
       request.log.error({ err: failure }, 'request failed');
-      sendError(request, reply, 'internal_error', 'the service failed; quote the request id when reporting it');
+      sendError(
+        request,
+        reply,
+        'internal_error',
+        'the service failed; quote the request id when reporting it',
+      );
     });
   };
 }

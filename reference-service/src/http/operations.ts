@@ -102,15 +102,10 @@ export function registerOperations(
           );
         }
         const now = ctx.now();
-        const authorized = await authorize(
-          ctx.db,
-          request,
-          requirements,
-          {
-            now,
-            publicOrigin: ctx.publicOrigin,
-          },
-        );
+        const authorized = await authorize(ctx.db, request, requirements, {
+          now,
+          publicOrigin: ctx.publicOrigin,
+        });
         const input = {
           params: validate(op.pathParams, request.params, 'path parameters'),
           query: validate(op.query, request.query, 'query'),

@@ -44,7 +44,11 @@ describe.each(BACKENDS)('refusals before any handler, on $name', (backend) => {
 
   it.each([
     ['a garbage request line', 'GARBAGE\r\n\r\n', 400],
-    ['a header without a colon', 'GET /v1/workspace/webhooks HTTP/1.1\r\nHost: h\r\nno colon here\r\n\r\n', 400],
+    [
+      'a header without a colon',
+      'GET /v1/workspace/webhooks HTTP/1.1\r\nHost: h\r\nno colon here\r\n\r\n',
+      400,
+    ],
     [
       'conflicting Content-Length',
       'POST /v1/sessions HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',

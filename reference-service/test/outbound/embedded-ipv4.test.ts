@@ -1,10 +1,10 @@
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAllowedPort, isGlobalUnicast } from '../../src/domain/address-policy.js';
+import { newId } from '../../src/domain/ids.js';
 import { createGuardedFetch } from '../../src/integrations/guarded-fetch.js';
 import { createGuardedClient } from '../../src/outbound/guarded-client.js';
 import { OutboundBlockedError, resolveCheckedAddresses } from '../../src/outbound/target-policy.js';
-import { newId } from '../../src/domain/ids.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { BACKENDS } from '../support/backends.js';
@@ -170,4 +170,3 @@ describe.each(BACKENDS)('registration refuses every embedded form on $name', (ba
     expect(rows[0]?.n).toBe(0);
   });
 });
-
