@@ -51,7 +51,8 @@ export const ERROR_CODES = {
   },
   headers_too_large: {
     status: 431,
-    description: 'The request’s headers are larger than the service accepts (16 KiB in all); nothing was done.',
+    description:
+      'The request’s headers are larger than the service accepts (16 KiB in all); nothing was done.',
   },
   internal_error: {
     status: 500,

@@ -113,9 +113,9 @@ describe('the operation table', () => {
       expect(statuses.has(503)).toBe(op.flags.idempotent || needsPeerAnswer.has(id));
       // Our choice (error-codes page): 502 where the answer is an upstream server's (authorizeIntegration).
       expect(statuses.has(502)).toBe(id === 'authorizeIntegration');
-      expect(
-        [...statuses].every((status) => [400, 401, 403, 404, 422, 429, 502, 503].includes(status)),
-      ).toBe(true);
+      expect([...statuses].every((status) => [400, 401, 403, 404, 422, 429, 502, 503].includes(status))).toBe(
+        true,
+      );
       expect([...op.errors]).toEqual([...op.errors].sort((a, b) => a - b));
     },
   );

@@ -82,7 +82,7 @@ describe.each(BACKENDS)('refusals before any handler, on $name', (backend) => {
       { method: 'DELETE', path: '/v1/workspace/webhooks/%00' },
       { method: 'GET', path: '/v1/workspace/webhooks/wh_1/deliveries?limit=%00' },
       { method: 'POST', path: `/v1/identities/${slug}/integrations`, body: { slug: 'a\u0000b' } },
-      { method: 'POST', path: `/v1/identities/${slug}/integrations`, body: { ['\u0000']: 1 } },
+      { method: 'POST', path: `/v1/identities/${slug}/integrations`, body: { '\u0000': 1 } },
       { method: 'POST', path: '/v1/workspace/keys', body: { name: 'k\u0000', scopes: [] } },
     ];
     for (const { method, path, body } of cases) {
