@@ -76,3 +76,14 @@ export function parseJsonBody(raw: string): unknown {
   if (raw.includes('\\u0000') && holdsNul(value)) throw new UnreadableBody(NUL_MESSAGE);
   return value;
 }
+
+/** Why raw JSON text could not be stored as it is (too deep, or a NUL); undefined when it can. */
+export function unstorableJson(raw: string): string | undefined {
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) return `the body nests deeper than ${MAX_JSON_DEPTH} levels`;
+  if (!raw.includes('\\u0000')) return undefined;
+  try {
+    return holdsNul(JSON.parse(raw)) ? NUL_MESSAGE : undefined;
+  } catch {
+    return undefined;
+  }
+}

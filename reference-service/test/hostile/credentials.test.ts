@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server, type Socket } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { errorBodySchema, operations } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
