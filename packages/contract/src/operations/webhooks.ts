@@ -8,7 +8,7 @@ import {
   webhookStatusSchema,
 } from '../resources/webhooks.js';
 import { defineOperation } from './define.js';
-import { ALWAYS, VALIDATED } from './statuses.js';
+import { VALIDATED } from './statuses.js';
 
 const endpointPath = z.strictObject({ id: pathSegment });
 
@@ -21,7 +21,7 @@ export const listWebhooks = defineOperation({
   query: null,
   body: null,
   success: { status: 200, schema: webhookListSchema },
-  errors: ALWAYS,
+  errors: VALIDATED,
   permission: 'service:workspace:admin',
   action: 'webhook:read',
   flags: { suspended: false, idempotent: false, stepUp: false },
