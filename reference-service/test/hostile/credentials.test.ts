@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { errorBodySchema, operations } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
+import type { Db, Queryable } from '../../src/store/db.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { BACKENDS } from '../support/backends.js';
@@ -59,6 +60,31 @@ async function startHostileUpstream(): Promise<{
   };
 }
 
+/**
+ * The real store, except that recording an event fails while `failing()` says so: the write that comes
+ * after createIntegration's first one, to show that a failure there leaves nothing behind.
+ */
+function withFailingEventInserts(store: OpenedStore, failing: () => boolean): OpenedStore {
+  const guard = (queryable: Queryable): Queryable => ({
+    query: (sql, params) => {
+      if (failing() && sql.trimStart().startsWith('INSERT INTO events')) {
+        return Promise.reject(new Error('injected failure: the events table is unavailable'));
+      }
+      return queryable.query(sql, params);
+    },
+    exec: (sql) => queryable.exec(sql),
+  });
+  const db: Db = {
+    ...guard(store.db),
+    kind: store.db.kind,
+    transaction: (fn) => store.db.transaction((tx) => fn(guard(tx))),
+    withAdvisoryLock: (key, fn) => store.db.withAdvisoryLock(key, fn),
+    listen: (channel, onNotify) => store.db.listen(channel, onNotify),
+    close: () => store.db.close(),
+  };
+  return { db, close: () => store.close() };
+}
+
 describe.each(BACKENDS)('credentials and upstream failures on $name', (backend) => {
   let store: OpenedStore;
   let service: TestService;
@@ -66,6 +92,7 @@ describe.each(BACKENDS)('credentials and upstream failures on $name', (backend) 
   let upstream: Awaited<ReturnType<typeof startHostileUpstream>>;
   const slug = 'creds';
   const answers: string[] = [];
+  let failEventInserts = false;
   const integrations = `/v1/identities/${slug}/integrations`;
 
   const post = async (path: string, body: unknown) => {
@@ -77,11 +104,14 @@ describe.each(BACKENDS)('credentials and upstream failures on $name', (backend) 
   beforeAll(async () => {
     upstream = await startHostileUpstream();
     store = await backend.open();
-    service = await startTestService(store, {
-      extra: {
-        integrations: { allowLocalhost: true, timeoutMs: 1_000, publicUrl: undefined, catalogue: {} },
+    service = await startTestService(
+      withFailingEventInserts(store, () => failEventInserts),
+      {
+        extra: {
+          integrations: { allowLocalhost: true, timeoutMs: 1_000, publicUrl: undefined, catalogue: {} },
+        },
       },
-    });
+    );
     tenant = await createTenant(service.ctx);
     await insertIdentity(store.db, {
       id: newId('idn'),
@@ -163,6 +193,26 @@ describe.each(BACKENDS)('credentials and upstream failures on $name', (backend) 
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(upstream.openSockets()).toBeLessThanOrEqual(before);
+  });
+
+  it('a failure after the first write leaves neither the integration nor its event', async () => {
+    failEventInserts = true;
+    try {
+      const before = await dumpDatabase(store.db);
+      const result = await post(integrations, { endpoint: `${upstream.url}/fails`, slug: 'half' });
+      expect(result.status).toBe(500);
+      expect(errorBodySchema.parse(result.body).error.code).toBe('internal_error');
+      expect(await dumpDatabase(store.db)).toBe(before);
+    } finally {
+      failEventInserts = false;
+    }
+    const again = await post(integrations, { endpoint: `${upstream.url}/fails`, slug: 'half' });
+    expect(again.status).toBe(201);
+    const events = await store.db.query<{ type: string }>(
+      `SELECT type FROM events WHERE workspace_id = $1 AND body LIKE '%"half"%'`,
+      [tenant.workspaceId],
+    );
+    expect(events.map((row) => row.type)).toEqual(['integration.created']);
   });
 
   it('the planted credential is in no answer, no log line and no plaintext row', async () => {
