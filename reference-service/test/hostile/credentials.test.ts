@@ -3,13 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errorBodySchema, operations } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
 import type { Db, Queryable } from '../../src/store/db.js';
 import type { OpenedStore } from '../../src/store/open.js';
-import { insertIdentity } from '../../src/store/queries/identities.js';
 import { BACKENDS } from '../support/backends.js';
 import { dumpDatabase } from '../support/db-dump.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
+import { addIdentity } from '../support/identity.js';
 
 /** A planted credential: it must never come back in an answer, a log line or a plaintext row. */
 const PLANTED = `sk_live_${randomBytes(12).toString('hex')}`;
@@ -113,12 +112,7 @@ describe.each(BACKENDS)('credentials and upstream failures on $name', (backend) 
       },
     );
     tenant = await createTenant(service.ctx);
-    await insertIdentity(store.db, {
-      id: newId('idn'),
-      workspace_id: tenant.workspaceId,
-      slug,
-      created_at: Date.now(),
-    });
+    await addIdentity(store.db, tenant.workspaceId, slug);
   });
   afterAll(async () => {
     await service?.close();

@@ -1,10 +1,9 @@
 import { ERROR_CODES, errorBodySchema } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
 import type { OpenedStore } from '../../src/store/open.js';
-import { insertIdentity } from '../../src/store/queries/identities.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
+import { addIdentity } from '../support/identity.js';
 import { rawRequest } from '../support/raw-http.js';
 
 /** The answer is the spec's error body, with a request id, a code of the registry and its status. */
@@ -29,12 +28,7 @@ describe.each(BACKENDS)('refusals before any handler, on $name', (backend) => {
     store = await backend.open();
     service = await startTestService(store);
     tenant = await createTenant(service.ctx);
-    await insertIdentity(store.db, {
-      id: newId('idn'),
-      workspace_id: tenant.workspaceId,
-      slug,
-      created_at: Date.now(),
-    });
+    await addIdentity(store.db, tenant.workspaceId, slug);
     host = new URL(service.baseUrl).host;
   });
   afterAll(async () => {

@@ -7,14 +7,13 @@ import {
 } from '@svc-kit/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
 import { ensureIdentityKey } from '../../src/peer/own-identity.js';
 import { PEER_VERBS } from '../../src/peer/protocol.js';
 import type { OpenedStore } from '../../src/store/open.js';
-import { insertIdentity } from '../../src/store/queries/identities.js';
 import { BACKENDS } from '../support/backends.js';
 import { databaseFingerprint } from '../support/db-dump.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
+import { addIdentity } from '../support/identity.js';
 
 /**
  * The hostile-input suite: every one of the 26 operations and every route of the service's own (sessions,
@@ -326,14 +325,8 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
       },
     });
     tenant = await createTenant(service.ctx);
-    const identityId = newId('idn');
     const slug = 'hostile-identity';
-    await insertIdentity(store.db, {
-      id: identityId,
-      workspace_id: tenant.workspaceId,
-      slug,
-      created_at: Date.now(),
-    });
+    const identityId = await addIdentity(store.db, tenant.workspaceId, slug);
     const key = await ensureIdentityKey(store.db, service.ctx.secretBox, identityId, Date.now());
     const created = await call(service, 'POST', '/v1/workspace/webhooks', {
       auth: { cookie: tenant.steppedUpSession },

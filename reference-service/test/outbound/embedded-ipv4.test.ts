@@ -1,14 +1,13 @@
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAllowedPort, isGlobalUnicast } from '../../src/domain/address-policy.js';
-import { newId } from '../../src/domain/ids.js';
 import { createGuardedFetch } from '../../src/integrations/guarded-fetch.js';
 import { createGuardedClient } from '../../src/outbound/guarded-client.js';
 import { OutboundBlockedError, resolveCheckedAddresses } from '../../src/outbound/target-policy.js';
 import type { OpenedStore } from '../../src/store/open.js';
-import { insertIdentity } from '../../src/store/queries/identities.js';
 import { BACKENDS } from '../support/backends.js';
+import { startCountingListener } from '../support/counting-listener.js';
 import { call, createTenant, startTestService, TEST_DNS, type TestService } from '../support/harness.js';
+import { addIdentity } from '../support/identity.js';
 import { ADMITTED_FORMS, REFUSED_FORMS, SSRF_DOMAIN, ssrfDns } from '../support/ssrf-forms.js';
 
 const DNS = ssrfDns();
@@ -50,23 +49,13 @@ describe('globally routable unicast only (IANA special-purpose registries)', () 
  * for the MCP fetch alike (both use outbound/guarded-lookup.ts). A loopback listener counts connections.
  */
 describe('the connection guard refuses every embedded form a lookup answers', () => {
-  let listener: Server;
+  let listener: Awaited<ReturnType<typeof startCountingListener>>;
   let port = 0;
-  let connections = 0;
-  const sockets: Socket[] = [];
   beforeAll(async () => {
-    listener = createServer((socket) => {
-      connections++;
-      sockets.push(socket);
-      socket.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
-    });
-    await new Promise<void>((done) => listener.listen(0, '127.0.0.1', () => done()));
-    port = (listener.address() as AddressInfo).port;
+    listener = await startCountingListener();
+    port = listener.port;
   });
-  afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((done) => listener.close(() => done()));
-  });
+  afterAll(() => listener.close());
 
   it('webhook deliveries and peer calls (guarded client): blocked, no connection', async () => {
     const client = createGuardedClient({ resolve, allowLocalhost: true, totalTimeoutMs: 3_000 });
@@ -78,7 +67,7 @@ describe('the connection guard refuses every embedded form a lookup answers', ()
     } finally {
       await client.close();
     }
-    expect(connections).toBe(0);
+    expect(listener.connections()).toBe(0);
   });
 
   it('MCP upstreams (guarded fetch): blocked, no connection', async () => {
@@ -98,7 +87,7 @@ describe('the connection guard refuses every embedded form a lookup answers', ()
     } finally {
       await guarded.close();
     }
-    expect(connections).toBe(0);
+    expect(listener.connections()).toBe(0);
   });
 
   it('a port below 1024 other than 443 is refused before any lookup', async () => {
@@ -139,12 +128,7 @@ describe.each(BACKENDS)('registration refuses every embedded form on $name', (ba
   it('createWebhook and createIntegration', async () => {
     const tenant = await createTenant(service.ctx);
     const slug = 'ssrf-identity';
-    await insertIdentity(store.db, {
-      id: newId('idn'),
-      workspace_id: tenant.workspaceId,
-      slug,
-      created_at: Date.now(),
-    });
+    await addIdentity(store.db, tenant.workspaceId, slug);
     for (const name of refusedNames) {
       const hook = await call(service, 'POST', '/v1/workspace/webhooks', {
         auth: { cookie: tenant.steppedUpSession },
