@@ -52,11 +52,15 @@ export async function refuseInput(
       await authorize(ctx.db, request, requirements, { now: ctx.now(), publicOrigin: ctx.publicOrigin });
     } catch (error) {
       if (error instanceof ServiceError) return sendError(request, reply, error.code, error.message);
-      throw error;
+      // Never thrown on: this runs inside error handlers, whose own failures would leave Fastify's body.
+      request.log.error({ err: error }, 'request failed');
+      return sendError(request, reply, 'internal_error', INTERNAL_MESSAGE);
     }
   }
   return sendError(request, reply, 'invalid_request', message);
 }
+
+const INTERNAL_MESSAGE = 'the service failed; quote the request id when reporting it';
 
 /** Our words for Fastify's refusals of a request it could not read. */
 export function unreadableMessage(error: FastifyError, bodyLimit: number): string {
@@ -80,15 +84,7 @@ export function unreadableMessage(error: FastifyError, bodyLimit: number): strin
 export function frameworkErrorsHandler(ctx: ServiceContext, bodyLimit: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
-    refuseInput(ctx, request, reply, unreadableMessage(error, bodyLimit)).catch((failure: unknown) => {
-      request.log.error({ err: failure }, 'request failed');
-      sendError(
-        request,
-        reply,
-        'internal_error',
-        'the service failed; quote the request id when reporting it',
-      );
-    });
+    void refuseInput(ctx, request, reply, unreadableMessage(error, bodyLimit));
   };
 }
 
