@@ -129,7 +129,9 @@ const deepJson = fc
     arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`,
   );
 
-const HUGE = JSON.stringify({ url: 'x'.repeat(1_100_000) });
+/** Stands for a body over the 1 MiB limit; expanded when sent, so that a counterexample stays readable. */
+const HUGE = '<a JSON body of 1.1 MB>';
+const HUGE_BODY = JSON.stringify({ url: 'x'.repeat(1_100_000) });
 
 /** What goes in the body: JSON of the route's fields, any JSON, broken JSON, raw bytes, deep or huge. */
 const body = (fields: string[]) =>
@@ -403,7 +405,7 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
               method: target.method,
               headers,
               redirect: 'manual',
-              ...(withBody ? { body: payload } : {}),
+              ...(withBody ? { body: payload === HUGE ? HUGE_BODY : payload } : {}),
             });
           } catch (error) {
             // The client refused to send it (a header or URL it will not write): nothing reached us.
