@@ -40,10 +40,19 @@ export const ERROR_CODES = {
     status: 422,
     description: 'An Idempotency-Key was reused within 24 hours with different arguments.',
   },
+  request_timeout: {
+    status: 408,
+    description: 'The request was not received in full in time; nothing was done. Sending it again is safe.',
+  },
   rate_limited: {
     status: 429,
     description:
       'The outbound budget of the identity or of the peer is spent; retry after `retry_after` seconds.',
+  },
+  headers_too_large: {
+    status: 431,
+    description:
+      'The request’s headers are larger than the service accepts (16 KiB in all); nothing was done.',
   },
   internal_error: {
     status: 500,
@@ -52,6 +61,11 @@ export const ERROR_CODES = {
   not_implemented: {
     status: 501,
     description: 'The reference service does not serve this operation yet; the contract describes it.',
+  },
+  upstream_failed: {
+    status: 502,
+    description:
+      'The upstream server the operation depends on failed or answered something unusable; nothing was changed.',
   },
   service_unavailable: {
     status: 503,

@@ -6,5 +6,6 @@ export { buildOpenApiDocument } from './openapi/document.js';
 export * from './operations/define.js';
 export * from './operations/index.js';
 export { expandPath, toColonPath } from './operations/path-template.js';
+export { TRANSPORT_REFUSALS } from './operations/statuses.js';
 export * from './permissions.js';
 export * from './resources/index.js';

@@ -64,6 +64,28 @@ describe('limits of part 8', () => {
     refused(auth('h', s(4097)));
   });
 
+  it('auth.header is an HTTP token and auth.value a field value: no CR, LF, NUL or controls', () => {
+    const auth = (header: string, value: string) =>
+      createIntegration.body.safeParse({ auth: { header, value } });
+    ok(auth('Authorization', 'Bearer sk_live_TOKEN'));
+    ok(auth("X-Api-Key!#$%&'*+-.^_`|~", 'a\tb c'));
+    for (const header of ['X Key', 'X-Key:', 'X\r\nInjected', 'X(1)', 'Ключ', 'X\u0000']) {
+      refused(auth(header, 'v'));
+    }
+    for (const value of [
+      'Bearer sk_live_TOKEN\rABC',
+      'a\nb',
+      'v\u0000',
+      '\u0001',
+      ' lead',
+      'trail ',
+      'del\u007f',
+      'wide\u0100',
+    ]) {
+      refused(auth('X-Key', value));
+    }
+  });
+
   it('scope: at most 512 chars', () => {
     ok(authorizeIntegration.body.safeParse({ scope: s(512) }));
     refused(authorizeIntegration.body.safeParse({ scope: s(513) }));

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, EVENT_TYPES, operationList } from '../src/index.js';
+import { buildOpenApiDocument, EVENT_TYPES, operationList, TRANSPORT_REFUSALS } from '../src/index.js';
 
 interface Doc {
   openapi: string;
@@ -62,10 +62,11 @@ describe('OpenAPI document', () => {
         string,
         { $ref?: string }
       >;
+      const refusals = [...op.errors, ...TRANSPORT_REFUSALS];
       expect(Object.keys(responses).sort()).toEqual(
-        [String(op.success.status), ...op.errors.map(String)].sort(),
+        [String(op.success.status), ...refusals.map(String)].sort(),
       );
-      for (const status of op.errors) {
+      for (const status of refusals) {
         const raw = responses[String(status)];
         const response = (
           raw?.$ref === undefined ? raw : resolve(raw.$ref)

@@ -43,6 +43,6 @@ describe('operation types', () => {
     expectTypeOf<PathParamsOf<'listWebhooks'>>().toEqualTypeOf<undefined>();
     expectTypeOf<QueryOf<'listWebhookDeliveries'>>().toEqualTypeOf<{ limit: string | number }>();
     expectTypeOf<SuccessStatusOf<'requestContact'>>().toEqualTypeOf<201>();
-    expectTypeOf<ErrorStatusOf<'blockContact'>>().toEqualTypeOf<401 | 403 | 404 | 422 | 503>();
+    expectTypeOf<ErrorStatusOf<'blockContact'>>().toEqualTypeOf<400 | 401 | 403 | 404 | 422 | 503>();
   });
 });

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { isAllowedPort, isGlobalUnicast, isLoopbackAddress, PORT_RULE } from './address-policy.js';
 
 /** Resolves a hostname to every address it has; injectable so tests choose what a name resolves to. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
@@ -15,31 +16,7 @@ const MAX_URL_LENGTH = 2048;
 /** The receiver hosts the sandbox opt-in admits over plain http. */
 export const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1']);
 
-/**
- * Only globally routable unicast addresses are public. ipaddr.js names every special range (private,
- * loopback, linkLocal, carrierGradeNat, uniqueLocal, multicast, reserved, unspecified, 6to4, teredo, ...);
- * whatever is not plain `unicast` is something a webhook must not be pointed at.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
-}
-
-/**
- * What the delivery dialler may connect to: plain global unicast only. Stricter than `isPublicAddress`,
- * it also refuses IPv4-mapped and IPv4-compatible IPv6 forms (`::ffff:a.b.c.d`, `::a.b.c.d`), whose
- * meaning depends on the host's network stack, and NAT64, 6to4 and Teredo (tunnels to other addresses).
- */
-export function isDialableAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.parse(address).range() === 'unicast';
-}
-
-/** A loopback address (127.0.0.0/8 or ::1): only the sandbox opt-in admits these. */
-export function isLoopbackAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.parse(address).range() === 'loopback';
-}
+export { isGlobalUnicast as isPublicAddress, isLoopbackAddress };
 
 export function isIpLiteral(hostname: string): boolean {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
@@ -47,10 +24,11 @@ export function isIpLiteral(hostname: string): boolean {
 }
 
 /**
- * The receiver URL rules of createWebhook: https, a hostname rather than an IP literal, and a name with at
- * least one public address (a name that resolves only to private, loopback or other special addresses is
- * refused, so the service cannot be turned against its own network). DNS can change after registration,
- * so the delivery dialler must check the address it actually connects to as well.
+ * The URL rules of every outbound target at registration (createWebhook, createIntegration, a contact's
+ * card): https, a hostname rather than an IP literal, an allowed port, and a name whose EVERY address is
+ * globally routable unicast (domain/address-policy.ts), the same rule the connection guard applies, so a
+ * target is never accepted here only to be refused on every delivery. DNS can change after registration,
+ * so the guard (outbound/target-policy.ts) checks the addresses it actually connects to as well.
  */
 export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): Promise<UrlVerdict> {
   if (raw.length > MAX_URL_LENGTH)
@@ -75,6 +53,7 @@ export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): P
   if (url.protocol !== 'https:') return { ok: false, reason: 'url must use https' };
   if (isIpLiteral(hostname)) return { ok: false, reason: 'url must use a hostname, not an IP address' };
   if (!hostname.includes('.')) return { ok: false, reason: 'url must use a fully qualified hostname' };
+  if (!isAllowedPort(url)) return { ok: false, reason: `url is refused: ${PORT_RULE}` };
   let addresses: string[];
   try {
     addresses = await options.resolve(hostname);
@@ -82,8 +61,12 @@ export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): P
     return { ok: false, reason: `the hostname ${hostname} does not resolve` };
   }
   if (addresses.length === 0) return { ok: false, reason: `the hostname ${hostname} does not resolve` };
-  if (!addresses.some(isPublicAddress)) {
-    return { ok: false, reason: `the hostname ${hostname} resolves only to private or reserved addresses` };
+  const refused = addresses.find((address) => !isGlobalUnicast(address));
+  if (refused !== undefined) {
+    return {
+      ok: false,
+      reason: `the hostname ${hostname} resolves to a private or reserved address (${refused})`,
+    };
   }
   return { ok: true, url: url.href };
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { buildOpenApiDocument, type Operation, operations } from '@svc-kit/contract';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -12,10 +11,20 @@ import { type PeerSettings, peerSettingsFromEnv } from '../peer/settings.js';
 import type { Relay } from '../relay/relay.js';
 import { registerRelayRoutes } from '../relay/routes.js';
 import { registerSandboxRoutes } from '../sandbox/trigger.js';
+import {
+  clientErrorHandler,
+  frameworkErrorsHandler,
+  newRequestId,
+  nulInPathOrQuery,
+  refuseInput,
+  requireHost,
+  unreadableMessage,
+} from './early-refusals.js';
 import { sendError } from './error-body.js';
 import { contactHandlers, sendRateLimited } from './handlers/contacts.js';
 import { integrationHandlers } from './handlers/integrations.js';
 import { webhookHandlers } from './handlers/webhooks.js';
+import { parseJsonBody, UnreadableBody } from './hostile-input.js';
 import { type OperationHandler, registerOperations } from './operations.js';
 import type { ServiceContext } from './service-context.js';
 import { registerSessionRoutes } from './session-routes.js';
@@ -39,38 +48,49 @@ export interface AppOptions {
 const BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(ctx: ServiceContext, options: AppOptions): Promise<FastifyInstance> {
+  const logger = options.logger as FastifyBaseLogger;
   const app = Fastify({
     // A pino logger is a FastifyBaseLogger; naming the base type keeps the instance's type the default one.
-    loggerInstance: options.logger as FastifyBaseLogger,
+    loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
     // Our own ids, never taken from the caller: the id in an error body must match our logs.
     requestIdHeader: false,
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: newRequestId,
+    // Every refusal leaves with the error body, including those made before a route is found...
+    frameworkErrors: frameworkErrorsHandler(ctx, BODY_LIMIT),
+    // ...and those of Node's HTTP parser, which Fastify never sees.
+    clientErrorHandler: clientErrorHandler(logger),
+    // Node's own missing-Host refusal has an empty body: the onRequest hook below answers it instead.
+    http: { requireHostHeader: false },
+    // Requests arriving while the server drains are served (Fastify's own 503 has another body).
+    return503OnClosing: false,
   });
 
   // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-    const raw = typeof text === 'string' ? text : text.toString('utf8');
-    if (raw.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(raw));
-    } catch {
-      done(new ServiceError('invalid_request', 'the body is not valid JSON'), undefined);
+      done(null, parseJsonBody(typeof text === 'string' ? text : text.toString('utf8')));
+    } catch (error) {
+      done(error as Error, undefined);
     }
   });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onRequest', requireHost);
+  app.addHook('preHandler', nulInPathOrQuery(ctx));
 
-  app.setErrorHandler((error: FastifyError | ServiceError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError | ServiceError, request, reply) => {
     if (error instanceof RateLimitedError) return sendRateLimited(request, reply, error);
+    // Raised before the handler ran (the body parser, Fastify's body reading): the caller is checked first.
+    if (error instanceof UnreadableBody) return refuseInput(ctx, request, reply, error.message);
     if (error instanceof ServiceError) return sendError(request, reply, error.code, error.message);
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      // Fastify's own refusals (unsupported media type, body too large, bad JSON): arguments did not validate.
-      return sendError(request, reply, 'invalid_request', error.message);
+      // Fastify's own refusals (unsupported media type, body too large): arguments did not validate.
+      return refuseInput(ctx, request, reply, unreadableMessage(error as FastifyError, BODY_LIMIT));
     }
     request.log.error({ err: error }, 'request failed');
     return sendError(

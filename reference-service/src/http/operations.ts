@@ -7,6 +7,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempo
 import type { Queryable } from '../store/db.js';
 import { type Answer, runIdempotent } from '../store/idempotent.js';
 import { runIdempotentOutsideTransaction } from '../store/queries/contacts-idempotency.js';
+import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
 import { type Authorized, authorize } from './policy.js';
 import type { ServiceContext } from './service-context.js';
@@ -85,9 +86,12 @@ export function registerOperations(
 ): void {
   for (const op of Object.values(table)) {
     const handler = handlers[op.operationId];
+    const requirements = { ...op.flags, permission: op.permission };
     app.route({
       method: op.method,
       url: toFastifyPath(op.path),
+      // Read by the early refusals (early-refusals.ts): an unreadable body is answered after this policy.
+      config: { requirements } satisfies RouteRequirements,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (!handler) {
           return sendError(
@@ -98,15 +102,10 @@ export function registerOperations(
           );
         }
         const now = ctx.now();
-        const authorized = await authorize(
-          ctx.db,
-          request,
-          { ...op.flags, permission: op.permission },
-          {
-            now,
-            publicOrigin: ctx.publicOrigin,
-          },
-        );
+        const authorized = await authorize(ctx.db, request, requirements, {
+          now,
+          publicOrigin: ctx.publicOrigin,
+        });
         const input = {
           params: validate(op.pathParams, request.params, 'path parameters'),
           query: validate(op.query, request.query, 'query'),

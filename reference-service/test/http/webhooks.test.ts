@@ -69,12 +69,13 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
     expect(operations.listWebhooks.success.schema.parse(listed.body).enabled).toBe(true);
   });
 
-  it('accepts a name with at least one public address, IPv6 included', async () => {
+  it('accepts a name whose every address is public, IPv6 included; one private address refuses it', async () => {
     const tenant = await createTenant(service.ctx);
-    for (const host of ['mixed.example.com', 'v6.example.com']) {
-      const created = await create(tenant.steppedUpSession, { url: `https://${host}/hook` });
-      expect(created.status, host).toBe(201);
-    }
+    const created = await create(tenant.steppedUpSession, { url: 'https://v6.example.com/hook' });
+    expect(created.status).toBe(201);
+    const mixed = await create(tenant.steppedUpSession, { url: 'https://mixed.example.com/hook' });
+    expect(mixed.status).toBe(400);
+    expect(mixed.text).toContain('private or reserved address (10.0.0.1)');
   });
 
   it.each([

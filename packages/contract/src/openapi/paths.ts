@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Operation, OperationGroup } from '../operations/define.js';
+import { TRANSPORT_REFUSALS } from '../operations/statuses.js';
 import { componentRef, type JsonSchema, renderParameters } from './json-schema.js';
 import { IDEMPOTENCY_KEY_PARAMETER, refusalRef } from './responses.js';
 
@@ -82,7 +83,10 @@ export function operationObject(
   op: Operation,
   named: ReadonlyMap<z.ZodType, string>,
 ): Record<string, unknown> {
-  const refusals = Object.fromEntries(op.errors.map((status) => [String(status), refusalRef(status)]));
+  // The transport refusals can answer any request, before it reaches the operation: listed on every one.
+  const refusals = Object.fromEntries(
+    [...op.errors, ...TRANSPORT_REFUSALS].map((status) => [String(status), refusalRef(status)]),
+  );
   const params = parameters(op);
   return {
     operationId: op.operationId,

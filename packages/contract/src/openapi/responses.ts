@@ -25,11 +25,27 @@ const refusals: Record<number, { name: string; description: string; example: Err
     description: 'The Idempotency-Key was used within 24 hours with different arguments.',
     example: 'idempotency_mismatch',
   },
+  408: {
+    name: 'RequestTimeout',
+    description: 'The request was not received in full in time. Nothing was done; sending it again is safe.',
+    example: 'request_timeout',
+  },
   429: {
     name: 'TooManyRequests',
     description:
       'The outbound budget of the identity or of the peer is spent. `error.retry_after` and the Retry-After header say when to try again.',
     example: 'rate_limited',
+  },
+  431: {
+    name: 'RequestHeaderFieldsTooLarge',
+    description: 'The request’s headers are larger than the service accepts. Nothing was done.',
+    example: 'headers_too_large',
+  },
+  502: {
+    name: 'BadGateway',
+    description:
+      'The upstream server this operation depends on failed or answered something unusable (for authorizeIntegration, an upstream that does not speak OAuth). Nothing was changed.',
+    example: 'upstream_failed',
   },
   503: {
     name: 'ServiceUnavailable',

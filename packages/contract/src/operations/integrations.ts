@@ -7,7 +7,15 @@ import {
   integrationTransportSchema,
 } from '../resources/integrations.js';
 import { defineOperation } from './define.js';
-import { ALWAYS, VALIDATED } from './statuses.js';
+import { VALIDATED, VALIDATED_UPSTREAM } from './statuses.js';
+
+/** RFC 9110 5.1 / 5.6.2: a field name is a token, one or more `tchar`. */
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/**
+ * RFC 9110 5.5: visible characters (and obs-text bytes), with spaces and tabs only between them. No CR, LF,
+ * NUL or other control character can reach an upstream request line.
+ */
+const HTTP_FIELD_VALUE = /^[\x21-\x7e\x80-\xff](?:[\x20-\x7e\x80-\xff\t]*[\x21-\x7e\x80-\xff])?$/;
 
 const identityPath = z.strictObject({ slug: pathSegment });
 const integrationPath = z.strictObject({ slug: pathSegment, name: pathSegment });
@@ -28,7 +36,7 @@ export const listIntegrations = defineOperation({
   query: null,
   body: null,
   success: { status: 200, schema: z.strictObject({ integrations: z.array(integrationSchema) }) },
-  errors: ALWAYS,
+  errors: VALIDATED,
   ...read,
   flags: plain,
   summary: 'List the upstream tool servers connected to an identity.',
@@ -48,8 +56,19 @@ export const createIntegration = defineOperation({
     transport: integrationTransportSchema.optional(),
     auth: z
       .strictObject({
-        header: z.string().min(1).max(64),
-        value: z.string().min(1).max(4096),
+        header: z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(HTTP_TOKEN, 'must be an HTTP header name (RFC 9110 token characters only)'),
+        value: z
+          .string()
+          .min(1)
+          .max(4096)
+          .regex(
+            HTTP_FIELD_VALUE,
+            'must be a valid HTTP header value (no control characters, no leading or trailing space)',
+          ),
       })
       .nullable()
       .optional(),
@@ -78,7 +97,7 @@ export const authorizeIntegration = defineOperation({
   query: null,
   body: z.strictObject({ scope: z.string().max(512).optional() }),
   success: { status: 200, schema: z.strictObject({ authorization_url: z.string() }) },
-  errors: VALIDATED,
+  errors: VALIDATED_UPSTREAM,
   ...manage,
   flags: suspended,
   summary: 'Start the upstream OAuth ceremony; answers where to send the owner.',
@@ -93,7 +112,7 @@ export const getExposure = defineOperation({
   query: null,
   body: null,
   success: { status: 200, schema: exposureSchema },
-  errors: ALWAYS,
+  errors: VALIDATED,
   ...read,
   flags: plain,
   summary: 'Read which of an integration’s tools contacts may reach.',
@@ -123,7 +142,7 @@ export const deleteIntegration = defineOperation({
   query: null,
   body: null,
   success: { status: 200, schema: z.null() },
-  errors: ALWAYS,
+  errors: VALIDATED,
   ...manage,
   flags: suspended,
   summary: 'Disconnect an upstream and forget its credential.',

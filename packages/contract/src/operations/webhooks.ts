@@ -8,7 +8,7 @@ import {
   webhookStatusSchema,
 } from '../resources/webhooks.js';
 import { defineOperation } from './define.js';
-import { ALWAYS, VALIDATED } from './statuses.js';
+import { VALIDATED } from './statuses.js';
 
 const endpointPath = z.strictObject({ id: pathSegment });
 
@@ -21,7 +21,7 @@ export const listWebhooks = defineOperation({
   query: null,
   body: null,
   success: { status: 200, schema: webhookListSchema },
-  errors: ALWAYS,
+  errors: VALIDATED,
   permission: 'service:workspace:admin',
   action: 'webhook:read',
   flags: { suspended: false, idempotent: false, stepUp: false },
@@ -82,7 +82,7 @@ export const rotateWebhookSecret = defineOperation({
         .describe('Until when (ms) the previous secret still verifies: 24 hours after the rotation.'),
     }),
   },
-  errors: ALWAYS,
+  errors: VALIDATED,
   permission: 'service:workspace:admin',
   action: 'webhook:manage',
   flags: { suspended: true, idempotent: false, stepUp: false },
@@ -114,7 +114,7 @@ export const deleteWebhook = defineOperation({
   query: null,
   body: null,
   success: { status: 204, schema: null },
-  errors: ALWAYS,
+  errors: VALIDATED,
   permission: 'service:workspace:admin',
   action: 'webhook:delete',
   flags: { suspended: false, idempotent: false, stepUp: false },

@@ -6,7 +6,7 @@ import { checkWebhookUrl } from '../../domain/url-policy.js';
 import { catalogOf, entriesOf, staleTools } from '../../integrations/exposure.js';
 import { OAUTH_CALLBACK_PATH } from '../../integrations/oauth-provider.js';
 import { authBinding, type IntegrationService } from '../../integrations/service.js';
-import type { UpstreamFailure } from '../../integrations/upstream.js';
+import { UpstreamFailure } from '../../integrations/upstream.js';
 import { insertEvent } from '../../store/queries/events.js';
 import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
 import {
@@ -33,6 +33,28 @@ const SLUG = /^[a-z0-9][a-z0-9-]{1,31}$/;
 /** Names a `mapped` entry may give a tool: what MCP clients accept as a tool name. */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_ENTRIES = 500;
+/**
+ * Headers a stored credential may not set: those that frame or route the request (a credential that sets
+ * them could smuggle a second request to the upstream) and those the MCP transport sets itself.
+ */
+const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+  'content-type',
+  'accept',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
 
 export function integrationRecord(row: IntegrationRow): Integration {
   return {
@@ -144,6 +166,12 @@ export function integrationHandlers(service: IntegrationService) {
     if (endpoint === undefined) {
       throw new ServiceError('invalid_request', 'give the upstream’s endpoint, or a catalogue entry');
     }
+    if (body.auth && RESERVED_HEADERS.has(body.auth.header.toLowerCase())) {
+      throw new ServiceError(
+        'invalid_request',
+        `auth.header cannot be ${body.auth.header}: the connection sets that header itself`,
+      );
+    }
     const verdict = await checkWebhookUrl(endpoint, {
       resolve: service.resolveHost,
       allowLocalhost: service.settings.allowLocalhost,
@@ -184,22 +212,38 @@ export function integrationHandlers(service: IntegrationService) {
         throw new ServiceError('invalid_request', `the identity already has an integration named ${slug}`);
       }
       await insertIntegration(tx, row);
-      await recordEvent(tx, identity, 'integration.created', { integration: slug });
     });
-    const redirectUri = redirectUriOf(service, request);
-    let refreshed = await service.refresh(row, now, { redirectUri, mayStartAuthorization: true });
-    // No transport named: an older server may speak only SSE. Tried once, when Streamable HTTP failed
-    // for a reason other than authorization or reachability.
-    if (transport === undefined && refreshed.failure?.status === 'error') {
-      const viaSse = await service.refresh(row, now, {
-        redirectUri,
-        transport: 'sse',
-        mayStartAuthorization: true,
+    // The row must exist while the upstream is tried (an OAuth ceremony keeps its state in it), but the
+    // creation is only announced once everything succeeded: a failure on the way removes the row, and
+    // no `integration.created` event was ever recorded (nothing half-written is left behind).
+    let refreshed: Awaited<ReturnType<typeof service.refresh>>;
+    let stored: IntegrationRow;
+    try {
+      const redirectUri = redirectUriOf(service, request);
+      refreshed = await service.refresh(row, now, { redirectUri, mayStartAuthorization: true });
+      // No transport named: an older server may speak only SSE. Tried once, when Streamable HTTP failed
+      // for a reason other than authorization or reachability.
+      if (transport === undefined && refreshed.failure?.status === 'error') {
+        const viaSse = await service.refresh(row, now, {
+          redirectUri,
+          transport: 'sse',
+          mayStartAuthorization: true,
+        });
+        if (!viaSse.failure) refreshed = viaSse;
+        else if (refreshed.failure) await service.recordFailure(row, refreshed.failure, now);
+      }
+      stored = await db.transaction(async (tx) => {
+        await recordEvent(tx, identity, 'integration.created', { integration: slug });
+        const current = await getIntegration(tx, identity.id, slug);
+        if (!current) throw new ServiceError('not_found', 'no such integration');
+        return current;
       });
-      if (!viaSse.failure) refreshed = viaSse;
-      else if (refreshed.failure) await service.recordFailure(row, refreshed.failure, now);
+    } catch (error) {
+      await deleteIntegrationRow(db, id).catch((cleanup: unknown) => {
+        request.log.error({ err: cleanup }, 'could not remove a half-created integration');
+      });
+      throw error;
     }
-    const stored = await integrationOf(identity, slug);
     return answer('createIntegration', 201, {
       integration: integrationRecord(stored),
       tools: refreshed.tools?.length ?? 0,
@@ -221,9 +265,11 @@ export function integrationHandlers(service: IntegrationService) {
     try {
       url = await service.startAuthorization(row, redirectUriOf(service, request), body.scope);
     } catch (error) {
+      // An upstream that fails or does not speak OAuth: 502, with the words of classifyFailure only.
+      if (!(error instanceof UpstreamFailure)) throw error;
       throw new ServiceError(
-        'invalid_request',
-        `the upstream’s OAuth could not be started: ${(error as Error).message}`,
+        'upstream_failed',
+        `the upstream’s OAuth could not be started: ${error.message}`,
       );
     }
     return answer('authorizeIntegration', 200, { authorization_url: url });

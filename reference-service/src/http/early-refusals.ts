@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError } from '../domain/errors.js';
+import { sendError } from './error-body.js';
+import { holdsNul, NUL_MESSAGE } from './hostile-input.js';
+import { authorize, type Requirements } from './policy.js';
+import type { ServiceContext } from './service-context.js';
+
+/**
+ * Refusals decided before a route's handler runs: a body that cannot be read, a path that cannot be
+ * decoded, a NUL in the path or query, a request the HTTP parser cannot read. All leave with the error
+ * body and a request id, and on authenticated routes authentication (and the route's policy) is answered
+ * first, as the README's refusal order says: a stranger learns nothing about what it sent.
+ */
+
+export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
+
+/** What a route asks of its caller, set as route config by registerOperations. */
+export interface RouteRequirements {
+  requirements?: Requirements;
+}
+
+const AUTHENTICATED: Requirements = { stepUp: false, suspended: false };
+
+/** The policy a request must pass before it is told what was wrong with its input; none for public routes. */
+function requirementsOf(request: FastifyRequest): Requirements | undefined {
+  let configured: Requirements | undefined;
+  try {
+    configured = (request.routeOptions.config as RouteRequirements | undefined)?.requirements;
+  } catch {
+    // A request refused before routing has no route options.
+  }
+  if (configured) return configured;
+  const path = request.url.split('?', 1)[0] ?? '';
+  const publicV1 = path === '/v1/openapi.json' || (request.method === 'POST' && path === '/v1/sessions');
+  if (path.startsWith('/v1/') && !publicV1) return AUTHENTICATED;
+  if (path.startsWith('/sandbox/')) return AUTHENTICATED;
+  return undefined;
+}
+
+/** Answers a 400 about the input, unless the caller is refused first (401, or the route's 403s). */
+export async function refuseInput(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  message: string,
+): Promise<FastifyReply> {
+  const requirements = requirementsOf(request);
+  if (requirements) {
+    try {
+      await authorize(ctx.db, request, requirements, { now: ctx.now(), publicOrigin: ctx.publicOrigin });
+    } catch (error) {
+      if (error instanceof ServiceError) return sendError(request, reply, error.code, error.message);
+      // Never thrown on: this runs inside error handlers, whose own failures would leave Fastify's body.
+      request.log.error({ err: error }, 'request failed');
+      return sendError(request, reply, 'internal_error', INTERNAL_MESSAGE);
+    }
+  }
+  return sendError(request, reply, 'invalid_request', message);
+}
+
+const INTERNAL_MESSAGE = 'the service failed; quote the request id when reporting it';
+
+/** Our words for Fastify's refusals of a request it could not read. */
+export function unreadableMessage(error: FastifyError, bodyLimit: number): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return `the body is larger than ${bodyLimit} bytes`;
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'the body must be sent as application/json';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'the body does not match its Content-Length';
+    case 'FST_ERR_BAD_URL':
+      return 'the path is not valid percent-encoded UTF-8';
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return 'a path parameter is longer than the service accepts';
+    default:
+      return 'the request could not be read';
+  }
+}
+
+/** Fastify's `frameworkErrors`: an undecodable path, an over-long path parameter. */
+export function frameworkErrorsHandler(ctx: ServiceContext, bodyLimit: number) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    void refuseInput(ctx, request, reply, unreadableMessage(error, bodyLimit));
+  };
+}
+
+/** A NUL in the path or query (a body's is found by the JSON parser): refused before the handler. */
+export function nulInPathOrQuery(ctx: ServiceContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    // Fast path: a NUL can only arrive percent-encoded (the HTTP parser refuses a raw one).
+    if (!request.url.includes('%00')) return;
+    if (holdsNul(request.params) || holdsNul(request.query)) {
+      return refuseInput(ctx, request, reply, NUL_MESSAGE);
+    }
+  };
+}
+
+/** HTTP/1.1 requires Host (RFC 9112, 3.2); Node's own refusal has no body, so the check is made here. */
+export async function requireHost(request: FastifyRequest, reply: FastifyReply) {
+  if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+    return sendError(request, reply, 'invalid_request', 'an HTTP/1.1 request must carry a Host header');
+  }
+}
+
+/**
+ * Node's `clientError`: requests the HTTP parser refuses before Fastify sees them (a garbage request line,
+ * a header without a colon, conflicting Content-Length, Content-Length with Transfer-Encoding, headers
+ * over the limit, a request not received in time). Answered with the error body and a request id that
+ * the log line carries too, then the connection is closed: after a framing error nothing else on it can
+ * be trusted.
+ */
+export function clientErrorHandler(log: FastifyBaseLogger) {
+  return (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const requestId = newRequestId();
+    const [status, reason, code, message] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'request_timeout', 'the request was not received in full in time']
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'the request headers are too large']
+          : [400, 'Bad Request', 'invalid_request', 'the request is not well-formed HTTP/1.1'];
+    log.info({ reqId: requestId, parserError: error.code, status }, 'unreadable request refused');
+    // Never in the middle of another answer on a kept-alive connection (Node detaches a finished one).
+    const answering = (socket as { _httpMessage?: unknown })._httpMessage;
+    if (socket.writable && (answering === null || answering === undefined)) {
+      const body = JSON.stringify({ error: { code, message, request_id: requestId } });
+      socket.write(
+        `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n` +
+          `connection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+}
