@@ -7,3 +7,4 @@ export * from './operations/index.js';
 export { expandPath, toColonPath } from './operations/path-template.js';
 export * from './permissions.js';
 export * from './resources/index.js';
+export * from './rules/index.js';

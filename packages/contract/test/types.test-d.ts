@@ -17,9 +17,12 @@ describe('operation types', () => {
       url: string;
       events?: EventType[] | undefined;
     }>();
-    expectTypeOf<BodyOf<'approveContact'>>().toEqualTypeOf<{
-      preset?: 'basic' | 'colleague' | 'close' | 'muted' | undefined;
-    }>();
+    expectTypeOf<BodyOf<'approveContact'>>().toEqualTypeOf<
+      | {
+          preset?: 'basic' | 'colleague' | 'close' | 'muted' | undefined;
+        }
+      | undefined
+    >();
     expectTypeOf<BodyOf<'setTrust'>>().toEqualTypeOf<{ trust: 'messages_only' | 'may_instruct' }>();
     expectTypeOf<BodyOf<'deleteWebhook'>>().toEqualTypeOf<undefined>();
   });
@@ -43,6 +46,6 @@ describe('operation types', () => {
     expectTypeOf<PathParamsOf<'listWebhooks'>>().toEqualTypeOf<undefined>();
     expectTypeOf<QueryOf<'listWebhookDeliveries'>>().toEqualTypeOf<{ limit: string | number }>();
     expectTypeOf<SuccessStatusOf<'requestContact'>>().toEqualTypeOf<201>();
-    expectTypeOf<ErrorStatusOf<'blockContact'>>().toEqualTypeOf<401 | 403 | 404 | 422 | 503>();
+    expectTypeOf<ErrorStatusOf<'blockContact'>>().toEqualTypeOf<400 | 401 | 403 | 404 | 422 | 503>();
   });
 });
