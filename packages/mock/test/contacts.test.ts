@@ -70,6 +70,8 @@ describe('contacts follow the state machine of spec 3.2', () => {
     expect(sandbox.state.contacts(SLUG).find((c) => c.fingerprint === BOB)).toMatchObject({
       status: 'active',
       preset: 'colleague',
+      // The contract's preset switches, as the service sets them.
+      permissions: ['messages:receive', 'tools:list'],
       acceptance_unheard_since: null,
     });
     // Only a received request can be approved.

@@ -1,4 +1,4 @@
-import type { Contact } from '@svc-kit/contract';
+import { type Contact, DEFAULT_PRESET, DEFAULT_TRUST, permissionsOfPreset } from '@svc-kit/contract';
 import { parseSandboxCard } from '../cards/sandbox-card.js';
 import { invalid, notFound, Refusal } from '../http/refusal.js';
 import { type ContactRow, identityOf, type SandboxStore, type ToolDefinition } from '../state/model.js';
@@ -69,9 +69,9 @@ export const contactBehaviours = {
       fingerprint: card.fingerprint,
       display_name: card.display_name,
       status: 'pending_out',
-      preset: 'basic',
-      permissions: [],
-      trust_flag: 'messages_only',
+      preset: DEFAULT_PRESET,
+      permissions: permissionsOfPreset(DEFAULT_PRESET),
+      trust_flag: DEFAULT_TRUST,
       petname: '',
       last_seen_at: now,
       created_at: now,
@@ -89,7 +89,10 @@ export const contactBehaviours = {
 
   updateContact: ({ store, params, body }) => {
     const row = contactRow(store, params.slug, params.fingerprint);
-    if (body.preset !== undefined) row.record.preset = body.preset;
+    if (body.preset !== undefined) {
+      row.record.preset = body.preset;
+      row.record.permissions = permissionsOfPreset(body.preset);
+    }
     if (body.permissions !== undefined) row.record.permissions = [...new Set(body.permissions)];
     return { status: 200, body: { contact: structuredClone(row.record) } };
   },
@@ -107,6 +110,7 @@ export const contactBehaviours = {
     const row = contactIn(store, params.slug, params.fingerprint, ['pending_in'], 'contact request');
     row.record.status = 'active';
     row.record.preset = body.preset;
+    row.record.permissions = permissionsOfPreset(body.preset);
     row.record.acceptance_unheard_since = row.reachable ? null : now;
     return {
       status: 200,
