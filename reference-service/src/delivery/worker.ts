@@ -183,16 +183,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         deliveryId: row.id,
         ok: false,
         httpStatus: outcome.kind === 'answered' ? outcome.status : null,
-        latencyMs: outcome.latencyMs,
-        excerpt: outcome.kind === 'answered' ? outcome.excerpt : `not delivered: ${outcome.reason}`,
+        // The log's fields describe the endpoint's answer; without one they are null, and the reason
+        // goes to the service log below.
+        latencyMs: outcome.kind === 'answered' ? outcome.latencyMs : null,
+        excerpt: outcome.kind === 'answered' ? outcome.excerpt : null,
       },
       now(),
     );
     await release(held);
-    if (outcome.kind === 'blocked') {
+    if (outcome.kind !== 'answered') {
       log.warn(
         { delivery_id: row.id, endpoint_id: row.endpoint_id, reason: outcome.reason },
-        'delivery blocked',
+        outcome.kind === 'blocked' ? 'delivery blocked' : 'delivery not answered',
       );
     }
     if (paused) log.warn({ endpoint_id: row.endpoint_id }, 'endpoint paused after consecutive failures');

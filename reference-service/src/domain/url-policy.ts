@@ -1,3 +1,4 @@
+import { checkWebhookUrlShape, LOCAL_WEBHOOK_HOSTS } from '@svc-kit/contract';
 import ipaddr from 'ipaddr.js';
 
 /** Resolves a hostname to every address it has; injectable so tests choose what a name resolves to. */
@@ -11,9 +12,8 @@ export interface UrlPolicyOptions {
 
 export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string };
 
-const MAX_URL_LENGTH = 2048;
-/** The receiver hosts the sandbox opt-in admits over plain http. */
-export const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1']);
+/** The receiver hosts the sandbox opt-in admits over plain http (the contract's list). */
+export const LOCAL_HOSTS: ReadonlySet<string> = LOCAL_WEBHOOK_HOSTS;
 
 /**
  * Only globally routable unicast addresses are public. ipaddr.js names every special range (private,
@@ -47,34 +47,20 @@ export function isIpLiteral(hostname: string): boolean {
 }
 
 /**
- * The receiver URL rules of createWebhook: https, a hostname rather than an IP literal, and a name with at
- * least one public address (a name that resolves only to private, loopback or other special addresses is
- * refused, so the service cannot be turned against its own network). DNS can change after registration,
- * so the delivery dialler must check the address it actually connects to as well.
+ * The receiver URL rules of createWebhook: the contract's rules that need no DNS (the mock applies the same:
+ * https, no credentials, a fully qualified hostname that is not an IP literal or a conventionally private
+ * name), then a name with at least one public address (a name that resolves only to private, loopback or
+ * other special addresses is refused, so the service cannot be turned against its own network). DNS can
+ * change after registration, so the delivery dialler must check the address it actually connects to too.
  */
 export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): Promise<UrlVerdict> {
-  if (raw.length > MAX_URL_LENGTH)
-    return { ok: false, reason: `url must be at most ${MAX_URL_LENGTH} characters` };
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { ok: false, reason: 'url is not an absolute URL' };
-  }
-  if (url.username !== '' || url.password !== '') {
-    return { ok: false, reason: 'url must not carry credentials' };
-  }
+  const shape = checkWebhookUrlShape(raw, { allowLocalhost: options.allowLocalhost });
+  if (!shape.ok) return shape;
+  const { url, local } = shape;
+  if (local) return { ok: true, url: url.href };
   const hostname = url.hostname.toLowerCase();
-  if (
-    options.allowLocalhost &&
-    LOCAL_HOSTS.has(hostname) &&
-    (url.protocol === 'http:' || url.protocol === 'https:')
-  ) {
-    return { ok: true, url: url.href };
-  }
-  if (url.protocol !== 'https:') return { ok: false, reason: 'url must use https' };
+  // ipaddr.js also knows IP forms the URL parser leaves as names.
   if (isIpLiteral(hostname)) return { ok: false, reason: 'url must use a hostname, not an IP address' };
-  if (!hostname.includes('.')) return { ok: false, reason: 'url must use a fully qualified hostname' };
   let addresses: string[];
   try {
     addresses = await options.resolve(hostname);

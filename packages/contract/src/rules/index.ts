@@ -4,3 +4,4 @@ export * from './idempotency.js';
 export * from './ids.js';
 export * from './integrations.js';
 export * from './webhook-url.js';
+export * from './webhooks.js';
