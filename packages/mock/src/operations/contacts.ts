@@ -27,7 +27,13 @@ function contactIn(
 
 /** Calls a seeded tool. A tool's own failure is the peer's answer (`ok: false`), not an HTTP error. */
 function callTool(tool: ToolDefinition | undefined, name: string, args: Record<string, unknown>) {
-  if (!tool) return { ok: false, result: { error: `the contact offers no tool named "${name}"` } };
+  // The shape the reference service's peers answer for a tool they do not offer.
+  if (!tool) {
+    return {
+      ok: false,
+      result: { error: 'unknown_tool', message: `this identity offers no tool named ${JSON.stringify(name)}` },
+    };
+  }
   if (!('result' in tool)) return { ok: true, result: { tool: name, arguments: args } };
   if (typeof tool.result !== 'function') return { ok: true, result: structuredClone(tool.result) ?? null };
   try {

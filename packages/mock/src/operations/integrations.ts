@@ -1,4 +1,5 @@
 import {
+  checkWebhookUrlShape,
   defaultIntegrationSlug,
   exposureProblem,
   INTEGRATION_SLUG_PATTERN,
@@ -43,8 +44,14 @@ export const integrationBehaviours = {
 
   createIntegration: ({ store, params, body, ids }) => {
     const upstream: CatalogueEntry | undefined = findUpstream(store, body.catalogue, body.endpoint);
+    if (body.catalogue !== undefined && body.endpoint !== undefined) {
+      throw invalid('give either catalogue or endpoint, not both');
+    }
     const endpoint = body.endpoint ?? upstream?.endpoint;
     if (endpoint === undefined) throw invalid('give either catalogue or endpoint');
+    // The service applies the webhook URL rules to an upstream address; the mock the part without DNS.
+    const shape = body.endpoint === undefined ? undefined : checkWebhookUrlShape(body.endpoint);
+    if (shape !== undefined && !shape.ok) throw invalid(`invalid endpoint: ${shape.reason}`);
     // As the service: the catalogue name, else the host; an endpoint that matches an entry is still named by host.
     const slug = body.slug ?? body.catalogue ?? defaultIntegrationSlug(endpoint);
     if (!INTEGRATION_SLUG_PATTERN.test(slug)) {
