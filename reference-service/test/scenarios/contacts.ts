@@ -242,11 +242,6 @@ export function contactScenarios(target: () => Target): void {
     for (let i = 0; i < 30 && answers.at(-1)?.status !== 429; i++) {
       answers.push(await rawCall(target(), bob, 'GET', `${contactsOf(bob)}/${alice.fingerprint}/tools`));
     }
-    if (!target().capabilities.outboundBudgets) {
-      // Declared: the mock keeps no budgets of its own (its 429s are injected), so every call goes through.
-      expect(answers.map((answer) => answer.status)).toEqual(Array(30).fill(200));
-      return;
-    }
     const limited = answers.at(-1);
     if (limited === undefined) throw new Error('no answer');
     expect(limited.status).toBe(429);
@@ -256,5 +251,25 @@ export function contactScenarios(target: () => Target): void {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(limited.headers.get('retry-after')).toBe(String(retryAfter));
     expect(limited.body).toMatchObject({ error: { code: 'rate_limited' } });
+  });
+
+  it('the strangers budget: every call to a party that is not an active contact counts, repeats included', async () => {
+    const [alice, bob] = await target().pair();
+    // 20 requests to the same party, which does not answer them (each a second apart: the per-contact
+    // bucket refills, the hourly one does not).
+    for (let i = 0; i < 20; i++) {
+      expect((await alice.api.contacts.request(alice.slug, { card: bob.card })).status).toBe('pending');
+      target().advanceClock(1000);
+    }
+    const limited = await rawCall(target(), alice, 'POST', contactsOf(alice), { body: { card: bob.card } });
+    expect(limited.status).toBe(429);
+    const error = (limited.body as { error: { message: string; retry_after: number } }).error;
+    expect(error.message).toMatch(/not active contacts/);
+    // 20 per hour: about 3 minutes until a whole token is back (clock skew between calls aside).
+    expect(error.retry_after).toBeGreaterThan(150);
+    expect(error.retry_after).toBeLessThanOrEqual(180);
+    expect(limited.headers.get('retry-after')).toBe(String(error.retry_after));
+    target().advanceClock(error.retry_after * 1000);
+    expect((await alice.api.contacts.request(alice.slug, { card: bob.card })).status).toBe('pending');
   });
 }

@@ -8,8 +8,6 @@ import type { Client } from '@svc-kit/client';
 export interface Capabilities {
   /** Two parties talk over the peer protocol: the other side of a contact change is visible there. */
   peers: boolean;
-  /** Outbound call budgets (spec part 8) answer 429 on their own (the mock only when a 429 is injected). */
-  outboundBudgets: boolean;
   /** Upstream MCP servers are dialled: an address that cannot be reached is reported as such. */
   upstreams: boolean;
 }
@@ -42,6 +40,8 @@ export interface Target {
   catalogueEntry: string;
   /** An address accepted as a webhook receiver (public-looking, https). */
   webhookUrl(path: string): string;
+  /** Moves the target's clock forward (the wall clock plus an offset), for windows and budgets. */
+  advanceClock(ms: number): void;
   /** A fetch of the target's API with the party's key, for what the typed client refuses to send. */
   fetch(party: Party, path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;

@@ -60,3 +60,41 @@ export const TO_STRANGERS_LIMIT: OutboundLimit = {
 export function isStrangerCall(status: string | undefined): boolean {
   return status !== 'active';
 }
+
+/** A token bucket's state: tokens left (fractional) at `updatedAt` (milliseconds). */
+export interface OutboundBucket {
+  tokens: number;
+  updatedAt: number;
+}
+
+/**
+ * Takes one token: the bucket refills by the time since its last take (capped at `capacity`; a clock that
+ * runs behind adds nothing), and a take needs a whole token. A bucket never used is full. When empty, says
+ * how long until a whole token is there.
+ */
+export function takeOutboundToken(
+  bucket: OutboundBucket | undefined,
+  limit: Pick<OutboundLimit, 'capacity' | 'perMs'>,
+  now: number,
+): { ok: true; next: OutboundBucket } | { ok: false; waitMs: number } {
+  const available =
+    bucket === undefined
+      ? limit.capacity
+      : Math.min(limit.capacity, bucket.tokens + Math.max(0, now - bucket.updatedAt) * limit.perMs);
+  if (available >= 1) {
+    return { ok: true, next: { tokens: available - 1, updatedAt: Math.max(bucket?.updatedAt ?? now, now) } };
+  }
+  return { ok: false, waitMs: (1 - available) / limit.perMs };
+}
+
+/** The 429 of an empty bucket: whole seconds, at least 1, and the message both sides answer. */
+export function outboundRefusal(
+  limit: OutboundLimit,
+  waitMs: number,
+): { retryAfter: number; message: string } {
+  const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+  return {
+    retryAfter,
+    message: `the outbound call budget for ${limit.what} is spent; retry after ${retryAfter} seconds`,
+  };
+}

@@ -108,7 +108,12 @@ export function operationHandler(
       return successResponse(requestId, answer.status, answer.body);
     } catch (error) {
       if (error instanceof Refusal) {
-        return errorResponse(requestId, { status: error.status, code: error.code, message: error.message });
+        return errorResponse(requestId, {
+          status: error.status,
+          code: error.code,
+          message: error.message,
+          retryAfter: error.retryAfter,
+        });
       }
       return errorResponse(requestId, {
         status: 500,

@@ -3,6 +3,7 @@ import { parseSandboxCard } from '../cards/sandbox-card.js';
 import { invalid, notFound, Refusal } from '../http/refusal.js';
 import { type ContactRow, identityOf, type SandboxStore, type ToolDefinition } from '../state/model.js';
 import type { Behaviours } from './behaviour.js';
+import { spendOutbound } from './budgets.js';
 
 const UNREACHABLE = 'the peer did not answer';
 
@@ -31,7 +32,10 @@ function callTool(tool: ToolDefinition | undefined, name: string, args: Record<s
   if (!tool) {
     return {
       ok: false,
-      result: { error: 'unknown_tool', message: `this identity offers no tool named ${JSON.stringify(name)}` },
+      result: {
+        error: 'unknown_tool',
+        message: `this identity offers no tool named ${JSON.stringify(name)}`,
+      },
     };
   }
   if (!('result' in tool)) return { ok: true, result: { tool: name, arguments: args } };
@@ -67,6 +71,7 @@ export const contactBehaviours = {
     if (existing?.record.status === 'blocked') {
       throw new Refusal('forbidden', 'this party is blocked; unblock it before asking again');
     }
+    spendOutbound(store, params.slug, card.fingerprint, existing?.record.status, now);
     if (existing?.record.status === 'active')
       return { status: 201, body: { status: 'active', contact: summary } };
     // They already asked us: asking back is agreeing, so both sides are contacts now.
@@ -103,8 +108,9 @@ export const contactBehaviours = {
     return { status: 200, body: { contact: structuredClone(row.record) } };
   },
 
-  removeContact: ({ store, params }) => {
+  removeContact: ({ store, params, now }) => {
     const row = contactRow(store, params.slug, params.fingerprint);
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     store.identities.get(params.slug)?.contacts.delete(params.fingerprint);
     return {
       status: 200,
@@ -114,6 +120,7 @@ export const contactBehaviours = {
 
   approveContact: ({ store, params, body, now }) => {
     const row = contactIn(store, params.slug, params.fingerprint, ['pending_in'], 'contact request');
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     row.record.status = 'active';
     row.record.preset = body.preset;
     row.record.permissions = permissionsOfPreset(body.preset);
@@ -129,8 +136,9 @@ export const contactBehaviours = {
     };
   },
 
-  rejectContact: ({ store, params }) => {
+  rejectContact: ({ store, params, now }) => {
     const row = contactIn(store, params.slug, params.fingerprint, ['pending_in'], 'contact request');
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     row.record.status = 'blocked';
     row.declined = true;
     return {
@@ -141,6 +149,7 @@ export const contactBehaviours = {
 
   notifyAcceptance: ({ store, params, now }) => {
     const row = contactIn(store, params.slug, params.fingerprint, ['active'], 'active contact');
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     row.record.acceptance_unheard_since = row.reachable ? null : (row.record.acceptance_unheard_since ?? now);
     return {
       status: 200,
@@ -152,8 +161,9 @@ export const contactBehaviours = {
     };
   },
 
-  listContactTools: ({ store, params }) => {
+  listContactTools: ({ store, params, now }) => {
     const row = contactIn(store, params.slug, params.fingerprint, ['active'], 'active contact');
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     const tools = row.tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
@@ -162,8 +172,9 @@ export const contactBehaviours = {
     return { status: 200, body: { tools } };
   },
 
-  callContactTool: ({ store, params, body }) => {
+  callContactTool: ({ store, params, body, now }) => {
     const row = contactIn(store, params.slug, params.fingerprint, ['active'], 'active contact');
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     const tool = row.tools.find((candidate) => candidate.name === body.tool);
     return { status: 200, body: callTool(tool, body.tool, body.arguments ?? {}) };
   },
@@ -195,6 +206,7 @@ export const contactBehaviours = {
 
   refreshContact: ({ store, params, now }) => {
     const row = contactRow(store, params.slug, params.fingerprint);
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     if (!row.reachable) return { status: 200, body: { outcome: 'unreachable', why: UNREACHABLE } };
     row.record.last_seen_at = now;
     return { status: 200, body: { outcome: 'unchanged' } };

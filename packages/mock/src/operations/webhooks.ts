@@ -5,7 +5,6 @@ import { deliveriesOf, endpointRecord, liveEndpoints } from '../state/records.js
 import type { Behaviours } from './behaviour.js';
 import { webhookUrlProblem } from './webhook-url.js';
 
-
 function liveEndpoint(store: SandboxStore, id: string): EndpointRow {
   const row = store.endpoints.get(id);
   if (!row || row.removed) throw notFound('webhook endpoint');

@@ -2,6 +2,7 @@ import {
   isStrangerCall,
   type Operations,
   type OutboundLimit,
+  outboundRefusal,
   PER_CONTACT_LIMIT,
   PER_IDENTITY_LIMIT,
   PRESET_PERMISSIONS,
@@ -49,10 +50,6 @@ type Op<Id extends keyof Operations> = OperationHandler<Operations[Id]>;
 
 const noSuchContact = () => new ServiceError('not_found', 'no such contact');
 
-function describeLimit(limit: OutboundLimit): string {
-  return limit.what;
-}
-
 /** The identity's 14 contact operations (spec 4.2), with the state machine of 3.2. */
 export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
   const db = ctx.db;
@@ -85,11 +82,8 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
       for (const [bucket, limit] of buckets) {
         const taken = await takeToken(tx, bucket, limit, now);
         if (!taken.ok) {
-          const seconds = Math.max(1, Math.ceil(taken.waitMs / 1000));
-          throw new RateLimitedError(
-            seconds,
-            `the outbound call budget for ${describeLimit(limit)} is spent; retry after ${seconds} seconds`,
-          );
+          const refusal = outboundRefusal(limit, taken.waitMs);
+          throw new RateLimitedError(refusal.retryAfter, refusal.message);
         }
       }
     });

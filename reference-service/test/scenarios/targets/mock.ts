@@ -14,8 +14,10 @@ const CATALOGUE = 'scenario-tools';
 
 /** The mock (`@svc-kit/mock`) behind msw's `setupServer`: no network, no peers, no budgets of its own. */
 export async function startMockTarget(): Promise<Target> {
+  let offset = 0;
   const sandbox = createSandbox({
     baseUrl: BASE_URL,
+    now: () => Date.now() + offset,
     data: {
       catalogue: [
         {
@@ -50,7 +52,7 @@ export async function startMockTarget(): Promise<Target> {
   };
   return {
     name: 'mock',
-    capabilities: { peers: false, outboundBudgets: false, upstreams: false },
+    capabilities: { peers: false, upstreams: false },
     baseUrl: BASE_URL,
     pair: async () => [party('alice'), party('bob')],
     sessionClient: () =>
@@ -71,6 +73,9 @@ export async function startMockTarget(): Promise<Target> {
           },
         },
       });
+    },
+    advanceClock(ms) {
+      offset += ms;
     },
     catalogueEntry: CATALOGUE,
     webhookUrl: (path) => `https://hooks.example.com${path}`,

@@ -12,9 +12,10 @@ import type { Party, Target } from '../target.js';
 
 const CATALOGUE = 'scenario-tools';
 
-/** The wall clock: the scenarios run against real time, as an integrator's tests would. */
+/** The wall clock plus an offset: real time, as an integrator's tests would have, moved on by hand. */
 class WallClock extends TestClock {
-  override readonly now = () => Date.now();
+  offset = 0;
+  override readonly now = () => Date.now() + this.offset;
 }
 
 /**
@@ -25,7 +26,8 @@ class WallClock extends TestClock {
 export async function startServiceTarget(backend: Backend): Promise<Target> {
   const store: OpenedStore = await backend.open();
   const upstream: Upstream = await startStreamableUpstream();
-  const instance = await startIntegrationInstance(store, new WallClock(), {
+  const clock = new WallClock();
+  const instance = await startIntegrationInstance(store, clock, {
     allowLocalhost: true,
     catalogue: {
       [CATALOGUE]: { endpoint: upstream.url, transport: 'streamable-http', description: 'echo and add' },
@@ -65,7 +67,7 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
   };
   return {
     name: `service on ${backend.name}`,
-    capabilities: { peers: true, outboundBudgets: true, upstreams: true },
+    capabilities: { peers: true, upstreams: true },
     baseUrl: instance.baseUrl,
     pair: async () => [await party('alice'), await party('bob')],
     sessionClient: (who) =>
@@ -78,6 +80,9 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
       }),
     async deliverRequest(from, to) {
       await from.api.contacts.request(from.slug, { card: to.card });
+    },
+    advanceClock(ms) {
+      clock.offset += ms;
     },
     catalogueEntry: CATALOGUE,
     webhookUrl: (path) => `https://hooks.example.com${path}`,
