@@ -69,7 +69,8 @@ export const ERROR_CODES = {
   },
   service_unavailable: {
     status: 503,
-    description: 'The service is starting, shutting down or overloaded; retrying later is safe.',
+    description:
+      "Something the answer needs is away for a moment (the contact's peer, or a first call with the same Idempotency-Key still running); nothing changed, retry later.",
   },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -9,3 +9,4 @@ export { expandPath, toColonPath } from './operations/path-template.js';
 export { TRANSPORT_REFUSALS } from './operations/statuses.js';
 export * from './permissions.js';
 export * from './resources/index.js';
+export * from './rules/index.js';

@@ -17,9 +17,12 @@ describe('operation types', () => {
       url: string;
       events?: EventType[] | undefined;
     }>();
-    expectTypeOf<BodyOf<'approveContact'>>().toEqualTypeOf<{
-      preset?: 'basic' | 'colleague' | 'close' | 'muted' | undefined;
-    }>();
+    expectTypeOf<BodyOf<'approveContact'>>().toEqualTypeOf<
+      | {
+          preset?: 'basic' | 'colleague' | 'close' | 'muted' | undefined;
+        }
+      | undefined
+    >();
     expectTypeOf<BodyOf<'setTrust'>>().toEqualTypeOf<{ trust: 'messages_only' | 'may_instruct' }>();
     expectTypeOf<BodyOf<'deleteWebhook'>>().toEqualTypeOf<undefined>();
   });

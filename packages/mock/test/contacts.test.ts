@@ -70,6 +70,8 @@ describe('contacts follow the state machine of spec 3.2', () => {
     expect(sandbox.state.contacts(SLUG).find((c) => c.fingerprint === BOB)).toMatchObject({
       status: 'active',
       preset: 'colleague',
+      // The contract's preset switches, as the service sets them.
+      permissions: ['messages:receive', 'tools:list'],
       acceptance_unheard_since: null,
     });
     // Only a received request can be approved.
@@ -112,7 +114,7 @@ describe('contacts follow the state machine of spec 3.2', () => {
   test("a tool the contact lacks, or one that throws, is the peer's answer ok: false", async () => {
     expect(await client.contacts.callTool(SLUG, ALICE, { tool: 'missing' })).toEqual({
       ok: false,
-      result: { error: 'the contact offers no tool named "missing"' },
+      result: { error: 'unknown_tool', message: 'this identity offers no tool named "missing"' },
     });
     sandbox.seed({
       identities: {

@@ -51,13 +51,23 @@ describe('Idempotency-Key', () => {
     expect(sandbox.state.contacts(SLUG).find((c) => c.fingerprint === CAROL)?.status).toBe('pending_in');
   });
 
-  test('a refused call does not use up its key', async () => {
+  test('a final refusal is the first answer: replayed for the same arguments, 422 for others', async () => {
     const ghost = 'sha256:'.padEnd(71, '0');
     await expectError(await approve('k4', { preset: 'close' }, ghost), 404, 'not_found');
     sandbox.seed({
       identities: { [SLUG]: { contacts: [{ fingerprint: ghost, display_name: 'G', status: 'pending_in' }] } },
     });
-    expect((await approve('k4', { preset: 'close' }, ghost)).status).toBe(200);
+    const again = await approve('k4', { preset: 'close' }, ghost);
+    await expectError(again, 404, 'not_found');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    await expectError(await approve('k4', { preset: 'muted' }, ghost), 422, 'idempotency_mismatch');
+    expect((await approve('k4b', { preset: 'close' }, ghost)).status).toBe(200);
+  });
+
+  test('a 429 or a 5xx leaves the key free', async () => {
+    sandbox.inject('approveContact', 'service_unavailable', { times: 1 });
+    expect((await approve('k4c')).status).toBe(503);
+    expect((await approve('k4c')).status).toBe(200);
   });
 
   test('a key is remembered for 24 hours', async () => {

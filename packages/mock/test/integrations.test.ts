@@ -24,7 +24,8 @@ describe('integrations are stateful', () => {
       tools: 0,
     });
     const derived = await client.integrations.create(SLUG, { endpoint: 'https://search.example.org/mcp' });
-    expect(derived.integration.slug).toBe('search');
+    // As the service: the whole host, `.` and other characters as `-`.
+    expect(derived.integration.slug).toBe('search-example-org');
     // An address that is a catalogue entry's reaches that upstream, tools included.
     const known = await client.integrations.create(SLUG, {
       endpoint: 'https://weather.example.org/mcp',

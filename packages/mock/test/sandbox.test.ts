@@ -134,7 +134,7 @@ describe('read-only state views', () => {
   });
 
   test('deliveries of all endpoints, newest first', () => {
-    expect(sandbox.state.deliveries().map((d) => d.id)).toEqual(['whd_2', 'whd_1']);
+    expect(sandbox.state.deliveries().map((d) => d.id)).toEqual(['dlv_2', 'dlv_1']);
     expect(sandbox.state.workspace()).toEqual({
       webhooksEnabled: true,
       suspended: false,

@@ -107,8 +107,8 @@ export const FIXTURE: SandboxData = {
     { id: 'whk_seeded', url: 'https://hooks.example.org/svc', created_at: 1_000, updated_at: 1_000 },
   ],
   deliveries: [
-    { id: 'whd_1', endpoint_id: 'whk_seeded', created_at: 2_000 },
-    { id: 'whd_2', endpoint_id: 'whk_seeded', created_at: 3_000, status: 'failed', http_status: 500 },
+    { id: 'dlv_1', endpoint_id: 'whk_seeded', created_at: 2_000 },
+    { id: 'dlv_2', endpoint_id: 'whk_seeded', created_at: 3_000, status: 'failed', http_status: 500 },
   ],
   identities: {
     [SLUG]: {

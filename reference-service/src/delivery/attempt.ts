@@ -37,7 +37,8 @@ export function createAttempt(deps: AttemptDeps): (claimed: Ready) => Promise<vo
       secrets: secretsAt(claimed, at),
       timestamp: Math.floor(at / 1000),
     });
-    const outcome: PostOutcome = !isListenerUrl(row.url)
+    const relayed = isListenerUrl(row.url);
+    const outcome: PostOutcome = !relayed
       ? await client.post(row.url, headers, row.body)
       : deps.relay === undefined
         ? { kind: 'failed', reason: 'no listener was connected', latencyMs: 0 }
@@ -62,22 +63,26 @@ export function createAttempt(deps: AttemptDeps): (claimed: Ready) => Promise<vo
     // The endpoint is now in a failure run, dialled one attempt at a time: its prefetched rows go back to
     // the queue (never dialled), and later claims hand them out one by one, or settle them if it pauses.
     const held = deps.takeEndpoint(row.endpoint_id);
+    const answered = outcome.kind === 'answered';
     const paused = await recordAttempt(
       db,
       {
         deliveryId: row.id,
         ok: false,
-        httpStatus: outcome.kind === 'answered' ? outcome.status : null,
-        latencyMs: outcome.latencyMs,
-        excerpt: outcome.kind === 'answered' ? outcome.excerpt : `not delivered: ${outcome.reason}`,
+        // The log's fields describe the endpoint's answer; without one they are null and the reason goes
+        // to the service log below. A listener's log is the exception: the relay is the service's own
+        // transport, and the person at the CLI reads why nothing reached their app there.
+        httpStatus: answered ? outcome.status : null,
+        latencyMs: answered ? outcome.latencyMs : null,
+        excerpt: answered ? outcome.excerpt : relayed ? `not delivered: ${outcome.reason}` : null,
       },
       now(),
     );
     await deps.release(held);
-    if (outcome.kind === 'blocked') {
+    if (!answered) {
       log.warn(
         { delivery_id: row.id, endpoint_id: row.endpoint_id, reason: outcome.reason },
-        'delivery blocked',
+        outcome.kind === 'blocked' ? 'delivery blocked' : 'delivery not answered',
       );
     }
     if (paused) log.warn({ endpoint_id: row.endpoint_id }, 'endpoint paused after consecutive failures');

@@ -1,3 +1,4 @@
+import { checkWebhookUrlShape, LOCAL_WEBHOOK_HOSTS } from '@svc-kit/contract';
 import ipaddr from 'ipaddr.js';
 import { isAllowedPort, isGlobalUnicast, isLoopbackAddress, PORT_RULE } from './address-policy.js';
 
@@ -12,9 +13,8 @@ export interface UrlPolicyOptions {
 
 export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string };
 
-const MAX_URL_LENGTH = 2048;
-/** The receiver hosts the sandbox opt-in admits over plain http. */
-export const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1']);
+/** The receiver hosts the sandbox opt-in admits over plain http (the contract's list). */
+export const LOCAL_HOSTS: ReadonlySet<string> = LOCAL_WEBHOOK_HOSTS;
 
 export { isGlobalUnicast as isPublicAddress, isLoopbackAddress };
 
@@ -25,34 +25,21 @@ export function isIpLiteral(hostname: string): boolean {
 
 /**
  * The URL rules of every outbound target at registration (createWebhook, createIntegration, a contact's
- * card): https, a hostname rather than an IP literal, an allowed port, and a name whose EVERY address is
- * globally routable unicast (domain/address-policy.ts), the same rule the connection guard applies, so a
- * target is never accepted here only to be refused on every delivery. DNS can change after registration,
- * so the guard (outbound/target-policy.ts) checks the addresses it actually connects to as well.
+ * card): first the contract's rules that need no DNS (the mock applies the same: https, no credentials, a
+ * fully qualified hostname that is not an IP literal or a conventionally private name), then an allowed
+ * port and a name whose EVERY address is globally routable unicast (domain/address-policy.ts), the same
+ * rule the connection guard applies, so a target is never accepted here only to be refused on every
+ * delivery. DNS can change after registration, so the guard (outbound/target-policy.ts) checks the
+ * addresses it actually connects to as well.
  */
 export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): Promise<UrlVerdict> {
-  if (raw.length > MAX_URL_LENGTH)
-    return { ok: false, reason: `url must be at most ${MAX_URL_LENGTH} characters` };
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { ok: false, reason: 'url is not an absolute URL' };
-  }
-  if (url.username !== '' || url.password !== '') {
-    return { ok: false, reason: 'url must not carry credentials' };
-  }
+  const shape = checkWebhookUrlShape(raw, { allowLocalhost: options.allowLocalhost });
+  if (!shape.ok) return shape;
+  const { url, local } = shape;
+  if (local) return { ok: true, url: url.href };
   const hostname = url.hostname.toLowerCase();
-  if (
-    options.allowLocalhost &&
-    LOCAL_HOSTS.has(hostname) &&
-    (url.protocol === 'http:' || url.protocol === 'https:')
-  ) {
-    return { ok: true, url: url.href };
-  }
-  if (url.protocol !== 'https:') return { ok: false, reason: 'url must use https' };
+  // ipaddr.js also knows IP forms the URL parser leaves as names.
   if (isIpLiteral(hostname)) return { ok: false, reason: 'url must use a hostname, not an IP address' };
-  if (!hostname.includes('.')) return { ok: false, reason: 'url must use a fully qualified hostname' };
   if (!isAllowedPort(url)) return { ok: false, reason: `url is refused: ${PORT_RULE}` };
   let addresses: string[];
   try {

@@ -5,7 +5,7 @@ import { isPeerCallingHandler } from '../domain/contacts/calls-peers.js';
 import { ServiceError } from '../domain/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempotency.js';
 import type { Queryable } from '../store/db.js';
-import { type Answer, runIdempotent } from '../store/idempotent.js';
+import { type Answer, ReplayedRefusal, runIdempotent } from '../store/idempotent.js';
 import { runIdempotentOutsideTransaction } from '../store/queries/contacts-idempotency.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
@@ -125,10 +125,15 @@ export function registerOperations(
             body: input.body,
           });
           const idempotentCall = { workspaceId: authorized.workspace.id, key, fingerprint, now };
-          // Handlers that call peers run outside one transaction (see domain/contacts/calls-peers.ts).
-          result = isPeerCallingHandler(handler)
-            ? await runIdempotentOutsideTransaction(ctx.db, idempotentCall, () => run(ctx.db))
-            : await runIdempotent(ctx.db, idempotentCall, run);
+          try {
+            // Handlers that call peers run outside one transaction (see domain/contacts/calls-peers.ts).
+            result = isPeerCallingHandler(handler)
+              ? await runIdempotentOutsideTransaction(ctx.db, idempotentCall, () => run(ctx.db))
+              : await runIdempotent(ctx.db, idempotentCall, run);
+          } catch (error) {
+            if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
+            throw error;
+          }
           if (result.replayed) reply.header('Idempotent-Replayed', 'true');
         }
         reply.code(result.status);

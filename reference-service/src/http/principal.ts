@@ -59,7 +59,8 @@ export async function resolvePrincipal(
 ): Promise<Principal | undefined> {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
-    const match = /^Bearer ([^\s]+)$/.exec(authorization);
+    // The scheme name is case-insensitive (RFC 9110, 11.1): `bearer` and `BEARER` are the same.
+    const match = /^Bearer ([^\s]+)$/i.exec(authorization);
     const parsed = match ? parseApiKey(match[1]!) : undefined;
     if (!parsed) return undefined;
     const row = await getApiKey(db, parsed.id);

@@ -82,6 +82,14 @@ export function classifyFailure(error: unknown): UpstreamFailure {
   if (code !== undefined && /^(E[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(code)) {
     return new UpstreamFailure('unreachable', `the upstream could not be reached (${code})`);
   }
+  // The SSE transport keeps only the text of a network failure (no `cause`): read the code from it, but
+  // only when no HTTP status came back, so an upstream's own words are never taken for one.
+  if (error instanceof SseError && typeof error.code !== 'number') {
+    const inText = /\b(E[A-Z][A-Z_]+|UND_ERR_[A-Z_]+)\b/.exec(error.message)?.[1];
+    if (inText !== undefined) {
+      return new UpstreamFailure('unreachable', `the upstream could not be reached (${inText})`);
+    }
+  }
   if (error instanceof McpError && error.code === -32001) {
     return new UpstreamFailure('unreachable', 'the upstream did not answer in time');
   }

@@ -122,8 +122,10 @@ export const inbound = {
 
   async remove(call: InboundCall<Body<'remove'>>): Promise<Reply<'remove'>> {
     return withRow(call, async (tx, row) => {
-      // A block outlives the other side's removal: it is what keeps them from knocking again.
-      if (row && row.status !== 'blocked') {
+      // Spec 3.2: the pin goes on both sides, a silent block of a former contact included (they ended the
+      // contact, so there is nothing left to block). A declined request stays: it is what keeps them from
+      // knocking again.
+      if (row && !(row.status === 'blocked' && row.blocked_kind === 'declined')) {
         await deleteContact(tx, row.identity_id, row.fingerprint);
         await recordContactEvent(tx, owner(call.target), 'contact.removed', row.fingerprint);
       }

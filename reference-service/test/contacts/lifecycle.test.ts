@@ -129,9 +129,10 @@ describe.each(BACKENDS)('contacts between two instances on $name', (backend) => 
     expect(await statusesOf(alice)).toEqual({});
     expect(await statusesOf(bob)).toEqual({ [A]: 'blocked' });
     clock.advance(1000);
+    // a policy refusal (the other side declined): 403, not a bad argument
     await expect(alice.api.contacts.request(alice.slug, { card: bob.card })).rejects.toMatchObject({
-      status: 400,
-      code: 'invalid_request',
+      status: 403,
+      code: 'forbidden',
       message: expect.stringContaining('declined'),
     });
     expect(await statusesOf(alice)).toEqual({});

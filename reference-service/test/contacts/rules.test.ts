@@ -223,7 +223,7 @@ describe.each(BACKENDS)('contact rules on $name', (backend) => {
       error: {
         code: 'rate_limited',
         message:
-          'the outbound call budget for requests to new parties of this identity is spent; retry after 160 seconds',
+          'the outbound call budget for calls to parties that are not active contacts of this identity is spent; retry after 160 seconds',
         request_id: limited.headers.get('x-request-id'),
         retry_after: 160,
       },
@@ -235,6 +235,44 @@ describe.each(BACKENDS)('contact rules on $name', (backend) => {
       body: { card: strangerCard(clock.at) },
     });
     expect(again.status).toBe(503);
+  });
+
+  it('spends the strangers budget on every call to a party that is not an active contact', async () => {
+    const alice = await createParty(one, 'alice');
+    const bob = await createParty(two, 'bob');
+    clock.advance(10_000);
+    // 20 requests to the same party, which never answers them: each one is a call to a stranger.
+    for (let i = 0; i < 20; i++) {
+      const asked = await call(one, 'POST', path(alice), {
+        auth: { key: alice.key },
+        body: { card: bob.card },
+      });
+      expect(asked.status).toBe(201);
+      clock.advance(1000);
+    }
+    const limited = await call(one, 'POST', path(alice), {
+      auth: { key: alice.key },
+      body: { card: bob.card },
+    });
+    expectRefusal(limited, 429, 'rate_limited');
+    expect(limited.body).toMatchObject({
+      error: { message: expect.stringContaining('not active contacts') },
+    });
+    // Answering the request is also a call to a party that is not (yet) an active contact of bob's...
+    expect((await bob.api.contacts.approve(bob.slug, alice.fingerprint)).status).toBe('approved');
+    // ...but once they are contacts, calls no longer count: alice's hourly budget is still spent, yet
+    // her tools call to the active contact goes through.
+    expect((await alice.api.contacts.listTools(alice.slug, bob.fingerprint)).tools).toEqual([]);
+  });
+
+  it('removal by the other side takes the pin off both sides, even a silent block', async () => {
+    const alice = await createParty(one, 'alice');
+    const bob = await createParty(two, 'bob');
+    await befriend(alice, bob);
+    expect(await alice.api.contacts.block(alice.slug, bob.fingerprint)).toMatchObject({ status: 'blocked' });
+    expect(await bob.api.contacts.remove(bob.slug, alice.fingerprint)).toMatchObject({ notified: true });
+    expect(await statusesOfRaw(alice)).toEqual({});
+    expect(await statusesOfRaw(bob)).toEqual({});
   });
 
   it('honours Idempotency-Key on approve, reject, tell-accepted and block', async () => {
@@ -289,18 +327,21 @@ describe.each(BACKENDS)('contact rules on $name', (backend) => {
       rejected,
     );
 
-    // a refused call leaves its key free
+    // A final refusal is the first answer: the same call replays it, another call with the key is a 422.
     const missing = path(bob, `/sha256:${'0'.repeat(64)}/reject`);
     expectRefusal(
       await call(two, 'POST', missing, { auth, headers: { 'idempotency-key': 'k5' } }),
       404,
       'not_found',
     );
-    const free = await call(two, 'POST', path(bob, `/${carol.fingerprint}/block`), {
+    const replayed = await call(two, 'POST', missing, { auth, headers: { 'idempotency-key': 'k5' } });
+    expectRefusal(replayed, 404, 'not_found');
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    const other = await call(two, 'POST', path(bob, `/${carol.fingerprint}/block`), {
       auth,
       headers: { 'idempotency-key': 'k5' },
     });
-    expect(free.status).toBe(200);
+    expectRefusal(other, 422, 'idempotency_mismatch');
   });
 
   it('authenticates peer calls: unsigned, replayed and stale requests are refused', async () => {

@@ -117,6 +117,8 @@ export async function startFastifyReceiver(): Promise<Receiver> {
 /** A service on a real socket with its delivery worker running (sandbox: loopback receivers admitted). */
 export interface DeliveringService extends TestService {
   delivery: RunningDelivery;
+  /** The delivery worker's warnings so far, as raw log lines. */
+  deliveryLogs(): string;
 }
 
 export async function startDeliveringService(
@@ -127,7 +129,16 @@ export async function startDeliveringService(
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? true,
     extra: { sandboxRoutes: true },
   });
-  const quiet = pino({ level: 'warn' }, new Writable({ write: (_c, _e, done) => done() }));
+  const warnings: string[] = [];
+  const quiet = pino(
+    { level: 'warn' },
+    new Writable({
+      write: (chunk: Buffer, _e, done) => {
+        warnings.push(chunk.toString('utf8'));
+        done();
+      },
+    }),
+  );
   const delivery = await startDelivery(service.ctx, quiet, {
     pollIntervalMs: 200,
     ...(options.totalTimeoutMs === undefined ? {} : { totalTimeoutMs: options.totalTimeoutMs }),
@@ -135,6 +146,7 @@ export async function startDeliveringService(
   return {
     ...service,
     delivery,
+    deliveryLogs: () => warnings.join(''),
     async close() {
       await service.close();
       await delivery.stop();

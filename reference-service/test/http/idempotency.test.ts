@@ -32,8 +32,13 @@ const testCreate = defineOperation({
 const handler: OperationHandler<typeof testCreate> = async ({ db, workspace, params, body, now }) => {
   const id = newId('idn');
   await insertIdentity(db, { id, workspace_id: workspace.id, slug: `${params.slug}-${id}`, created_at: now });
-  // A refusal after a write: the transaction rolls back, so the key stays free and nothing is kept.
-  if (body.fail) throw new ServiceError('not_found', 'asked to fail');
+  // A refusal after a write: the transaction rolls back, so nothing of the run is kept. A final refusal
+  // (404) is the key's first answer; a "later" one (503, the note says so) leaves the key free.
+  if (body.fail) {
+    throw body.note === 'later'
+      ? new ServiceError('service_unavailable', 'asked to fail for now')
+      : new ServiceError('not_found', 'asked to fail');
+  }
   return { status: 201, body: { slug: params.slug, id, note: body.note } };
 };
 
@@ -126,11 +131,28 @@ describe.each(BACKENDS)('Idempotency-Key on $name', (backend) => {
     expect(await listIdentities(store.db, tenant.workspaceId)).toHaveLength(2);
   });
 
-  it('keeps nothing of a refused run: the key is free for a retry', async () => {
+  it('keeps nothing of a refused run, but a final refusal is the first answer (spec part 4)', async () => {
     const tenant = await createTenant(service.ctx);
-    expectRefusal(await post(tenant.key, 'a', { note: 'f', fail: true }, 'retry'), 404, 'not_found');
+    const first = await post(tenant.key, 'a', { note: 'f', fail: true }, 'retry');
+    expectRefusal(first, 404, 'not_found');
     expect(await listIdentities(store.db, tenant.workspaceId)).toHaveLength(0);
-    expect((await post(tenant.key, 'a', { note: 'ok' }, 'retry')).status).toBe(201);
+    const again = await post(tenant.key, 'a', { note: 'f', fail: true }, 'retry');
+    expectRefusal(again, 404, 'not_found');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    // The repeat's own request id, not the first call's.
+    expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expectRefusal(await post(tenant.key, 'a', { note: 'ok' }, 'retry'), 422, 'idempotency_mismatch');
+    expect(await listIdentities(store.db, tenant.workspaceId)).toHaveLength(0);
+  });
+
+  it('leaves the key free after a refusal that says "later" (503)', async () => {
+    const tenant = await createTenant(service.ctx);
+    expectRefusal(
+      await post(tenant.key, 'a', { note: 'later', fail: true }, 'soon'),
+      503,
+      'service_unavailable',
+    );
+    expect((await post(tenant.key, 'a', { note: 'later' }, 'soon')).status).toBe(201);
   });
 
   it('refuses an empty or over-long key, and validates before claiming the key', async () => {

@@ -194,6 +194,39 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
     expect(later.endpoints[0]?.rotating_until).toBeNull();
   });
 
+  it('a second rotation within 24 hours keeps the original secret until the first overlap ends', async () => {
+    const tenant = await createTenant(service.ctx);
+    const created = operations.createWebhook.success.schema.parse(
+      (await create(tenant.steppedUpSession, { url: 'https://hooks.example.com/twice' })).body,
+    );
+    const rotate = async () =>
+      operations.rotateWebhookSecret.success.schema.parse(
+        (
+          await call(service, 'POST', `${WEBHOOKS}/${created.endpoint.id}/secret`, {
+            auth: { key: tenant.key },
+          })
+        ).body,
+      );
+    const first = await rotate();
+    const second = await rotate();
+    expect(second.secret).not.toBe(first.secret);
+    // The same end time: the original's 24 hours are not extended, nor cut short.
+    expect(second.previous_accepted_until).toBe(first.previous_accepted_until);
+    const row = await getEndpointEvenRemoved(store.db, tenant.workspaceId, created.endpoint.id);
+    expect(service.ctx.secretBox.open(row!.secret_enc!, created.endpoint.id)).toBe(second.secret);
+    // At most two secrets verify: the original and the newest; the one in between is gone.
+    expect(service.ctx.secretBox.open(row!.previous_secret_enc!, created.endpoint.id)).toBe(created.secret);
+    // After the overlap, a rotation starts a new one with the then current secret.
+    await store.db.query('UPDATE webhook_endpoints SET rotating_until = $2 WHERE id = $1', [
+      created.endpoint.id,
+      Date.now() - 1,
+    ]);
+    const third = await rotate();
+    expect(third.previous_accepted_until).toBeGreaterThanOrEqual(first.previous_accepted_until);
+    const after = await getEndpointEvenRemoved(store.db, tenant.workspaceId, created.endpoint.id);
+    expect(service.ctx.secretBox.open(after!.previous_secret_enc!, created.endpoint.id)).toBe(second.secret);
+  });
+
   it('refuses a body on rotation and an unknown endpoint with 404', async () => {
     const tenant = await createTenant(service.ctx);
     const created = operations.createWebhook.success.schema.parse(

@@ -112,6 +112,21 @@ describe.each(BACKENDS)('integration transports, catalogue and validation on $na
     await alice.api.integrations.delete(alice.slug, 'down');
   });
 
+  it.each([
+    ['no transport named', {}],
+    ['SSE', { transport: 'sse' as const }],
+  ])('reports a refused connection as unreachable with %s, too', async (_name, transport) => {
+    const endpoint = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const created = await alice.api.integrations.create(alice.slug, {
+      slug: 'down-auto',
+      endpoint,
+      ...transport,
+    });
+    expect(created.trouble).toMatch(/could not be reached/);
+    expect(created.integration.status).toBe('unreachable');
+    await alice.api.integrations.delete(alice.slug, 'down-auto');
+  });
+
   it('refuses invalid bodies with 400 and unknown names with 404', async () => {
     const base = `/v1/identities/${alice.slug}/integrations`;
     const auth = { key: alice.key };

@@ -98,7 +98,8 @@ export function operationObject(
     ...(op.body
       ? {
           requestBody: {
-            required: true,
+            // A body schema with a default (approveContact) may be left out entirely.
+            required: !op.body.safeParse(undefined).success,
             content: {
               'application/json': {
                 schema: { $ref: componentRef(named.get(op.body) ?? requestComponentId(op)) },

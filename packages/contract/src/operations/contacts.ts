@@ -117,7 +117,8 @@ export const approveContact = defineOperation({
   path: `${contact}/approve`,
   pathParams: contactPath,
   query: null,
-  body: z.strictObject({ preset: contactPresetSchema.default('basic') }),
+  // No body at all is the same as `{}`: spec 3.2 gives the preset a default, so the body may be left out.
+  body: z.strictObject({ preset: contactPresetSchema.default('basic') }).default({ preset: 'basic' }),
   success: {
     status: 200,
     schema: z.strictObject({

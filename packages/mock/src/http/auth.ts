@@ -21,7 +21,8 @@ function principalOf(
 ): Principal {
   const authorization = request.headers.get('authorization');
   if (authorization !== null) {
-    const key = /^Bearer (\S+)$/.exec(authorization)?.[1];
+    // The scheme name is case-insensitive (RFC 9110, 11.1), as in the service.
+    const key = /^Bearer (\S+)$/i.exec(authorization)?.[1];
     if (key === undefined || !isWellFormedApiKey(key)) throw unauthenticated();
     const grant = store.keys === null ? EVERY_PERMISSION : store.keys.get(key);
     if (!grant) throw unauthenticated();

@@ -1,9 +1,9 @@
+import {
+  IDEMPOTENCY_WINDOW_MS,
+  idempotencyArgumentsText,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+} from '@svc-kit/contract';
 import { invalid, Refusal } from './refusal.js';
-
-/** A repeat within 24 hours answers like the first call (spec part 8). */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** Same bound as the service: keys are opaque, but not unbounded. */
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 export interface RememberedAnswer {
   status: number;
@@ -16,26 +16,14 @@ interface Entry {
   answer: RememberedAnswer;
 }
 
-/** JSON with object keys sorted, so that `{a,b}` and `{b,a}` are the same arguments. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, inner]) => inner !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonicalJson(inner)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
-
-/** "The same arguments": the operation, its path parameters, its query and its parsed body (defaults applied). */
+/** "The same arguments": the contract's canonical text of the operation, path parameters, query and body. */
 export function argumentsFingerprint(args: {
   operationId: string;
   params: unknown;
   query: unknown;
   body: unknown;
 }): string {
-  return canonicalJson(args);
+  return idempotencyArgumentsText(args);
 }
 
 /** The `Idempotency-Key` header of a request, checked; `undefined` when absent. */
@@ -50,8 +38,8 @@ export function idempotencyKeyOf(request: Request): string | undefined {
 
 /**
  * Remembered answers of idempotent calls, one workspace-wide key space (the sandbox has one workspace).
- * Only successful answers are remembered: a refused call leaves the key free for a retry, as in the service,
- * where the refusal rolls the key claim back.
+ * The first answer is remembered when it is a success or a final refusal of the operation (the contract's
+ * `isRememberedRefusal`: 400, 403, 404); a 429, a 5xx or an injected failure leaves the key free.
  */
 export class IdempotencyLedger {
   readonly #entries = new Map<string, Entry>();

@@ -9,10 +9,14 @@ export class Refusal extends Error {
   readonly code: ErrorCode;
   readonly status: number;
 
-  constructor(code: ErrorCode, message: string) {
+  /** Seconds, on a 429: sent as `Retry-After` and `error.retry_after`. */
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, message: string, retryAfter?: number) {
     super(message);
     this.code = code;
     this.status = ERROR_CODES[code].status;
+    this.retryAfter = retryAfter;
   }
 }
 

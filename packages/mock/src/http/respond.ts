@@ -11,8 +11,12 @@ export interface ErrorAnswer {
 }
 
 /** The spec's error body, with the request id in the body and in the header. */
-export function errorResponse(requestId: string, failure: ErrorAnswer): Response {
-  const headers = new Headers({ [REQUEST_ID_HEADER]: requestId });
+export function errorResponse(
+  requestId: string,
+  failure: ErrorAnswer,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): Response {
+  const headers = new Headers({ [REQUEST_ID_HEADER]: requestId, ...extraHeaders });
   const error: Record<string, unknown> = {
     code: failure.code,
     message: failure.message,

@@ -1,4 +1,4 @@
-import { type Operation, type OperationId, toColonPath } from '@svc-kit/contract';
+import { isRememberedRefusal, type Operation, type OperationId, toColonPath } from '@svc-kit/contract';
 import type { HttpHandler } from 'msw';
 import { delay, HttpResponse, http } from 'msw';
 import type { Injections } from '../faults/injection.js';
@@ -79,16 +79,41 @@ export function operationHandler(
         key === undefined ? '' : argumentsFingerprint({ operationId: op.operationId, ...input });
       if (key !== undefined) {
         const first = runtime.ledger.recall(key, fingerprint, now);
+        if (first && first.status >= 400) {
+          const { code, message } = (first.body as { error: { code: string; message: string } }).error;
+          return errorResponse(
+            requestId,
+            { status: first.status, code, message },
+            { 'idempotent-replayed': 'true' },
+          );
+        }
         if (first)
           return successResponse(requestId, first.status, first.body, { 'idempotent-replayed': 'true' });
       }
-      const answer = behaviour({ ...input, store, now, ids });
+      let answer: { status: number; body: unknown };
+      try {
+        answer = behaviour({ ...input, store, now, ids });
+      } catch (error) {
+        // A final refusal is the call's first answer: a repeat with the same key gets it again.
+        if (key !== undefined && error instanceof Refusal && isRememberedRefusal(error.status)) {
+          runtime.ledger.remember(key, fingerprint, now, {
+            status: error.status,
+            body: { error: { code: error.code, message: error.message } },
+          });
+        }
+        throw error;
+      }
       checkAnswer(op, answer);
       if (key !== undefined) runtime.ledger.remember(key, fingerprint, now, answer);
       return successResponse(requestId, answer.status, answer.body);
     } catch (error) {
       if (error instanceof Refusal) {
-        return errorResponse(requestId, { status: error.status, code: error.code, message: error.message });
+        return errorResponse(requestId, {
+          status: error.status,
+          code: error.code,
+          message: error.message,
+          retryAfter: error.retryAfter,
+        });
       }
       return errorResponse(requestId, {
         status: 500,

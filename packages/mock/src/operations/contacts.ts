@@ -1,8 +1,9 @@
-import type { Contact } from '@svc-kit/contract';
+import { type Contact, DEFAULT_PRESET, DEFAULT_TRUST, permissionsOfPreset } from '@svc-kit/contract';
 import { parseSandboxCard } from '../cards/sandbox-card.js';
 import { invalid, notFound, Refusal } from '../http/refusal.js';
 import { type ContactRow, identityOf, type SandboxStore, type ToolDefinition } from '../state/model.js';
 import type { Behaviours } from './behaviour.js';
+import { spendOutbound } from './budgets.js';
 
 const UNREACHABLE = 'the peer did not answer';
 
@@ -27,7 +28,16 @@ function contactIn(
 
 /** Calls a seeded tool. A tool's own failure is the peer's answer (`ok: false`), not an HTTP error. */
 function callTool(tool: ToolDefinition | undefined, name: string, args: Record<string, unknown>) {
-  if (!tool) return { ok: false, result: { error: `the contact offers no tool named "${name}"` } };
+  // The shape the reference service's peers answer for a tool they do not offer.
+  if (!tool) {
+    return {
+      ok: false,
+      result: {
+        error: 'unknown_tool',
+        message: `this identity offers no tool named ${JSON.stringify(name)}`,
+      },
+    };
+  }
   if (!('result' in tool)) return { ok: true, result: { tool: name, arguments: args } };
   if (typeof tool.result !== 'function') return { ok: true, result: structuredClone(tool.result) ?? null };
   try {
@@ -61,6 +71,7 @@ export const contactBehaviours = {
     if (existing?.record.status === 'blocked') {
       throw new Refusal('forbidden', 'this party is blocked; unblock it before asking again');
     }
+    spendOutbound(store, params.slug, card.fingerprint, existing?.record.status, now);
     if (existing?.record.status === 'active')
       return { status: 201, body: { status: 'active', contact: summary } };
     // They already asked us: asking back is agreeing, so both sides are contacts now.
@@ -69,9 +80,9 @@ export const contactBehaviours = {
       fingerprint: card.fingerprint,
       display_name: card.display_name,
       status: 'pending_out',
-      preset: 'basic',
-      permissions: [],
-      trust_flag: 'messages_only',
+      preset: DEFAULT_PRESET,
+      permissions: permissionsOfPreset(DEFAULT_PRESET),
+      trust_flag: DEFAULT_TRUST,
       petname: '',
       last_seen_at: now,
       created_at: now,
@@ -89,13 +100,17 @@ export const contactBehaviours = {
 
   updateContact: ({ store, params, body }) => {
     const row = contactRow(store, params.slug, params.fingerprint);
-    if (body.preset !== undefined) row.record.preset = body.preset;
+    if (body.preset !== undefined) {
+      row.record.preset = body.preset;
+      row.record.permissions = permissionsOfPreset(body.preset);
+    }
     if (body.permissions !== undefined) row.record.permissions = [...new Set(body.permissions)];
     return { status: 200, body: { contact: structuredClone(row.record) } };
   },
 
-  removeContact: ({ store, params }) => {
+  removeContact: ({ store, params, now }) => {
     const row = contactRow(store, params.slug, params.fingerprint);
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     store.identities.get(params.slug)?.contacts.delete(params.fingerprint);
     return {
       status: 200,
@@ -105,8 +120,10 @@ export const contactBehaviours = {
 
   approveContact: ({ store, params, body, now }) => {
     const row = contactIn(store, params.slug, params.fingerprint, ['pending_in'], 'contact request');
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     row.record.status = 'active';
     row.record.preset = body.preset;
+    row.record.permissions = permissionsOfPreset(body.preset);
     row.record.acceptance_unheard_since = row.reachable ? null : now;
     return {
       status: 200,
@@ -119,8 +136,9 @@ export const contactBehaviours = {
     };
   },
 
-  rejectContact: ({ store, params }) => {
+  rejectContact: ({ store, params, now }) => {
     const row = contactIn(store, params.slug, params.fingerprint, ['pending_in'], 'contact request');
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     row.record.status = 'blocked';
     row.declined = true;
     return {
@@ -131,6 +149,7 @@ export const contactBehaviours = {
 
   notifyAcceptance: ({ store, params, now }) => {
     const row = contactIn(store, params.slug, params.fingerprint, ['active'], 'active contact');
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     row.record.acceptance_unheard_since = row.reachable ? null : (row.record.acceptance_unheard_since ?? now);
     return {
       status: 200,
@@ -142,8 +161,9 @@ export const contactBehaviours = {
     };
   },
 
-  listContactTools: ({ store, params }) => {
+  listContactTools: ({ store, params, now }) => {
     const row = contactIn(store, params.slug, params.fingerprint, ['active'], 'active contact');
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     const tools = row.tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
@@ -152,8 +172,9 @@ export const contactBehaviours = {
     return { status: 200, body: { tools } };
   },
 
-  callContactTool: ({ store, params, body }) => {
+  callContactTool: ({ store, params, body, now }) => {
     const row = contactIn(store, params.slug, params.fingerprint, ['active'], 'active contact');
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     const tool = row.tools.find((candidate) => candidate.name === body.tool);
     return { status: 200, body: callTool(tool, body.tool, body.arguments ?? {}) };
   },
@@ -185,6 +206,7 @@ export const contactBehaviours = {
 
   refreshContact: ({ store, params, now }) => {
     const row = contactRow(store, params.slug, params.fingerprint);
+    spendOutbound(store, params.slug, params.fingerprint, row.record.status, now);
     if (!row.reachable) return { status: 200, body: { outcome: 'unreachable', why: UNREACHABLE } };
     row.record.last_seen_at = now;
     return { status: 200, body: { outcome: 'unchanged' } };

@@ -1,4 +1,10 @@
-import type { Integration } from '@svc-kit/contract';
+import {
+  checkWebhookUrlShape,
+  defaultIntegrationSlug,
+  exposureProblem,
+  INTEGRATION_SLUG_PATTERN,
+  type Integration,
+} from '@svc-kit/contract';
 import { invalid, notFound } from '../http/refusal.js';
 import { DEFAULT_AUTHORIZATION_URL, DEFAULT_INTEGRATION_PERMISSION } from '../state/load-seed.js';
 import { type CatalogueEntry, type IntegrationRow, identityOf, type SandboxStore } from '../state/model.js';
@@ -9,13 +15,6 @@ function integrationRow(store: SandboxStore, slug: string, name: string): Integr
   const row = store.identities.get(slug)?.integrations.get(name);
   if (!row) throw notFound('integration');
   return row;
-}
-
-/** `https://tools.example.org/mcp` → `tools`: a readable default name when the caller gives none. */
-function slugFromEndpoint(endpoint: string): string {
-  const label = (new URL(endpoint).hostname.split('.')[0] ?? '').toLowerCase().replace(/[^a-z0-9-]/g, '-');
-  const trimmed = label.slice(0, 32);
-  return trimmed.length >= 2 ? trimmed : 'integration';
 }
 
 function authorizationUrl(base: string, row: IntegrationRow, state: string, scope?: string): string {
@@ -45,9 +44,19 @@ export const integrationBehaviours = {
 
   createIntegration: ({ store, params, body, ids }) => {
     const upstream: CatalogueEntry | undefined = findUpstream(store, body.catalogue, body.endpoint);
+    if (body.catalogue !== undefined && body.endpoint !== undefined) {
+      throw invalid('give either catalogue or endpoint, not both');
+    }
     const endpoint = body.endpoint ?? upstream?.endpoint;
     if (endpoint === undefined) throw invalid('give either catalogue or endpoint');
-    const slug = body.slug ?? upstream?.slug ?? slugFromEndpoint(endpoint);
+    // The service applies the webhook URL rules to an upstream address; the mock the part without DNS.
+    const shape = body.endpoint === undefined ? undefined : checkWebhookUrlShape(body.endpoint);
+    if (shape !== undefined && !shape.ok) throw invalid(`invalid endpoint: ${shape.reason}`);
+    // As the service: the catalogue name, else the host; an endpoint that matches an entry is still named by host.
+    const slug = body.slug ?? body.catalogue ?? defaultIntegrationSlug(endpoint);
+    if (!INTEGRATION_SLUG_PATTERN.test(slug)) {
+      throw invalid(`slug: ${slug} is not 2 to 32 of a-z, 0-9 and '-' (not starting with '-')`);
+    }
     const identity = identityOf(store, params.slug);
     if (identity.integrations.has(slug)) throw invalid(`slug: an integration named "${slug}" already exists`);
     const needsAuthorization = (upstream?.oauth ?? false) && (body.auth ?? null) === null;
@@ -103,12 +112,8 @@ export const integrationBehaviours = {
 
   setExposure: ({ store, params, body }) => {
     const row = integrationRow(store, params.slug, params.name);
-    const seen = new Set<string>();
-    body.entries.forEach((entry, index) => {
-      if (seen.has(entry.tool))
-        throw invalid(`entries[${index}].tool: "${entry.tool}" is already exposed by an earlier entry`);
-      seen.add(entry.tool);
-    });
+    const problem = exposureProblem(body.entries);
+    if (problem !== undefined) throw invalid(problem);
     row.entries = structuredClone(body.entries);
     row.version += 1;
     return { status: 200, body: { version: row.version } };

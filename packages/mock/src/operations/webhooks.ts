@@ -1,12 +1,9 @@
-import { EVENT_TYPES } from '@svc-kit/contract';
+import { EVENT_TYPES, rotationOutcome } from '@svc-kit/contract';
 import { invalid, notFound } from '../http/refusal.js';
 import type { EndpointRow, SandboxStore } from '../state/model.js';
 import { deliveriesOf, endpointRecord, liveEndpoints } from '../state/records.js';
 import type { Behaviours } from './behaviour.js';
 import { webhookUrlProblem } from './webhook-url.js';
-
-/** The previous secret keeps verifying for 24 hours after a rotation (spec part 8). */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 function liveEndpoint(store: SandboxStore, id: string): EndpointRow {
   const row = store.endpoints.get(id);
@@ -49,8 +46,9 @@ export const webhookBehaviours = {
 
   rotateWebhookSecret: ({ store, params, now, ids }) => {
     const row = liveEndpoint(store, params.id);
-    const previousAcceptedUntil = now + ROTATION_OVERLAP_MS;
-    row.previousSecret = row.secret;
+    // The contract's rule: a rotation during an overlap keeps the original secret until that overlap ends.
+    const { keep, previousAcceptedUntil } = rotationOutcome(endpointRecord(row, now).rotating_until, now);
+    if (keep === 'current') row.previousSecret = row.secret;
     row.secret = ids.signingSecret();
     row.record.rotating_until = previousAcceptedUntil;
     row.record.updated_at = now;

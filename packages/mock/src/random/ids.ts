@@ -1,14 +1,11 @@
+import { ID_PREFIXES as API_ID_PREFIXES } from '@svc-kit/contract';
 import { createPrng, type Prng } from './prng.js';
 
-/** Prefixes of the ids the mock mints, so that an id pasted in the wrong place is obvious. */
-export const ID_PREFIXES = {
-  webhookEndpoint: 'whk',
-  webhookDelivery: 'whd',
-  event: 'evt',
-  integration: 'int',
-  request: 'req',
-  authorizationState: 'oas',
-} as const;
+/**
+ * Prefixes of the ids the mock mints: the API's from the contract (the same as the reference service's),
+ * plus the mock's own OAuth `state` values.
+ */
+export const ID_PREFIXES = { ...API_ID_PREFIXES, authorizationState: 'oas' } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -1,10 +1,15 @@
 import {
+  type ContactPreset,
   contactSchema,
+  DEFAULT_PRESET,
+  DEFAULT_TRUST,
   type ExposureEntry,
   exposureEntrySchema,
+  INTEGRATION_PERMISSION,
   integrationSchema,
   PERMISSIONS,
   type Permission,
+  PRESET_PERMISSIONS,
   toolSchema,
   webhookDeliverySchema,
   webhookEndpointSchema,
@@ -17,7 +22,13 @@ import { type CredentialGrant, identityOf, type SandboxStore, type ToolDefinitio
 import type { SandboxData, SeedCatalogueEntry, SeedTool } from './seed-types.js';
 
 export const DEFAULT_AUTHORIZATION_URL = 'https://oauth.sandbox.invalid/authorize';
-export const DEFAULT_INTEGRATION_PERMISSION = 'owner';
+export const DEFAULT_INTEGRATION_PERMISSION: string = INTEGRATION_PERMISSION;
+
+/** A seeded contact's switches default to those of its preset (none for a preset the contract does not name). */
+function presetSwitches(preset: string | undefined): string[] {
+  const name = preset ?? DEFAULT_PRESET;
+  return Object.hasOwn(PRESET_PERMISSIONS, name) ? [...PRESET_PERMISSIONS[name as ContactPreset]] : [];
+}
 
 export interface SeedContext {
   ids: IdSource;
@@ -153,9 +164,9 @@ function loadIdentities(store: SandboxStore, data: SandboxData, { ids, now }: Se
         contactSchema,
         {
           status: 'active',
-          preset: 'basic',
-          permissions: [],
-          trust_flag: 'messages_only',
+          preset: DEFAULT_PRESET,
+          permissions: presetSwitches(seed.preset),
+          trust_flag: DEFAULT_TRUST,
           petname: '',
           last_seen_at: now,
           created_at: now,

@@ -2,6 +2,7 @@ import type {
   Contact,
   ExposureEntry,
   Integration,
+  OutboundBucket,
   Permission,
   WebhookDelivery,
   WebhookEndpoint,
@@ -94,6 +95,8 @@ export interface SandboxStore {
   deliveries: WebhookDelivery[];
   identities: Map<string, IdentityState>;
   catalogue: Map<string, CatalogueEntry>;
+  /** The outbound call budgets (token buckets) by bucket name, as the service keeps them. */
+  budgets: Map<string, OutboundBucket>;
 }
 
 export function emptyStore(): SandboxStore {
@@ -105,6 +108,7 @@ export function emptyStore(): SandboxStore {
     deliveries: [],
     identities: new Map(),
     catalogue: new Map(),
+    budgets: new Map(),
   };
 }
 
@@ -149,5 +153,6 @@ export function cloneStore(store: SandboxStore): SandboxStore {
     catalogue: new Map(
       [...store.catalogue].map(([key, entry]) => [key, { ...entry, tools: [...entry.tools] }]),
     ),
+    budgets: new Map([...store.budgets].map(([key, bucket]) => [key, { ...bucket }])),
   };
 }

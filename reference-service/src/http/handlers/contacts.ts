@@ -1,10 +1,17 @@
-import type { Operations } from '@svc-kit/contract';
+import {
+  isStrangerCall,
+  type Operations,
+  type OutboundLimit,
+  outboundRefusal,
+  PER_CONTACT_LIMIT,
+  PER_IDENTITY_LIMIT,
+  PRESET_PERMISSIONS,
+  TO_STRANGERS_LIMIT,
+} from '@svc-kit/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callsPeers } from '../../domain/contacts/calls-peers.js';
 import { CardError, type VerifiedCard, verifyCard } from '../../domain/contacts/card.js';
 import { type ContactEventType, recordContactEvent } from '../../domain/contacts/events.js';
-import { type BucketLimit, PER_CONTACT, PER_IDENTITY, TO_STRANGERS } from '../../domain/contacts/limits.js';
-import { PRESET_PERMISSIONS } from '../../domain/contacts/presets.js';
 import { RateLimitedError } from '../../domain/contacts/rate-limited.js';
 import { contactRecord, newContactRow } from '../../domain/contacts/record.js';
 import { ServiceError } from '../../domain/errors.js';
@@ -43,10 +50,6 @@ type Op<Id extends keyof Operations> = OperationHandler<Operations[Id]>;
 
 const noSuchContact = () => new ServiceError('not_found', 'no such contact');
 
-function describeLimit(limit: BucketLimit): string {
-  return limit.what;
-}
-
 /** The identity's 14 contact operations (spec 4.2), with the state machine of 3.2. */
 export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
   const db = ctx.db;
@@ -68,21 +71,19 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
 
   /**
    * Spends one token of each bucket that applies, all or none (one transaction): per contact, to
-   * strangers for a first request, then the identity aggregate. An empty bucket answers 429.
+   * strangers when the party is not an active contact (the contract's `isStrangerCall`, given the row's
+   * status before the call), then the identity aggregate. An empty bucket answers 429.
    */
-  async function spend(identity: Identity, fingerprint: string, stranger: boolean, now: number) {
-    const buckets: [string, BucketLimit][] = [[`contact:${identity.id}:${fingerprint}`, PER_CONTACT]];
-    if (stranger) buckets.push([`stranger:${identity.id}`, TO_STRANGERS]);
-    buckets.push([`identity:${identity.id}`, PER_IDENTITY]);
+  async function spend(identity: Identity, fingerprint: string, status: string | undefined, now: number) {
+    const buckets: [string, OutboundLimit][] = [[`contact:${identity.id}:${fingerprint}`, PER_CONTACT_LIMIT]];
+    if (isStrangerCall(status)) buckets.push([`stranger:${identity.id}`, TO_STRANGERS_LIMIT]);
+    buckets.push([`identity:${identity.id}`, PER_IDENTITY_LIMIT]);
     await db.transaction(async (tx) => {
       for (const [bucket, limit] of buckets) {
         const taken = await takeToken(tx, bucket, limit, now);
         if (!taken.ok) {
-          const seconds = Math.max(1, Math.ceil(taken.waitMs / 1000));
-          throw new RateLimitedError(
-            seconds,
-            `the outbound call budget for ${describeLimit(limit)} is spent; retry after ${seconds} seconds`,
-          );
+          const refusal = outboundRefusal(limit, taken.waitMs);
+          throw new RateLimitedError(refusal.retryAfter, refusal.message);
         }
       }
     });
@@ -162,10 +163,11 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
       throw new ServiceError('invalid_request', 'this is the identity’s own card');
     }
     const existing = await getContact(db, identity.id, card.fingerprint);
+    // A policy refusal, not a bad argument (spec part 7): 403.
     if (existing?.status === 'blocked') {
-      throw new ServiceError('invalid_request', 'this party is blocked by the identity; unblock it first');
+      throw new ServiceError('forbidden', 'this party is blocked by the identity; unblock it first');
     }
-    await spend(identity, card.fingerprint, existing === undefined, now);
+    await spend(identity, card.fingerprint, existing?.status, now);
     const outcome = await peerCall(
       me,
       card,
@@ -175,8 +177,9 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
     );
     if (outcome.kind === 'unreachable') throw unreachable(card, outcome.reason);
     if (outcome.kind === 'refused') {
+      // The other side's policy refused (a declined request, most often): 403, as a local block is.
       throw new ServiceError(
-        'invalid_request',
+        'forbidden',
         outcome.code === 'declined'
           ? 'this party declined an earlier request from the identity; it cannot be asked again'
           : `the party’s service refused the request (${outcome.code}: ${outcome.message})`,
@@ -238,7 +241,7 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
   const removeContact: Op<'removeContact'> = async ({ workspace, params, now, request }) => {
     const identity = await identityOf(workspace.id, params.slug);
     const row = await contactOf(identity, params.fingerprint);
-    await spend(identity, row.fingerprint, false, now);
+    await spend(identity, row.fingerprint, row.status, now);
     const outcome = await peerCall(await signer(request, identity, now), row, 'remove', {}, now);
     await change(identity, row.fingerprint, async (current, tx) => {
       await deleteContact(tx, current.identity_id, current.fingerprint);
@@ -256,7 +259,7 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
     const row = await contactOf(identity, params.fingerprint);
     if (row.status !== 'pending_in')
       throw new ServiceError('not_found', 'no request from this party is waiting');
-    await spend(identity, row.fingerprint, false, now);
+    await spend(identity, row.fingerprint, row.status, now);
     const outcome = await peerCall(await signer(request, identity, now), row, 'accept', {}, now);
     const notified = outcome.kind === 'ok';
     await change(identity, row.fingerprint, async (current, tx) => {
@@ -285,7 +288,7 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
     const row = await contactOf(identity, params.fingerprint);
     if (row.status !== 'pending_in')
       throw new ServiceError('not_found', 'no request from this party is waiting');
-    await spend(identity, row.fingerprint, false, now);
+    await spend(identity, row.fingerprint, row.status, now);
     const outcome = await peerCall(await signer(request, identity, now), row, 'reject', {}, now);
     await change(identity, row.fingerprint, async (current, tx) => {
       if (current.status !== 'pending_in') return undefined;
@@ -304,7 +307,7 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
     const row = await contactOf(identity, params.fingerprint);
     if (row.status !== 'active')
       throw new ServiceError('not_found', 'no active contact with this fingerprint');
-    await spend(identity, row.fingerprint, false, now);
+    await spend(identity, row.fingerprint, row.status, now);
     const outcome = await peerCall(await signer(request, identity, now), row, 'accept', {}, now);
     const notified = outcome.kind === 'ok';
     await change(identity, row.fingerprint, async (current, tx) => {
@@ -343,7 +346,7 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
   const listContactTools: Op<'listContactTools'> = async ({ workspace, params, now, request }) => {
     const identity = await identityOf(workspace.id, params.slug);
     const row = await activeContact(identity, params.fingerprint);
-    await spend(identity, row.fingerprint, false, now);
+    await spend(identity, row.fingerprint, row.status, now);
     const outcome = await peerCall(await signer(request, identity, now), row, 'tools/list', {}, now);
     return answer('listContactTools', 200, { tools: toolsAnswer(row, outcome).tools });
   };
@@ -351,7 +354,7 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
   const callContactTool: Op<'callContactTool'> = async ({ workspace, params, body, now, request }) => {
     const identity = await identityOf(workspace.id, params.slug);
     const row = await activeContact(identity, params.fingerprint);
-    await spend(identity, row.fingerprint, false, now);
+    await spend(identity, row.fingerprint, row.status, now);
     const payload =
       body.arguments === undefined ? { tool: body.tool } : { tool: body.tool, arguments: body.arguments };
     const outcome = await peerCall(await signer(request, identity, now), row, 'tools/call', payload, now);
@@ -416,7 +419,7 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
   const refreshContact: Op<'refreshContact'> = async ({ workspace, params, now, request }) => {
     const identity = await identityOf(workspace.id, params.slug);
     const row = await contactOf(identity, params.fingerprint);
-    await spend(identity, row.fingerprint, false, now);
+    await spend(identity, row.fingerprint, row.status, now);
     const outcome = await peerCall(await signer(request, identity, now), row, 'card', {}, now);
     if (outcome.kind === 'unreachable')
       return answer('refreshContact', 200, { outcome: 'unreachable', why: outcome.reason });

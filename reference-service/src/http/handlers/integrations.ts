@@ -1,4 +1,12 @@
-import type { Integration, Operations } from '@svc-kit/contract';
+import {
+  defaultIntegrationSlug,
+  exposureProblem,
+  ID_PREFIXES,
+  INTEGRATION_PERMISSION,
+  INTEGRATION_SLUG_PATTERN,
+  type Integration,
+  type Operations,
+} from '@svc-kit/contract';
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -24,15 +32,10 @@ type Op<Id extends keyof Operations> = OperationHandler<Operations[Id]>;
 
 /**
  * The contact permission a contact of the identity needs to call an integration's exposed tools (listing
- * them needs `tools:list`). Every integration reports the same one: the gate is per contact, the exposure
- * says which tools.
+ * them needs `tools:list`): the contract's, shared with the mock. Every integration reports the same one.
  */
-export const INTEGRATION_PERMISSION = 'tools:call';
+export { INTEGRATION_PERMISSION };
 
-const SLUG = /^[a-z0-9][a-z0-9-]{1,31}$/;
-/** Names a `mapped` entry may give a tool: what MCP clients accept as a tool name. */
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-const MAX_ENTRIES = 500;
 /**
  * Headers a stored credential may not set: those that frame or route the request (a credential that sets
  * them could smuggle a second request to the upstream) and those the MCP transport sets itself.
@@ -67,16 +70,6 @@ export function integrationRecord(row: IntegrationRow): Integration {
   };
 }
 
-/** A default slug from the endpoint's host: `mcp.example.com` → `mcp-example-com`, cut to 32. */
-function slugFromEndpoint(endpoint: string): string {
-  const host = new URL(endpoint).hostname.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-  const slug = host
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 32)
-    .replace(/-+$/, '');
-  return slug.length >= 2 ? slug : `mcp-${slug}`.slice(0, 32);
-}
-
 /** Where the authorization server sends the owner back: the public URL if set, else this request's origin. */
 function redirectUriOf(service: IntegrationService, request: FastifyRequest): string {
   const base = service.settings.publicUrl ?? `${request.protocol}://${request.host}`;
@@ -92,37 +85,10 @@ async function recordEvent(
   await insertEvent(tx, { workspaceId: identity.workspace_id, identity: identity.slug, type, data });
 }
 
+/** The contract's exposure limits (500 entries, 256 KiB, a tool once, valid mapped names), as a 400. */
 function checkEntries(entries: readonly { tool: string; mode: string; [key: string]: unknown }[]) {
-  if (entries.length > MAX_ENTRIES) {
-    throw new ServiceError('invalid_request', `an exposure holds at most ${MAX_ENTRIES} entries`);
-  }
-  const seen = new Set<string>();
-  for (const [index, entry] of entries.entries()) {
-    if (entry.tool.length === 0 || entry.tool.length > 128) {
-      throw new ServiceError('invalid_request', `entries[${index}].tool must be 1 to 128 characters`);
-    }
-    if (seen.has(entry.tool)) {
-      throw new ServiceError(
-        'invalid_request',
-        `entries[${index}] names the tool ${entry.tool} a second time`,
-      );
-    }
-    seen.add(entry.tool);
-    for (const field of ['name', 'description'] as const) {
-      if (entry[field] !== undefined && typeof entry[field] !== 'string') {
-        throw new ServiceError('invalid_request', `entries[${index}].${field} must be a string`);
-      }
-    }
-    if (typeof entry.name === 'string' && !TOOL_NAME.test(entry.name)) {
-      throw new ServiceError(
-        'invalid_request',
-        `entries[${index}].name must be 1 to 128 letters, digits, '_', '.' or '-'`,
-      );
-    }
-  }
-  if (JSON.stringify(entries).length > 256 * 1024) {
-    throw new ServiceError('invalid_request', 'the exposure is too large (at most 256 KiB of JSON)');
-  }
+  const problem = exposureProblem(entries);
+  if (problem !== undefined) throw new ServiceError('invalid_request', problem);
 }
 
 /** The identity's 6 integration operations (spec 4.3). Statuses and their moves: README, "Integrations". */
@@ -177,14 +143,14 @@ export function integrationHandlers(service: IntegrationService) {
       allowLocalhost: service.settings.allowLocalhost,
     });
     if (!verdict.ok) throw new ServiceError('invalid_request', `the endpoint is refused: ${verdict.reason}`);
-    const slug = body.slug ?? body.catalogue ?? slugFromEndpoint(endpoint);
-    if (!SLUG.test(slug)) {
+    const slug = body.slug ?? body.catalogue ?? defaultIntegrationSlug(endpoint);
+    if (!INTEGRATION_SLUG_PATTERN.test(slug)) {
       throw new ServiceError(
         'invalid_request',
         'slug must be 2 to 32 lowercase letters, digits or dashes, starting with a letter or digit',
       );
     }
-    const id = newId('int');
+    const id = newId(ID_PREFIXES.integration);
     const row: IntegrationRow = {
       id,
       identity_id: identity.id,

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { Operations, WebhookDelivery, WebhookEndpoint } from '@svc-kit/contract';
+import {
+  ID_PREFIXES,
+  type Operations,
+  ROTATION_OVERLAP_MS,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -17,9 +23,6 @@ import {
 } from '../../store/queries/webhook-endpoints.js';
 import { answer, type OperationHandler } from '../operations.js';
 import type { ServiceContext } from '../service-context.js';
-
-/** The previous secret keeps verifying for 24 hours after a rotation (spec part 8). */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The record as the API shows it: the secrets and the soft-delete marker stay inside, and
@@ -84,7 +87,7 @@ export function webhookHandlers(ctx: ServiceContext) {
       allowLocalhost: ctx.allowLocalhostWebhooks,
     });
     if (!verdict.ok) throw new ServiceError('invalid_request', `invalid url: ${verdict.reason}`);
-    const id = newId('whk');
+    const id = newId(ID_PREFIXES.webhookEndpoint);
     const secret = newSigningSecret();
     const row: WebhookEndpointRow = {
       id,
@@ -113,17 +116,16 @@ export function webhookHandlers(ctx: ServiceContext) {
     now,
   }) => {
     const secret = newSigningSecret();
-    const previousAcceptedUntil = now + ROTATION_OVERLAP_MS;
     const row = await rotateEndpointSecret(
       db,
       workspace.id,
       params.id,
       ctx.secretBox.seal(secret, params.id),
-      previousAcceptedUntil,
+      now + ROTATION_OVERLAP_MS,
       now,
     );
-    if (!row) throw notFound();
-    return answer('rotateWebhookSecret', 200, { secret, previous_accepted_until: previousAcceptedUntil });
+    if (!row || row.rotating_until === null) throw notFound();
+    return answer('rotateWebhookSecret', 200, { secret, previous_accepted_until: row.rotating_until });
   };
 
   const setWebhookStatus: OperationHandler<Operations['setWebhookStatus']> = async ({

@@ -2,7 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../../domain/errors.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../../domain/idempotency.js';
 import type { Db } from '../db.js';
-import type { Answer, IdempotentCall } from '../idempotent.js';
+import {
+  type Answer,
+  type IdempotentCall,
+  isRememberedError,
+  refusalAnswer,
+  replayOf,
+} from '../idempotent.js';
 import { getIdempotencyRecord, storeIdempotentAnswer } from './idempotency.js';
 
 /** A claim without an answer this old belongs to a process that died mid-call; it may be taken over. */
@@ -15,8 +21,9 @@ const POLL_MS = 50;
  * `Idempotency-Key` for operations that call a peer (see domain/contacts/calls-peers.ts). Same promises as
  * `runIdempotent` (same table, same window, same 422, same replay), but in three short steps instead of
  * one transaction: the claim is committed first, the operation runs with its own transactions and its peer
- * call, then the answer is stored. A repeat arriving meanwhile waits for that answer. A refusal or failure
- * deletes the claim, so the key is free again, as with the one-transaction form.
+ * call, then the answer is stored. A repeat arriving meanwhile waits for that answer. A final refusal is
+ * stored as the first answer; any other failure deletes the claim, so the key is free again, as with the
+ * one-transaction form.
  */
 export async function runIdempotentOutsideTransaction(
   db: Db,
@@ -48,6 +55,12 @@ export async function runIdempotentOutsideTransaction(
       try {
         answer = await run();
       } catch (error) {
+        if (isRememberedError(error)) {
+          // A final refusal is the key's first answer (the contract's rule): kept like a success.
+          const refused = refusalAnswer(error);
+          await storeIdempotentAnswer(db, call.workspaceId, call.key, refused.status, refused.body);
+          throw error;
+        }
         await db.query(
           `DELETE FROM idempotency_keys
             WHERE workspace_id = $1 AND key = $2 AND fingerprint = $3 AND created_at = $4
@@ -68,11 +81,7 @@ export async function runIdempotentOutsideTransaction(
         );
       }
       if (record.response_status !== null) {
-        return {
-          status: record.response_status,
-          body: record.response_body === null ? undefined : JSON.parse(record.response_body),
-          replayed: true,
-        };
+        return replayOf({ ...record, response_status: record.response_status });
       }
     }
     // The first call is still running (or just gave the key up): wait and look again.

@@ -75,7 +75,7 @@ export interface AttemptResult {
   deliveryId: string;
   ok: boolean;
   httpStatus: number | null;
-  latencyMs: number;
+  latencyMs: number | null;
   excerpt: string | null;
 }
 

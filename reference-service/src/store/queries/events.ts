@@ -1,3 +1,4 @@
+import { ID_PREFIXES } from '@svc-kit/contract';
 import type { EventType } from '@svc-kit/webhooks';
 import { newId } from '../../domain/ids.js';
 import type { Queryable } from '../db.js';
@@ -35,7 +36,7 @@ export async function insertEvent(
   db: Queryable,
   input: NewEvent,
 ): Promise<{ id: string; createdAt: number }> {
-  const id = newId('evt');
+  const id = newId(ID_PREFIXES.event);
   const createdAt = Date.now();
   // Ids and metadata only; the exact bytes are stored so that what is signed never depends on re-encoding.
   const body = JSON.stringify({
@@ -52,7 +53,7 @@ export async function insertEvent(
   const outbox = await db.query<{ id: string }>(
     `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
        http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
-     SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e.workspace_id, e.id, $2, $3, 1, 'pending',
+     SELECT '${ID_PREFIXES.webhookDelivery}_' || replace(gen_random_uuid()::text, '-', ''), e.workspace_id, e.id, $2, $3, 1, 'pending',
             NULL, NULL, NULL, NULL, $4
        FROM webhook_endpoints e
        JOIN workspaces w ON w.id = e.workspace_id

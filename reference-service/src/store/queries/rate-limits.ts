@@ -1,3 +1,4 @@
+import { takeOutboundToken } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 
 export interface Bucket {
@@ -34,8 +35,10 @@ export async function takeToken(
     [bucket],
   );
   const row = rows[0];
-  const available = row
-    ? Math.min(limit.capacity, row.tokens + Math.max(0, now - row.updated_at) * limit.perMs)
-    : 0;
-  return { ok: false, waitMs: Math.max(0, (1 - available) / limit.perMs) };
+  const refused = takeOutboundToken(
+    row ? { tokens: row.tokens, updatedAt: row.updated_at } : { tokens: 0, updatedAt: now },
+    limit,
+    now,
+  );
+  return { ok: false, waitMs: refused.ok ? 0 : refused.waitMs };
 }

@@ -59,8 +59,10 @@ export async function getEndpointEvenRemoved(
 }
 
 /**
- * Replaces the secret and keeps the outgoing one until `rotatingUntil`. A rotation during a rotation drops
- * the oldest secret: at most two ever verify.
+ * Replaces the secret and keeps the outgoing one until `rotatingUntil`; in one statement, the contract's
+ * `rotationOutcome`: a rotation during an overlap keeps the previous (original) secret and its end time,
+ * and drops the secret being replaced, so at most two ever verify. `rotating_until` of the returned row is
+ * the answer's `previous_accepted_until`.
  */
 export async function rotateEndpointSecret(
   db: Queryable,
@@ -72,7 +74,9 @@ export async function rotateEndpointSecret(
 ): Promise<WebhookEndpointRow | undefined> {
   const rows = await db.query<WebhookEndpointRow>(
     `UPDATE webhook_endpoints
-        SET previous_secret_enc = secret_enc, secret_enc = $3, rotating_until = $4, updated_at = $5
+        SET previous_secret_enc = CASE WHEN rotating_until > $5 THEN previous_secret_enc ELSE secret_enc END,
+            rotating_until = CASE WHEN rotating_until > $5 THEN rotating_until ELSE $4 END,
+            secret_enc = $3, updated_at = $5
       WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
       RETURNING *`,
     [workspaceId, id, sealNew, rotatingUntil, now],

@@ -1,0 +1,7 @@
+// Rules the reference service and the mock both apply: one implementation, imported by both.
+export * from './contacts.js';
+export * from './idempotency.js';
+export * from './ids.js';
+export * from './integrations.js';
+export * from './webhook-url.js';
+export * from './webhooks.js';

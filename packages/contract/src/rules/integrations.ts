@@ -1,0 +1,64 @@
+import { TOOLS_CALL_PERMISSION } from './contacts.js';
+
+/** Every integration's `permission`: the contact switch needed to call the tools it exposes. */
+export const INTEGRATION_PERMISSION = TOOLS_CALL_PERMISSION;
+
+/** An integration slug: 2 to 32 of `a-z`, `0-9` and `-`, not starting with `-`. */
+export const INTEGRATION_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,31}$/;
+
+/** Names a `mapped` exposure entry may give a tool: what MCP clients accept as a tool name. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export const EXPOSURE_LIMITS = {
+  /** Entries in one exposure. */
+  maxEntries: 500,
+  /** Length of an entry's `tool`. */
+  maxToolLength: 128,
+  /** Size of the entries as JSON text. */
+  maxBytes: 256 * 1024,
+} as const;
+
+/**
+ * The slug an integration gets when the caller names none and no catalogue entry names it: the endpoint's
+ * host with every run of other characters as `-`, cut to 32 (`mcp.example.com` → `mcp-example-com`).
+ */
+export function defaultIntegrationSlug(endpoint: string): string {
+  const host = new URL(endpoint).hostname.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  const slug = host
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 32)
+    .replace(/-+$/, '');
+  return slug.length >= 2 ? slug : `mcp-${slug}`.slice(0, 32);
+}
+
+type Entry = { tool: string; mode: string; [key: string]: unknown };
+
+/**
+ * Why an exposure's entries cannot be stored, or `undefined`. Beyond the schema: at most 500 entries, a
+ * tool named once, `name` and `description` strings, a `name` that is a valid tool name, 256 KiB in all.
+ */
+export function exposureProblem(entries: readonly Entry[]): string | undefined {
+  if (entries.length > EXPOSURE_LIMITS.maxEntries) {
+    return `an exposure holds at most ${EXPOSURE_LIMITS.maxEntries} entries`;
+  }
+  const seen = new Set<string>();
+  for (const [index, entry] of entries.entries()) {
+    if (entry.tool.length === 0 || entry.tool.length > EXPOSURE_LIMITS.maxToolLength) {
+      return `entries[${index}].tool must be 1 to ${EXPOSURE_LIMITS.maxToolLength} characters`;
+    }
+    if (seen.has(entry.tool)) return `entries[${index}] names the tool ${entry.tool} a second time`;
+    seen.add(entry.tool);
+    for (const field of ['name', 'description'] as const) {
+      if (entry[field] !== undefined && typeof entry[field] !== 'string') {
+        return `entries[${index}].${field} must be a string`;
+      }
+    }
+    if (typeof entry.name === 'string' && !TOOL_NAME_PATTERN.test(entry.name)) {
+      return `entries[${index}].name must be 1 to 128 letters, digits, '_', '.' or '-'`;
+    }
+  }
+  if (JSON.stringify(entries).length > EXPOSURE_LIMITS.maxBytes) {
+    return `the exposure is too large (at most ${EXPOSURE_LIMITS.maxBytes / 1024} KiB of JSON)`;
+  }
+  return undefined;
+}

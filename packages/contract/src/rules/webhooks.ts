@@ -1,0 +1,19 @@
+/** Spec 4.1 and part 8: the rotated-out secret keeps verifying for 24 hours. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * What a rotation does to the secret it replaces. Outside an overlap, the current secret becomes the
+ * previous one for 24 hours. During an overlap (a second rotation within 24 hours) the previous secret,
+ * the one receivers had before the first rotation, stays until the end of that first overlap, and the
+ * secret being replaced (shown once by the first rotation) is dropped: the signature header carries at
+ * most two `v1` values (spec 6.3) and the original secret still gets its full 24 hours (spec 4.1).
+ */
+export function rotationOutcome(
+  rotatingUntil: number | null,
+  now: number,
+): { keep: 'current' | 'previous'; previousAcceptedUntil: number } {
+  if (rotatingUntil !== null && rotatingUntil > now) {
+    return { keep: 'previous', previousAcceptedUntil: rotatingUntil };
+  }
+  return { keep: 'current', previousAcceptedUntil: now + ROTATION_OVERLAP_MS };
+}

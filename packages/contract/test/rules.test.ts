@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import {
+  canonicalJson,
+  checkWebhookUrlShape,
+  defaultIntegrationSlug,
+  EXPOSURE_LIMITS,
+  exposureProblem,
+  ID_PREFIXES,
+  INTEGRATION_PERMISSION,
+  INTEGRATION_SLUG_PATTERN,
+  idempotencyArgumentsText,
+  isRememberedRefusal,
+  isStrangerCall,
+  operations,
+  PRESET_PERMISSIONS,
+  permissionsOfPreset,
+} from '../src/index.js';
+
+describe('shared rules', () => {
+  it('canonical JSON sorts keys at every level and drops undefined members', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: undefined }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[2,{"z":1}]},"b":1}',
+    );
+    const one = idempotencyArgumentsText({
+      operationId: 'x',
+      params: { a: 1, b: 2 },
+      query: undefined,
+      body: {},
+    });
+    const two = idempotencyArgumentsText({ operationId: 'x', params: { b: 2, a: 1 }, query: null, body: {} });
+    expect(one).toBe(two);
+    expect(
+      idempotencyArgumentsText({ operationId: 'y', params: { a: 1, b: 2 }, query: null, body: {} }),
+    ).not.toBe(one);
+  });
+
+  it('remembers final refusals of idempotent calls, never a 429 or a 5xx', () => {
+    expect([400, 403, 404].every(isRememberedRefusal)).toBe(true);
+    expect([429, 500, 503, 200].some(isRememberedRefusal)).toBe(false);
+  });
+
+  it('every outbound call to a party that is not an active contact is a stranger call', () => {
+    expect(isStrangerCall(undefined)).toBe(true);
+    expect(['pending_out', 'pending_in', 'blocked'].every(isStrangerCall)).toBe(true);
+    expect(isStrangerCall('active')).toBe(false);
+  });
+
+  it('presets replace the switches; every settable preset has an entry', () => {
+    const settable = operations.updateContact.body.shape.preset.unwrap().options;
+    expect(Object.keys(PRESET_PERMISSIONS).sort()).toEqual([...settable].sort());
+    expect(permissionsOfPreset('close')).toContain(INTEGRATION_PERMISSION);
+    const copy = permissionsOfPreset('basic');
+    copy.push('x');
+    expect(PRESET_PERMISSIONS.basic).not.toContain('x');
+  });
+
+  it('the default integration slug is the whole host, and always a valid slug', () => {
+    expect(defaultIntegrationSlug('https://tools.example.org/mcp')).toBe('tools-example-org');
+    expect(defaultIntegrationSlug(`https://${'a'.repeat(40)}.example.org/`)).toBe('a'.repeat(32));
+    expect(defaultIntegrationSlug('https://x/')).toBe('mcp-x');
+    for (const url of ['https://tools.example.org/', 'https://x/', 'https://a--b.example/']) {
+      expect(defaultIntegrationSlug(url)).toMatch(INTEGRATION_SLUG_PATTERN);
+    }
+  });
+
+  it('exposure limits: 500 entries, 256 KiB, a tool once, a valid mapped name', () => {
+    const many = Array.from({ length: EXPOSURE_LIMITS.maxEntries + 1 }, (_, i) => ({
+      tool: `t${i}`,
+      mode: 'passthrough',
+    }));
+    expect(exposureProblem(many)).toMatch(/at most 500/);
+    expect(exposureProblem(many.slice(0, 500))).toBeUndefined();
+    expect(
+      exposureProblem([
+        { tool: 'a', mode: 'passthrough' },
+        { tool: 'a', mode: 'mapped' },
+      ]),
+    ).toMatch(/second time/);
+    expect(exposureProblem([{ tool: 'a', mode: 'mapped', name: 'has space' }])).toMatch(/name must be/);
+    expect(exposureProblem([{ tool: 'a', mode: 'mapped', description: 3 }])).toMatch(/must be a string/);
+    const big = Array.from({ length: 3 }, (_, i) => ({
+      tool: `t${i}`,
+      mode: 'passthrough',
+      note: 'x'.repeat(100_000),
+    }));
+    expect(exposureProblem(big)).toMatch(/256 KiB/);
+  });
+
+  it('webhook URL rules that need no DNS', () => {
+    const reason = (url: string, allowLocalhost = false) => {
+      const verdict = checkWebhookUrlShape(url, { allowLocalhost });
+      return verdict.ok ? undefined : verdict.reason;
+    };
+    expect(reason('https://hooks.example.com/x')).toBeUndefined();
+    expect(reason('http://hooks.example.com/x')).toMatch(/https/);
+    expect(reason('https://u:p@hooks.example.com/')).toMatch(/credentials/);
+    expect(reason('https://127.1/')).toMatch(/IP address/);
+    expect(reason('https://[::1]/')).toMatch(/IP address/);
+    expect(reason('https://intranet/')).toMatch(/fully qualified/);
+    expect(reason('https://printer.local/')).toMatch(/private network/);
+    expect(reason('https://db.internal./')).toMatch(/private network/);
+    expect(reason(`https://a.example.com/${'x'.repeat(2048)}`)).toMatch(/2048/);
+    expect(reason('not a url')).toMatch(/absolute/);
+    expect(reason('http://localhost:3000/hook')).toMatch(/https/);
+    expect(reason('http://localhost:3000/hook', true)).toBeUndefined();
+  });
+
+  it('delivery ids are dlv_ for everyone', () => {
+    expect(ID_PREFIXES.webhookDelivery).toBe('dlv');
+  });
+});

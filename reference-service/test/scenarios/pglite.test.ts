@@ -1,0 +1,8 @@
+import { describe } from 'vitest';
+import { BACKENDS } from '../support/backends.js';
+import { runScenarios } from './suite.js';
+import { startServiceTarget } from './targets/service.js';
+
+const backend = BACKENDS.find((candidate) => candidate.name === 'pglite')!;
+
+describe('scenarios on the service (PGlite)', () => runScenarios(() => startServiceTarget(backend)));

@@ -1,0 +1,26 @@
+import { afterAll, beforeAll, describe } from 'vitest';
+import { contactScenarios } from './contacts.js';
+import { integrationScenarios } from './integrations.js';
+import type { Target } from './target.js';
+import { webhookScenarios } from './webhooks.js';
+
+/**
+ * The scenario suite, written once against `Target` and the typed client, run by one test file per target
+ * (the mock, the service on PGlite, the service on PostgreSQL). A difference between them fails a test.
+ */
+export function runScenarios(start: () => Promise<Target>): void {
+  let target: Target | undefined;
+  const current = (): Target => {
+    if (!target) throw new Error('the target did not start');
+    return target;
+  };
+  beforeAll(async () => {
+    target = await start();
+  });
+  afterAll(async () => {
+    await target?.close();
+  });
+  describe('webhooks', () => webhookScenarios(current));
+  describe('contacts', () => contactScenarios(current));
+  describe('integrations', () => integrationScenarios(current));
+}

@@ -1,0 +1,48 @@
+import type { Client } from '@svc-kit/client';
+
+/**
+ * What a target can show beyond the API's own answers. A scenario that needs one says so: it asserts the
+ * part only where the target declares it, and the part it runs everywhere stays the same. Each flag that
+ * is `false` for the mock names something the mock does not model, on purpose.
+ */
+export interface Capabilities {
+  /** Two parties talk over the peer protocol: the other side of a contact change is visible there. */
+  peers: boolean;
+  /** Upstream MCP servers are dialled: an address that cannot be reached is reported as such. */
+  upstreams: boolean;
+}
+
+/** An identity of the target, with its own typed client (an API key with every permission). */
+export interface Party {
+  slug: string;
+  fingerprint: string;
+  /** A card other parties of the same target accept in requestContact. */
+  card: string;
+  api: Client;
+  /** The raw API key, for hand-built requests. */
+  key: string;
+}
+
+export interface Target {
+  name: string;
+  capabilities: Capabilities;
+  baseUrl: string;
+  /** Two fresh identities that have never met. */
+  pair(): Promise<[Party, Party]>;
+  /** A client on a stepped-up session of the workspace of `party` (createWebhook needs one). */
+  sessionClient(party: Party): Client;
+  /**
+   * `from` asks `to` to become a contact. With peers the request travels; without, `from` sends it and the
+   * target puts the received request on `to`'s side, as the peer would have.
+   */
+  deliverRequest(from: Party, to: Party): Promise<void>;
+  /** A catalogue entry whose upstream serves the tools `echo` and `add`. */
+  catalogueEntry: string;
+  /** An address accepted as a webhook receiver (public-looking, https). */
+  webhookUrl(path: string): string;
+  /** Moves the target's clock forward (the wall clock plus an offset), for windows and budgets. */
+  advanceClock(ms: number): void;
+  /** A fetch of the target's API with the party's key, for what the typed client refuses to send. */
+  fetch(party: Party, path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}

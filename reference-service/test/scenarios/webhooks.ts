@@ -1,0 +1,111 @@
+import { expect, it } from 'vitest';
+import { expectApiError, rawCall } from './expect.js';
+import type { Target } from './target.js';
+
+const WEBHOOKS = '/v1/workspace/webhooks';
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The webhook endpoint lifecycle (spec 3.1 and 4.1) and its main refusals. */
+export function webhookScenarios(target: () => Target): void {
+  it('lifecycle: create, list, rotate twice, pause, resume, read the log, delete', async () => {
+    const [owner] = await target().pair();
+    const session = target().sessionClient(owner);
+    const before = await owner.api.webhooks.list();
+    expect(before.endpoints).toEqual([]);
+    expect(before.events).toContain('message.received');
+
+    const created = await session.webhooks.create({
+      url: target().webhookUrl('/lifecycle'),
+      events: ['contact.approved'],
+    });
+    expect(created.secret).toMatch(/^whsec_/);
+    expect(created.endpoint).toMatchObject({
+      url: target().webhookUrl('/lifecycle'),
+      events: ['contact.approved'],
+      status: 'active',
+      consecutive_failures: 0,
+      rotating_until: null,
+    });
+    expect(created.endpoint.id).toMatch(/^whk_[0-9a-f]{24}$/);
+    const listed = await owner.api.webhooks.list();
+    expect(listed.endpoints).toEqual([created.endpoint]);
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+
+    const started = Date.now();
+    const rotated = await owner.api.webhooks.rotateSecret(created.endpoint.id);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(created.secret);
+    expect(rotated.previous_accepted_until).toBeGreaterThanOrEqual(started + DAY_MS);
+    expect(rotated.previous_accepted_until).toBeLessThanOrEqual(Date.now() + DAY_MS);
+    // A second rotation within 24 hours keeps the original secret until the first overlap ends.
+    const again = await owner.api.webhooks.rotateSecret(created.endpoint.id);
+    expect(again.previous_accepted_until).toBe(rotated.previous_accepted_until);
+    expect((await owner.api.webhooks.list()).endpoints[0]?.rotating_until).toBe(
+      rotated.previous_accepted_until,
+    );
+
+    const paused = await owner.api.webhooks.setStatus(created.endpoint.id, { status: 'paused' });
+    expect(paused.endpoints.map((endpoint) => endpoint.status)).toEqual(['paused']);
+    const resumed = await owner.api.webhooks.setStatus(created.endpoint.id, { status: 'active' });
+    expect(resumed.endpoints[0]).toMatchObject({ status: 'active', consecutive_failures: 0 });
+
+    expect(await owner.api.webhooks.listDeliveries(created.endpoint.id, { limit: 10 })).toEqual({
+      deliveries: [],
+    });
+    expect(await owner.api.webhooks.delete(created.endpoint.id)).toBeUndefined();
+    expect((await owner.api.webhooks.list()).endpoints).toEqual([]);
+    // The log of a removed endpoint stays readable; anything else on it is 404.
+    expect(await owner.api.webhooks.listDeliveries(created.endpoint.id, { limit: 10 })).toEqual({
+      deliveries: [],
+    });
+    await expectApiError(owner.api.webhooks.rotateSecret(created.endpoint.id), 404, 'not_found');
+    await expectApiError(owner.api.webhooks.delete(created.endpoint.id), 404, 'not_found');
+  });
+
+  it('refusals: a key cannot create, URL and filter rules, bodies where none is taken, unknown ids', async () => {
+    const [owner] = await target().pair();
+    const session = target().sessionClient(owner);
+    await expectApiError(
+      owner.api.webhooks.create({ url: target().webhookUrl('/k') }),
+      403,
+      'step_up_required',
+    );
+    for (const url of [
+      'http://hooks.example.com/plain',
+      'https://93.184.215.14/ip',
+      'https://printer.local/hook',
+      'https://intranet/hook',
+      'https://user:pw@hooks.example.com/creds',
+    ]) {
+      await expectApiError(session.webhooks.create({ url }), 400, 'invalid_request');
+    }
+    // A key is refused before its arguments are read.
+    const byKey = await rawCall(target(), owner, 'POST', WEBHOOKS, {
+      body: { url: 'not checked', events: ['x'] },
+    });
+    expect(byKey.status).toBe(403);
+    expect(byKey.body).toMatchObject({ error: { code: 'step_up_required' } });
+    const { endpoint } = await session.webhooks.create({ url: target().webhookUrl('/refusals') });
+    const rotateWithBody = await rawCall(target(), owner, 'POST', `${WEBHOOKS}/${endpoint.id}/secret`, {
+      body: { force: true },
+    });
+    expect(rotateWithBody.status).toBe(400);
+    expect(rotateWithBody.body).toMatchObject({ error: { code: 'invalid_request' } });
+    const deleteWithBody = await rawCall(target(), owner, 'DELETE', `${WEBHOOKS}/${endpoint.id}`, {
+      body: { force: true },
+    });
+    expect(deleteWithBody.status).toBe(400);
+    const badLimit = await rawCall(target(), owner, 'GET', `${WEBHOOKS}/${endpoint.id}/deliveries?limit=1e2`);
+    expect(badLimit.status).toBe(400);
+    await expectApiError(
+      owner.api.webhooks.setStatus('whk_000000000000000000000000', { status: 'paused' }),
+      404,
+      'not_found',
+    );
+    await expectApiError(
+      owner.api.webhooks.listDeliveries('whk_000000000000000000000000', { limit: 5 }),
+      404,
+      'not_found',
+    );
+  });
+}
