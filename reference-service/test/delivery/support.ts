@@ -11,8 +11,10 @@ import pino from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
 import { newId } from '../../src/domain/ids.js';
+import type { Relay } from '../../src/relay/relay.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
+import type { SecretBox } from '../../src/store/secret-box.js';
 import type { Backend } from '../support/backends.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
 
@@ -123,11 +125,20 @@ export interface DeliveringService extends TestService {
 
 export async function startDeliveringService(
   store: OpenedStore,
-  options: { allowLocalhostWebhooks?: boolean; totalTimeoutMs?: number } = {},
+  options: {
+    allowLocalhostWebhooks?: boolean;
+    totalTimeoutMs?: number;
+    /** Serves `svc-webhooks listen` through this relay (routes and the worker's transport). */
+    relay?: Relay;
+    secretBox?: SecretBox;
+    now?: () => number;
+  } = {},
 ): Promise<DeliveringService> {
   const service = await startTestService(store, {
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? true,
-    extra: { sandboxRoutes: true },
+    extra: { sandboxRoutes: true, relay: options.relay },
+    ...(options.secretBox === undefined ? {} : { secretBox: options.secretBox }),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   const warnings: string[] = [];
   const quiet = pino(
@@ -139,10 +150,15 @@ export async function startDeliveringService(
       },
     }),
   );
-  const delivery = await startDelivery(service.ctx, quiet, {
-    pollIntervalMs: 200,
-    ...(options.totalTimeoutMs === undefined ? {} : { totalTimeoutMs: options.totalTimeoutMs }),
-  });
+  const delivery = await startDelivery(
+    service.ctx,
+    quiet,
+    {
+      pollIntervalMs: 200,
+      ...(options.totalTimeoutMs === undefined ? {} : { totalTimeoutMs: options.totalTimeoutMs }),
+    },
+    options.relay,
+  );
   return {
     ...service,
     delivery,

@@ -2,12 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { startDelivery } from '../../src/delivery/start.js';
 import { Relay } from '../../src/relay/relay.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
-import type { DeliveringService } from '../delivery/support.js';
-import { startTestService } from '../support/harness.js';
+import { type DeliveringService, startDeliveringService } from '../delivery/support.js';
 
 /** The built CLI, run as integrators run it (`npm test` builds the packages before the tests). */
 export const CLI = fileURLToPath(new URL('../../../packages/webhooks/dist/cli/main.js', import.meta.url));
@@ -17,7 +15,7 @@ const quiet = () =>
     ? pino({ level: 'debug' })
     : pino({ level: 'warn' }, new Writable({ write: (_c, _e, done) => done() }));
 
-/** A service on a real socket with its delivery worker and the relay behind `listen`. */
+/** A delivering service (see ../delivery/support.ts) that also serves the relay behind `listen`. */
 export async function startRelayService(
   store: OpenedStore,
   options: { soleInstance: boolean; secretBox?: SecretBox; now?: () => number },
@@ -30,22 +28,12 @@ export async function startRelayService(
     now: options.now ?? (() => Date.now()),
   });
   await relay.start();
-  const service = await startTestService(store, {
-    allowLocalhostWebhooks: true,
-    extra: { sandboxRoutes: true, relay },
+  const service = await startDeliveringService(store, {
+    relay,
     ...(options.secretBox === undefined ? {} : { secretBox: options.secretBox }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
-  const delivery = await startDelivery(service.ctx, quiet(), { pollIntervalMs: 200 }, relay);
-  return {
-    ...service,
-    relay,
-    delivery,
-    async close() {
-      await service.close();
-      await delivery.stop();
-    },
-  };
+  return { ...service, relay };
 }
 
 /** The `svc-webhooks` CLI as a child process, with its output kept for assertions. */
