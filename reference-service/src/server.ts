@@ -26,8 +26,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   try {
     // The sandbox workspace exists wherever the service is not in production.
     const seed = config.production ? undefined : await seedSandbox(ctx);
-    app = await buildApp(ctx, { logger, sandboxRoutes: !config.production });
+    app = await buildApp(ctx, {
+      logger,
+      sandboxRoutes: !config.production,
+      trustedProxies: config.trustedProxies,
+    });
     const address = await app.listen({ host: config.host, port: config.port });
+    ctx.publicAddress.settle(address);
     if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
     delivery = await startDelivery(ctx, logger, {
       ...(config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs }),

@@ -29,6 +29,8 @@ export interface AppOptions {
   integrations?: IntegrationSettings;
   /** Serve the sandbox-only routes (`POST /sandbox/events`); never in production. */
   sandboxRoutes?: boolean;
+  /** Proxies whose `X-Forwarded-For` names the client address (SVC_TRUSTED_PROXIES); none by default. */
+  trustedProxies?: readonly string[];
 }
 
 /** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
@@ -42,6 +44,8 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     // Our own ids, never taken from the caller: the id in an error body must match our logs.
     requestIdHeader: false,
     genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    // Only `request.ip` follows it (the sign-in limits); the public URL and origin never come from a request.
+    trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
   });
 
   // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).
@@ -90,10 +94,11 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     ctx.secretBox,
     options.integrations ?? integrationSettingsFromEnv(),
     ctx.resolveHost,
+    ctx.publicAddress,
   );
   app.addHook('onClose', () => integrations.close());
   registerOAuthCallback(app, integrations, ctx.now);
-  await registerPeerRoutes(app, ctx, peerSettings, {
+  await registerPeerRoutes(app, ctx, {
     list: (identityId) => integrations.offered(identityId),
     call: (identityId, name, args, now) => integrations.call(identityId, name, args, now),
   });

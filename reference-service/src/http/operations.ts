@@ -104,7 +104,7 @@ export function registerOperations(
           { ...op.flags, permission: op.permission },
           {
             now,
-            publicOrigin: ctx.publicOrigin,
+            publicOrigin: ctx.publicAddress.origin,
           },
         );
         const input = {

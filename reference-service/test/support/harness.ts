@@ -13,6 +13,7 @@ import { loggerOptions } from '../../src/http/logger.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
 import type { ServiceContext } from '../../src/http/service-context.js';
 import { openSession } from '../../src/http/session-routes.js';
+import { PublicAddress } from '../../src/public-address.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertApiKey } from '../../src/store/queries/api-keys.js';
 import { insertMember } from '../../src/store/queries/members.js';
@@ -70,11 +71,12 @@ export async function startTestService(
     secretBox: createSecretBox(randomBytes(32)),
     resolveHost: testResolve,
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? false,
-    publicOrigin: undefined,
+    publicAddress: new PublicAddress(),
     now: options.now ?? (() => Date.now()),
   };
   const app = await buildApp(ctx, { logger, ...options.extra });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  ctx.publicAddress.settle(baseUrl);
   return { ctx, app, baseUrl, logs: () => lines.join(''), close: () => app.close() };
 }
 

@@ -1,10 +1,8 @@
 import type { Integration, Operations } from '@svc-kit/contract';
-import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import { catalogOf, entriesOf, staleTools } from '../../integrations/exposure.js';
-import { OAUTH_CALLBACK_PATH } from '../../integrations/oauth-provider.js';
 import { authBinding, type IntegrationService } from '../../integrations/service.js';
 import type { UpstreamFailure } from '../../integrations/upstream.js';
 import { insertEvent } from '../../store/queries/events.js';
@@ -53,12 +51,6 @@ function slugFromEndpoint(endpoint: string): string {
     .slice(0, 32)
     .replace(/-+$/, '');
   return slug.length >= 2 ? slug : `mcp-${slug}`.slice(0, 32);
-}
-
-/** Where the authorization server sends the owner back: the public URL if set, else this request's origin. */
-function redirectUriOf(service: IntegrationService, request: FastifyRequest): string {
-  const base = service.settings.publicUrl ?? `${request.protocol}://${request.host}`;
-  return `${base}${OAUTH_CALLBACK_PATH}`;
 }
 
 async function recordEvent(
@@ -125,7 +117,7 @@ export function integrationHandlers(service: IntegrationService) {
     return answer('listIntegrations', 200, { integrations: rows.map(integrationRecord) });
   };
 
-  const createIntegration: Op<'createIntegration'> = async ({ workspace, params, body, now, request }) => {
+  const createIntegration: Op<'createIntegration'> = async ({ workspace, params, body, now }) => {
     const identity = await identityOf(workspace.id, params.slug);
     let endpoint = body.endpoint;
     let transport = body.transport;
@@ -186,7 +178,7 @@ export function integrationHandlers(service: IntegrationService) {
       await insertIntegration(tx, row);
       await recordEvent(tx, identity, 'integration.created', { integration: slug });
     });
-    const redirectUri = redirectUriOf(service, request);
+    const redirectUri = service.redirectUri();
     let refreshed = await service.refresh(row, now, { redirectUri, mayStartAuthorization: true });
     // No transport named: an older server may speak only SSE. Tried once, when Streamable HTTP failed
     // for a reason other than authorization or reachability.
@@ -208,7 +200,7 @@ export function integrationHandlers(service: IntegrationService) {
     });
   };
 
-  const authorizeIntegration: Op<'authorizeIntegration'> = async ({ workspace, params, body, request }) => {
+  const authorizeIntegration: Op<'authorizeIntegration'> = async ({ workspace, params, body }) => {
     const identity = await identityOf(workspace.id, params.slug);
     const row = await integrationOf(identity, params.name);
     if (row.auth_enc !== null) {
@@ -219,7 +211,7 @@ export function integrationHandlers(service: IntegrationService) {
     }
     let url: string;
     try {
-      url = await service.startAuthorization(row, redirectUriOf(service, request), body.scope);
+      url = await service.startAuthorization(row, service.redirectUri(), body.scope);
     } catch (error) {
       throw new ServiceError(
         'invalid_request',

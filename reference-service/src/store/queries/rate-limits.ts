@@ -39,3 +39,11 @@ export async function takeToken(
     : 0;
   return { ok: false, waitMs: Math.max(0, (1 - available) / limit.perMs) };
 }
+
+/** Gives back a token taken by `takeToken` (an attempt that turned out not to be a guess), up to capacity. */
+export async function returnToken(db: Queryable, bucket: string, limit: Bucket): Promise<void> {
+  await db.query('UPDATE outbound_budgets SET tokens = LEAST($2::float8, tokens + 1) WHERE bucket = $1', [
+    bucket,
+    limit.capacity,
+  ]);
+}
