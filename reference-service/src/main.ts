@@ -33,7 +33,7 @@ function printBanner(service: RunningService, backend: string, allowLocalhostWeb
   }
   lines.push(
     `Portal-only operations (createWebhook, POST /v1/workspace/keys) need a stepped-up session:`,
-    `  ${CLI} session     (prints a ready Cookie header)`,
+    `  ${CLI} session     (prints the Cookie and Origin headers to send)`,
     '',
   );
   console.log(lines.join('\n'));

@@ -169,16 +169,30 @@ export interface CallResult {
   body: unknown;
 }
 
-/** One HTTP call over the loopback socket. */
+/**
+ * One HTTP call over the loopback socket. A cookie call is made as the portal's own page makes it, with
+ * the service's `Origin`, unless the test names `origin` or `sec-fetch-site` itself or asks for a call
+ * that shows no origin at all (`showOrigin: false`).
+ */
 export async function call(
   service: { baseUrl: string },
   method: string,
   path: string,
-  options: { auth?: Auth; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  options: {
+    auth?: Auth;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+    showOrigin?: boolean;
+  } = {},
 ): Promise<CallResult> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth && 'key' in options.auth) headers.authorization = `Bearer ${options.auth.key}`;
-  if (options.auth && 'cookie' in options.auth) headers.cookie = options.auth.cookie;
+  if (options.auth && 'cookie' in options.auth) {
+    headers.cookie = options.auth.cookie;
+    const named = Object.keys(headers).some((h) => ['origin', 'sec-fetch-site'].includes(h.toLowerCase()));
+    if (!named && options.showOrigin !== false) headers.origin = new URL(service.baseUrl).origin;
+  }
   let body: string | undefined;
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
