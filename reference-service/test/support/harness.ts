@@ -56,7 +56,13 @@ export interface TestService {
 /** A real server on 127.0.0.1:<random port>, logging into memory so tests can read the lines. */
 export async function startTestService(
   store: OpenedStore,
-  options: { allowLocalhostWebhooks?: boolean; extra?: Omit<AppOptions, 'logger'>; now?: () => number } = {},
+  options: {
+    allowLocalhostWebhooks?: boolean;
+    extra?: Omit<AppOptions, 'logger'>;
+    now?: () => number;
+    /** The at-rest key of an earlier service on the same store (a restart); a new one when left out. */
+    secretBox?: ServiceContext['secretBox'];
+  } = {},
 ): Promise<TestService> {
   const lines: string[] = [];
   const sink = new Writable({
@@ -68,7 +74,7 @@ export async function startTestService(
   const logger = pino(loggerOptions('debug'), sink);
   const ctx: ServiceContext = {
     db: store.db,
-    secretBox: createSecretBox(randomBytes(32)),
+    secretBox: options.secretBox ?? createSecretBox(randomBytes(32)),
     resolveHost: testResolve,
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? false,
     publicAddress: new PublicAddress(),
