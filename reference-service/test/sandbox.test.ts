@@ -57,7 +57,11 @@ describe('the sandbox and its admin commands', () => {
     const body = { url: 'https://hooks.example.com/sandbox' };
     const path = '/v1/workspace/webhooks';
     // The cookie alone proves no origin: refused, as a page of another site would be.
-    expectRefusal(await call(service, 'POST', path, { auth: { cookie }, body, showOrigin: false }), 403, 'cross_site');
+    expectRefusal(
+      await call(service, 'POST', path, { auth: { cookie }, body, showOrigin: false }),
+      403,
+      'cross_site',
+    );
     const created = await call(service, 'POST', path, { auth: { cookie }, body, headers: { origin } });
     expect(created.status).toBe(201);
   });
