@@ -61,7 +61,7 @@ describe('the PGlite data-dir lock', () => {
   });
 });
 
-describe('service processes on one data dir', () => {
+describe('the service as a process: start-up refusals and the data-dir lock', () => {
   let built: Awaited<ReturnType<typeof buildEntryPoint>>;
   const children: ChildProcess[] = [];
 
@@ -84,6 +84,14 @@ describe('service processes on one data dir', () => {
     children.push(service.child);
     return service;
   }
+
+  it('refuses to start in production without SVC_PUBLIC_URL', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'svc-data-'));
+    const production = spawnService(built.main, { SVC_DATA_DIR: dataDir, NODE_ENV: 'production' });
+    children.push(production.child);
+    expect(await production.exited).toBe(1);
+    expect(production.output()).toContain('SVC_PUBLIC_URL is required');
+  }, 60_000);
 
   it('refuses to start the second, and the first shuts down cleanly', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-data-'));
