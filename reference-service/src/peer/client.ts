@@ -17,6 +17,7 @@ import {
   peerAnswers,
   REPLAY_WINDOW_MS,
   signingText,
+  TIMESTAMP,
 } from './protocol.js';
 
 export type PeerOutcome<V extends PeerVerb> =
@@ -161,7 +162,7 @@ function answerProofFailure(
   const at = single(headers[HEADER_ANSWER_TIMESTAMP]);
   const signature = single(headers[HEADER_ANSWER_SIGNATURE]);
   const key = publicKeyFromRaw(target.public_key);
-  if (at === undefined || signature === undefined || key === undefined || !/^\d{1,16}$/.test(at))
+  if (at === undefined || signature === undefined || key === undefined || !TIMESTAMP.test(at))
     return unsigned;
   const text = answerSigningText(request, status, at, body);
   if (!verifyBytes(key, Buffer.from(text, 'utf8'), Buffer.from(signature, 'base64url'))) return unsigned;

@@ -68,6 +68,8 @@ export function answerSigningText(
 }
 
 export const NONCE = /^[A-Za-z0-9_-]{16,64}$/;
+/** A protocol timestamp: whole milliseconds since the Unix epoch. */
+export const TIMESTAMP = /^\d{1,16}$/;
 
 /** Bodies per verb, as the receiver validates them (the caller's card rides in every one). */
 export const peerBodies = {

@@ -16,13 +16,9 @@ import {
   PEER_PATH_PREFIX,
   type PeerVerb,
   peerBodies,
+  TIMESTAMP,
 } from './protocol.js';
-import { verifyPeerRequest } from './verify-request.js';
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? undefined : value;
-}
+import { header, verifyPeerRequest } from './verify-request.js';
 
 /**
  * Signs an answer as the identity that was called, bound to the request it answers (revision 2, see
@@ -39,7 +35,7 @@ function answerSignature(
   const requestTimestamp = header(request, HEADER_TIMESTAMP);
   const requestNonce = header(request, HEADER_NONCE);
   if (requestTimestamp === undefined || requestNonce === undefined) return {};
-  if (!/^\d{1,16}$/.test(requestTimestamp) || !NONCE.test(requestNonce)) return {};
+  if (!TIMESTAMP.test(requestTimestamp) || !NONCE.test(requestNonce)) return {};
   const at = String(ctx.now());
   const text = answerSigningText(
     {
