@@ -39,6 +39,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const logger = pino({ level: 'warn' });
   const { ctx, store } = await openRuntime(config, logger);
+  // No server here: the sandbox's public address is where the server listens with this configuration.
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  ctx.publicAddress.settle(`http://${host}:${config.port}`);
   try {
     console.log(await runAdminCommand(ctx, command, args));
     return 0;
