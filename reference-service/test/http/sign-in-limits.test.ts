@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/domain/totp.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
 import { openSession } from '../../src/http/session-routes.js';
-import type { OpenedStore } from '../../src/store/open.js';
-import { BACKENDS } from '../support/backends.js';
+import { type OpenedStore, openStore } from '../../src/store/open.js';
+import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
 import { call, createTenant, expectRefusal, startTestService, type TestService } from '../support/harness.js';
 import { type RawAnswer, rawCall } from '../support/raw-call.js';
 
@@ -190,5 +190,40 @@ describe('behind a trusted proxy', () => {
     expect((await list('203.0.113.2', '127.0.0.1')).status).toBe(401);
     // 127.0.50.1 is not a listed proxy: its X-Forwarded-For is ignored, its own address counts.
     expect((await list('203.0.113.1', '127.0.50.1')).status).toBe(401);
+  });
+});
+
+describe('two instances on one PostgreSQL database', () => {
+  let database: Awaited<ReturnType<typeof createEmptyPostgres>>;
+  const stores: OpenedStore[] = [];
+  const services: TestService[] = [];
+
+  beforeAll(async () => {
+    database = await createEmptyPostgres();
+    for (let i = 0; i < 2; i++)
+      stores.push(await openStore({ databaseUrl: database.url, dataDir: '/nonexistent' }));
+    const first = await startTestService(stores[0]!);
+    services.push(first, await startTestService(stores[1]!, { secretBox: first.ctx.secretBox }));
+  });
+  afterAll(async () => {
+    for (const service of services) await service.close();
+    for (const store of stores) await store.close();
+    await database?.drop();
+  });
+
+  it('share one step-up budget per member: failures on either count for both', async () => {
+    const [one, two] = services as [TestService, TestService];
+    const tenant = await createTenant(one.ctx);
+    const secret = tenant.totpSecret!;
+    const stepUp = (service: TestService, code: string) =>
+      rawCall(service.baseUrl, 'POST', STEP_UP, {
+        headers: { cookie: tenant.plainSession, origin: new URL(service.baseUrl).origin },
+        body: { code },
+      });
+    for (const service of [one, two, one, two, one]) {
+      expect((await stepUp(service, wrongCode(secret, Date.now()))).status).toBe(403);
+    }
+    expectRateLimited(await stepUp(two, currentTotp(secret, Date.now())));
+    expectRateLimited(await stepUp(one, currentTotp(secret, Date.now())));
   });
 });
