@@ -103,7 +103,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
       [guessBucket('login-pair', account, address), LOGIN_PAIR_FAILURES],
       [guessBucket('login-address', address), LOGIN_ADDRESS_FAILURES],
     ];
-    if (!(await isKnownAddress(ctx.db, account, address))) {
+    if (!(await isKnownAddress(ctx.db, account, address, now))) {
       buckets.push([guessBucket('login-account', account), LOGIN_ACCOUNT_FAILURES]);
     }
     const giveBack = await spendGuess(ctx.db, buckets, now);
