@@ -25,6 +25,7 @@ import { deliveryHeaders } from '../src/delivery/signing.js';
 import { startDelivery } from '../src/delivery/start.js';
 import { newId } from '../src/domain/ids.js';
 import type { ServiceContext } from '../src/http/service-context.js';
+import { PublicAddress } from '../src/public-address.js';
 import { resolveWithDns } from '../src/runtime.js';
 import { type OpenedStore, openStore } from '../src/store/open.js';
 import { insertEvent } from '../src/store/queries/events.js';
@@ -142,7 +143,7 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
     secretBox,
     resolveHost: resolveWithDns,
     allowLocalhostWebhooks: true,
-    publicOrigin: undefined,
+    publicAddress: new PublicAddress(),
     now: () => Date.now(),
   };
   const receiver = await startReceiver();

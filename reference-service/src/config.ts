@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ipaddr from 'ipaddr.js';
 
 export interface Config {
   host: string;
@@ -9,8 +10,17 @@ export interface Config {
   secretKey: string | undefined;
   logLevel: string;
   allowLocalhostWebhooks: boolean;
+  /** `SVC_PUBLIC_URL`: required in production; the sandbox falls back to the address it listens on. */
+  publicUrl: string | undefined;
+  /** `SVC_PUBLIC_ORIGIN`: the portal's origin when it differs from the public URL's. */
   publicOrigin: string | undefined;
   production: boolean;
+  /**
+   * `SVC_TRUSTED_PROXIES`: addresses or CIDRs of reverse proxies whose `X-Forwarded-For` names the client
+   * address the sign-in limits count. Empty (the default): the socket's peer is the client. It never
+   * changes the public URL or origin.
+   */
+  trustedProxies: string[];
   /** How long a delivery may stay `sending` before the sweeper abandons it; unset: the worker's default. */
   deliveryLeaseMs: number | undefined;
   /** Rows a worker claims ahead of its free slots (0: claim only for free slots). */
@@ -49,6 +59,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const relaySetting = env.SVC_RELAY ?? '';
   if (!['', 'on', 'off'].includes(relaySetting)) throw new ConfigError('SVC_RELAY must be on or off');
+  const publicUrl = readPublicUrl(env.SVC_PUBLIC_URL || undefined, 'SVC_PUBLIC_URL', production);
+  if (production && publicUrl === undefined) {
+    throw new ConfigError(
+      'SVC_PUBLIC_URL is required with NODE_ENV=production: cards, the OAuth callback and the cross-site ' +
+        'check name this instance by it, never by what a request says',
+    );
+  }
   return {
     relay: relaySetting === '' ? !production : relaySetting === 'on',
     host: env.HOST ?? '127.0.0.1',
@@ -58,9 +75,46 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.SVC_SECRET_KEY || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     allowLocalhostWebhooks,
-    publicOrigin: env.SVC_PUBLIC_ORIGIN || undefined,
+    publicUrl,
+    trustedProxies: readTrustedProxies(env.SVC_TRUSTED_PROXIES),
+    publicOrigin: readPublicUrl(env.SVC_PUBLIC_ORIGIN || undefined, 'SVC_PUBLIC_ORIGIN', production),
     production,
     deliveryLeaseMs,
     deliveryPrefetch,
   };
+}
+
+/** An absolute http(s) URL without credentials, query or fragment; https only in production. */
+function readPublicUrl(value: string | undefined, name: string, production: boolean): string | undefined {
+  if (value === undefined) return undefined;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  const schemes = production ? ['https:'] : ['https:', 'http:'];
+  if (!url || !schemes.includes(url.protocol) || url.username || url.password || url.search || url.hash) {
+    throw new ConfigError(
+      `${name} must be an absolute ${production ? 'https' : 'http(s)'} URL without credentials, query or fragment, such as https://svc.example`,
+    );
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function readTrustedProxies(value: string | undefined): string[] {
+  const entries = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!ipaddr.isValid(entry) && !isCidr(entry)) {
+      throw new ConfigError(`SVC_TRUSTED_PROXIES: ${entry} is neither an IP address nor a CIDR range`);
+    }
+  }
+  return entries;
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
 }

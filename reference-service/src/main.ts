@@ -1,7 +1,6 @@
 import pino from 'pino';
 import { ConfigError, readConfig } from './config.js';
 import { loggerOptions } from './http/logger.js';
-import { peerSettingsFromEnv } from './peer/settings.js';
 import { SANDBOX_EMAIL, sandboxCards } from './sandbox/seed.js';
 import { type RunningService, startService } from './server.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
@@ -34,7 +33,7 @@ function printBanner(service: RunningService, backend: string, allowLocalhostWeb
   }
   lines.push(
     `Portal-only operations (createWebhook, POST /v1/workspace/keys) need a stepped-up session:`,
-    `  ${CLI} session     (prints a ready Cookie header)`,
+    `  ${CLI} session     (prints the Cookie and Origin headers to send)`,
     '',
   );
   console.log(lines.join('\n'));
@@ -43,8 +42,10 @@ function printBanner(service: RunningService, backend: string, allowLocalhostWeb
 /** The sandbox identities' cards, to paste into requestContact (see PEER-PROTOCOL.md). */
 async function printSandboxCards(service: RunningService): Promise<void> {
   if (!service.seed) return;
-  const base = peerSettingsFromEnv().publicUrl ?? service.baseUrl;
-  for (const { slug, fingerprint, card } of await sandboxCards(service.ctx, base)) {
+  for (const { slug, fingerprint, card } of await sandboxCards(
+    service.ctx,
+    service.ctx.publicAddress.baseUrl,
+  )) {
     console.log(`contact card of ${slug} (${fingerprint}):\n  ${card}`);
   }
 }

@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { ServiceContext } from './http/service-context.js';
+import { PublicAddress } from './public-address.js';
 import { type OpenedStore, openStore } from './store/open.js';
 import { createSecretBox } from './store/secret-box.js';
 import { loadSecretKey } from './store/secret-key.js';
@@ -29,7 +30,7 @@ export async function openRuntime(
     secretBox: createSecretBox(loadSecretKey(config.secretKey, config.dataDir)),
     resolveHost: resolveWithDns,
     allowLocalhostWebhooks: config.allowLocalhostWebhooks,
-    publicOrigin: config.publicOrigin,
+    publicAddress: new PublicAddress({ publicUrl: config.publicUrl, publicOrigin: config.publicOrigin }),
     now: () => Date.now(),
   };
   return { ctx, store };

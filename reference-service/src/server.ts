@@ -37,8 +37,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         })
       : undefined;
     await relay?.start();
-    app = await buildApp(ctx, { logger, sandboxRoutes: !config.production, relay });
+    app = await buildApp(ctx, {
+      logger,
+      sandboxRoutes: !config.production,
+      trustedProxies: config.trustedProxies,
+      relay,
+    });
     const address = await app.listen({ host: config.host, port: config.port });
+    ctx.publicAddress.settle(address);
     if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
     delivery = await startDelivery(
       ctx,

@@ -36,6 +36,36 @@ describe('configuration', () => {
       expect(() => readConfig({ SVC_DELIVERY_PREFETCH })).toThrow(ConfigError);
   });
 
+  it('requires SVC_PUBLIC_URL in production, https there, and refuses a URL that is not a plain base URL', () => {
+    expect(() => readConfig({ NODE_ENV: 'production' })).toThrow(/SVC_PUBLIC_URL is required/);
+    expect(readConfig({ NODE_ENV: 'production', SVC_PUBLIC_URL: 'https://svc.example/' })).toMatchObject({
+      publicUrl: 'https://svc.example',
+    });
+    expect(() => readConfig({ NODE_ENV: 'production', SVC_PUBLIC_URL: 'http://svc.example' })).toThrow(
+      ConfigError,
+    );
+    expect(readConfig({ SVC_PUBLIC_URL: 'http://127.0.0.1:9000' }).publicUrl).toBe('http://127.0.0.1:9000');
+    expect(readConfig({}).publicUrl).toBeUndefined();
+    for (const SVC_PUBLIC_URL of [
+      'svc.example',
+      'ftp://svc.example',
+      'https://u:p@svc.example',
+      'https://svc.example/?a=1',
+      'https://svc.example/#x',
+    ])
+      expect(() => readConfig({ SVC_PUBLIC_URL })).toThrow(ConfigError);
+  });
+
+  it('reads trusted proxies as addresses or CIDR ranges', () => {
+    expect(readConfig({}).trustedProxies).toEqual([]);
+    expect(readConfig({ SVC_TRUSTED_PROXIES: '10.0.0.1, 10.1.0.0/16,::1' }).trustedProxies).toEqual([
+      '10.0.0.1',
+      '10.1.0.0/16',
+      '::1',
+    ]);
+    expect(() => readConfig({ SVC_TRUSTED_PROXIES: 'proxy.internal' })).toThrow(ConfigError);
+  });
+
   it('refuses an unusable port', () => {
     for (const PORT of ['-1', '65536', 'http', '1.5'])
       expect(() => readConfig({ PORT })).toThrow(ConfigError);

@@ -49,13 +49,20 @@ describe('the sandbox and its admin commands', () => {
     expect((await admin('seed')).text).toContain('already exists');
   });
 
-  it('prints a stepped-up session cookie that reaches portal-only operations', async () => {
+  it('prints a stepped-up session cookie and the origin that, sent together, reach portal-only operations', async () => {
     const session = await admin('session');
     const cookie = /Cookie: (__Host-svc_session=\S+)/.exec(session.text)![1]!;
-    const created = await call(service, 'POST', '/v1/workspace/webhooks', {
-      auth: { cookie },
-      body: { url: 'https://hooks.example.com/sandbox' },
-    });
+    const origin = /Origin: (\S+)/.exec(session.text)![1]!;
+    expect(origin).toBe(new URL(service.baseUrl).origin);
+    const body = { url: 'https://hooks.example.com/sandbox' };
+    const path = '/v1/workspace/webhooks';
+    // The cookie alone proves no origin: refused, as a page of another site would be.
+    expectRefusal(
+      await call(service, 'POST', path, { auth: { cookie }, body, showOrigin: false }),
+      403,
+      'cross_site',
+    );
+    const created = await call(service, 'POST', path, { auth: { cookie }, body, headers: { origin } });
     expect(created.status).toBe(201);
   });
 

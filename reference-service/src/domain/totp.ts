@@ -15,24 +15,36 @@ export function generateTotpSecret(): string {
 
 export function totpAt(secret: Buffer, unixSeconds: number, digits = DIGITS): string {
   const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(unixSeconds / STEP_SECONDS)));
+  counter.writeBigUInt64BE(BigInt(stepOf(unixSeconds)));
   const mac = createHmac('sha1', secret).update(counter).digest();
   const offset = mac[mac.length - 1]! & 0x0f;
   const value = mac.readUInt32BE(offset) & 0x7fffffff;
   return String(value % 10 ** digits).padStart(digits, '0');
 }
 
-/** Accepts the current step and one on either side, for clock drift between phone and server. */
-export function verifyTotp(base32Secret: string, code: string, nowMs: number): boolean {
-  if (!/^[0-9]{6}$/.test(code)) return false;
+/**
+ * The time step (30-second counter) whose code `code` is, among the current step and one on either side
+ * (clock drift between phone and server); `undefined` when none matches. The caller accepts a step once.
+ */
+export function matchTotpStep(base32Secret: string, code: string, nowMs: number): number | undefined {
+  if (!/^[0-9]{6}$/.test(code)) return undefined;
   const secret = base32Decode(base32Secret);
   const now = Math.floor(nowMs / 1000);
-  let ok = false;
+  let matched: number | undefined;
   for (const drift of [-STEP_SECONDS, 0, STEP_SECONDS]) {
     // No early exit: every candidate is compared, in constant time.
-    ok = timingSafeEqual(Buffer.from(totpAt(secret, now + drift)), Buffer.from(code)) || ok;
+    const at = now + drift;
+    if (timingSafeEqual(Buffer.from(totpAt(secret, at)), Buffer.from(code))) matched ??= stepOf(at);
   }
-  return ok;
+  return matched;
+}
+
+export function verifyTotp(base32Secret: string, code: string, nowMs: number): boolean {
+  return matchTotpStep(base32Secret, code, nowMs) !== undefined;
+}
+
+function stepOf(unixSeconds: number): number {
+  return Math.floor(unixSeconds / STEP_SECONDS);
 }
 
 export function currentTotp(base32Secret: string, nowMs: number): string {

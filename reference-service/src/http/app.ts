@@ -42,6 +42,8 @@ export interface AppOptions {
   sandboxRoutes?: boolean;
   /** Serve the relay behind `svc-webhooks listen` (`/relay/v1/…`) through this relay. */
   relay?: Relay | undefined;
+  /** Proxies whose `X-Forwarded-For` names the client address (SVC_TRUSTED_PROXIES); none by default. */
+  trustedProxies?: readonly string[];
 }
 
 /** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
@@ -64,6 +66,8 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     http: { requireHostHeader: false },
     // Requests arriving while the server drains are served (Fastify's own 503 has another body).
     return503OnClosing: false,
+    // Only `request.ip` follows it (the sign-in limits); the public URL and origin never come from a request.
+    trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
   });
 
   // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).
@@ -120,10 +124,11 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     ctx.secretBox,
     options.integrations ?? integrationSettingsFromEnv(),
     ctx.resolveHost,
+    ctx.publicAddress,
   );
   app.addHook('onClose', () => integrations.close());
   registerOAuthCallback(app, integrations, ctx.now);
-  await registerPeerRoutes(app, ctx, peerSettings, {
+  await registerPeerRoutes(app, ctx, {
     list: (identityId) => integrations.offered(identityId),
     call: (identityId, name, args, now) => integrations.call(identityId, name, args, now),
   });

@@ -104,7 +104,7 @@ export function registerOperations(
         const now = ctx.now();
         const authorized = await authorize(ctx.db, request, requirements, {
           now,
-          publicOrigin: ctx.publicOrigin,
+          publicOrigin: ctx.publicAddress.origin,
         });
         const input = {
           params: validate(op.pathParams, request.params, 'path parameters'),

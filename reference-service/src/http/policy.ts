@@ -1,11 +1,13 @@
 import type { Permission } from '@svc-kit/contract';
 import type { FastifyRequest } from 'fastify';
-import { isCrossSiteStateChange } from '../domain/cross-site.js';
+import { isCrossSiteStateChange, type SiteHeaders } from '../domain/cross-site.js';
 import { ServiceError } from '../domain/errors.js';
+import { CREDENTIAL_FAILURES, guessBucket, limitedAddress } from '../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../domain/workspace-state.js';
 import type { Queryable } from '../store/db.js';
 import { getWorkspace, type WorkspaceRow } from '../store/queries/workspaces.js';
-import { type Principal, resolvePrincipal } from './principal.js';
+import { type Principal, readCookie, resolvePrincipal, SESSION_COOKIE } from './principal.js';
+import { countRefusal } from './sign-in-guard.js';
 
 export interface Requirements {
   /** `undefined`: any authenticated member (our own session routes). */
@@ -20,11 +22,6 @@ export interface Authorized {
   workspace: WorkspaceRow;
 }
 
-/** The origin the browser portal is served from; requests are compared with it (see cross-site.ts). */
-export function ownOrigin(request: FastifyRequest, configured: string | undefined): string {
-  return configured ?? `${request.protocol}://${request.host}`;
-}
-
 /**
  * Spec part 5, in the order the refusals are answered: 401 without a live credential; 403 `cross_site`
  * for a session call from another site; 403 `step_up_required` for a key (whatever its scopes) or a stale
@@ -35,17 +32,20 @@ export async function authorize(
   db: Queryable,
   request: FastifyRequest,
   requirements: Requirements,
-  context: { now: number; publicOrigin: string | undefined },
+  context: { now: number; publicOrigin: string },
 ): Promise<Authorized> {
   const principal = await resolvePrincipal(db, request, context.now);
-  if (!principal) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
+  if (!principal) {
+    if (presentsCredential(request)) {
+      // Refused keys and cookies from one address are counted: past the budget, 429 instead of 401.
+      const bucket = guessBucket('credential', limitedAddress(request.ip));
+      await countRefusal(db, bucket, CREDENTIAL_FAILURES, context.now);
+    }
+    throw new ServiceError('unauthenticated', 'no portal session and no live API key');
+  }
   if (
     principal.kind === 'session' &&
-    isCrossSiteStateChange(
-      request.method,
-      { secFetchSite: headerValue(request, 'sec-fetch-site'), origin: headerValue(request, 'origin') },
-      ownOrigin(request, context.publicOrigin),
-    )
+    isCrossSiteStateChange(request.method, siteHeaders(request), context.publicOrigin)
   ) {
     throw new ServiceError(
       'cross_site',
@@ -88,6 +88,18 @@ export async function authorize(
     }
   }
   return { principal, workspace };
+}
+
+/** The headers a browser adds about where a request comes from (the configured origin is what they are compared with). */
+export function siteHeaders(request: FastifyRequest): SiteHeaders {
+  return { secFetchSite: headerValue(request, 'sec-fetch-site'), origin: headerValue(request, 'origin') };
+}
+
+function presentsCredential(request: FastifyRequest): boolean {
+  return (
+    request.headers.authorization !== undefined ||
+    readCookie(request.headers.cookie, SESSION_COOKIE) !== undefined
+  );
 }
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {

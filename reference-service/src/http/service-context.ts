@@ -1,4 +1,5 @@
 import type { ResolveHost } from '../domain/url-policy.js';
+import type { PublicAddress } from '../public-address.js';
 import type { Db } from '../store/db.js';
 import type { SecretBox } from '../store/secret-box.js';
 
@@ -9,7 +10,7 @@ export interface ServiceContext {
   resolveHost: ResolveHost;
   /** Sandbox opt-in (SVC_ALLOW_LOCALHOST_WEBHOOKS=1); never on in production. */
   allowLocalhostWebhooks: boolean;
-  /** The portal's origin for the cross-site check; derived from the request when unset. */
-  publicOrigin: string | undefined;
+  /** This instance's public URL and origin: configuration or the listening address, never the request. */
+  publicAddress: PublicAddress;
   now(): number;
 }

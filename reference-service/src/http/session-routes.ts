@@ -3,19 +3,31 @@ import { PERMISSIONS } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { mintApiKey } from '../domain/api-key.js';
-import { isCrossSiteStateChange } from '../domain/cross-site.js';
+import type { OutboundLimit } from '@svc-kit/contract';
+import { isCrossSiteLogin } from '../domain/cross-site.js';
 import { ServiceError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { hashPassword, verifyPassword } from '../domain/password.js';
 import { scopesBeyondMember } from '../domain/permissions.js';
+import {
+  accountOf,
+  guessBucket,
+  LOGIN_ACCOUNT_FAILURES,
+  LOGIN_ADDRESS_FAILURES,
+  LOGIN_PAIR_FAILURES,
+  limitedAddress,
+  STEP_UP_FAILURES,
+} from '../domain/sign-in-limits.js';
 import { STEP_UP_WINDOW_MS } from '../domain/step-up.js';
-import { verifyTotp } from '../domain/totp.js';
+import { matchTotpStep } from '../domain/totp.js';
 import { insertApiKey, revokeApiKey } from '../store/queries/api-keys.js';
-import { getMember, getMemberByEmail } from '../store/queries/members.js';
+import { acceptTotpStep, getMember, getMemberByEmail } from '../store/queries/members.js';
 import { insertSession, markSteppedUp } from '../store/queries/sessions.js';
-import { authorize, ownOrigin } from './policy.js';
+import { isKnownAddress, rememberAddress } from '../store/queries/sign-in-addresses.js';
+import { authorize, siteHeaders } from './policy.js';
 import { hashSessionToken, SESSION_COOKIE } from './principal.js';
 import type { ServiceContext } from './service-context.js';
+import { spendGuess } from './sign-in-guard.js';
 
 /** Portal sessions last 12 hours; a step-up inside one lasts 15 minutes. */
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
@@ -77,25 +89,30 @@ export function sessionCookie(token: string, expiresAt: number, now: number): st
  */
 export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const refuseCrossSite = (request: FastifyRequest) => {
-    const crossSite = isCrossSiteStateChange(
-      request.method,
-      {
-        secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
-        origin: request.headers.origin,
-      },
-      ownOrigin(request, ctx.publicOrigin),
-    );
-    if (crossSite)
+    if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
       throw new ServiceError('cross_site', 'a state-changing portal call must come from the same origin');
   };
 
   app.post('/v1/sessions', async (request: FastifyRequest, reply: FastifyReply) => {
     refuseCrossSite(request);
     const body = parse(loginBody, request.body, 'body');
+    const now = ctx.now();
+    const address = limitedAddress(request.ip);
+    const account = accountOf(body.email);
+    const buckets: [string, OutboundLimit][] = [
+      [guessBucket('login-pair', account, address), LOGIN_PAIR_FAILURES],
+      [guessBucket('login-address', address), LOGIN_ADDRESS_FAILURES],
+    ];
+    if (!(await isKnownAddress(ctx.db, account, address, now))) {
+      buckets.push([guessBucket('login-account', account), LOGIN_ACCOUNT_FAILURES]);
+    }
+    const giveBack = await spendGuess(ctx.db, buckets, now);
     const member = await getMemberByEmail(ctx.db, body.email);
     // Unknown email and wrong password are answered alike, after the same scrypt work.
     const ok = await verifyPassword(body.password, member?.password_hash ?? (await dummyPasswordHash()));
     if (!member || !ok) throw new ServiceError('unauthenticated', 'wrong email or password');
+    await giveBack();
+    await rememberAddress(ctx.db, account, address, now);
     const { token, expiresAt } = await openSession(ctx, member.id, false);
     reply.header('set-cookie', sessionCookie(token, expiresAt, ctx.now()));
     return reply.code(201).send({
@@ -112,7 +129,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
       ctx.db,
       request,
       { stepUp: false, suspended: false },
-      { now, publicOrigin: ctx.publicOrigin },
+      { now, publicOrigin: ctx.publicAddress.origin },
     );
     if (principal.kind !== 'session') {
       throw new ServiceError('step_up_required', 'API keys have no session and cannot step up');
@@ -121,9 +138,15 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     const member = await getMember(ctx.db, principal.memberId);
     if (!member?.mfa_secret_enc)
       throw new ServiceError('step_up_required', 'MFA is not enrolled for this member');
+    // Counted per member, whatever the session: a stolen session cannot reset the count by logging in again.
+    const giveBack = await spendGuess(ctx.db, [[guessBucket('step-up', member.id), STEP_UP_FAILURES]], now);
     const seed = ctx.secretBox.open(member.mfa_secret_enc, member.id);
-    if (!verifyTotp(seed, body.code, now))
-      throw new ServiceError('step_up_required', 'the MFA code did not verify');
+    const step = matchTotpStep(seed, body.code, now);
+    if (step === undefined) throw new ServiceError('step_up_required', 'the MFA code did not verify');
+    if (!(await acceptTotpStep(ctx.db, member.id, step))) {
+      throw new ServiceError('step_up_required', 'this MFA code was already used; wait for the next one');
+    }
+    await giveBack();
     await markSteppedUp(ctx.db, principal.sessionId, now);
     return reply.code(200).send({ stepped_up_until: now + STEP_UP_WINDOW_MS });
   });
@@ -134,7 +157,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
       ctx.db,
       request,
       { permission: 'service:workspace:admin', stepUp: true, suspended: true },
-      { now, publicOrigin: ctx.publicOrigin },
+      { now, publicOrigin: ctx.publicAddress.origin },
     );
     const body = parse(mintKeyBody, request.body, 'body');
     const member = await getMember(ctx.db, principal.memberId);
@@ -169,7 +192,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
       ctx.db,
       request,
       { permission: 'service:workspace:admin', stepUp: true, suspended: false },
-      { now, publicOrigin: ctx.publicOrigin },
+      { now, publicOrigin: ctx.publicAddress.origin },
     );
     const { id } = parse(keyPath, request.params, 'path parameters');
     if (!(await revokeApiKey(ctx.db, workspace.id, id, now)))

@@ -1,6 +1,7 @@
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { ResolveHost } from '../domain/url-policy.js';
 import { MAX_PEER_BODY_BYTES } from '../peer/protocol.js';
+import type { PublicAddress } from '../public-address.js';
 import type { Db } from '../store/db.js';
 import { insertEvent } from '../store/queries/events.js';
 import {
@@ -14,7 +15,7 @@ import {
 import type { SecretBox } from '../store/secret-box.js';
 import { offeredTools } from './exposure.js';
 import { createGuardedFetch, type GuardedFetch } from './guarded-fetch.js';
-import { StoredOAuthProvider } from './oauth-provider.js';
+import { OAUTH_CALLBACK_PATH, StoredOAuthProvider } from './oauth-provider.js';
 import type { IntegrationSettings } from './settings.js';
 import {
   callUpstreamTool,
@@ -55,6 +56,8 @@ export class IntegrationService {
     readonly box: SecretBox,
     readonly settings: IntegrationSettings,
     readonly resolveHost: ResolveHost,
+    /** Where the OAuth callback is reached: configuration, never the request (see public-address.ts). */
+    readonly publicAddress: PublicAddress,
   ) {
     this.#guarded = createGuardedFetch(
       { resolve: resolveHost, allowLocalhost: settings.allowLocalhost },
@@ -90,14 +93,15 @@ export class IntegrationService {
           db: this.db,
           box: this.box,
           row,
-          redirectUri: row.oauth_redirect_uri ?? this.#fallbackRedirect(),
+          redirectUri: row.oauth_redirect_uri ?? this.redirectUri(),
         });
     }
     return target;
   }
 
-  #fallbackRedirect(): string {
-    return `${this.settings.publicUrl ?? 'http://localhost'}/oauth/integrations/callback`;
+  /** The OAuth redirect URI the authorization server sends the owner back to. */
+  redirectUri(): string {
+    return `${this.publicAddress.baseUrl}${OAUTH_CALLBACK_PATH}`;
   }
 
   /** Connects, lists the tools and records the outcome (status, trouble, catalog) on the row. */
@@ -117,7 +121,7 @@ export class IntegrationService {
             db: this.db,
             box: this.box,
             row,
-            redirectUri: options.redirectUri ?? row.oauth_redirect_uri ?? this.#fallbackRedirect(),
+            redirectUri: options.redirectUri ?? row.oauth_redirect_uri ?? this.redirectUri(),
           })
         : undefined;
     const target = this.target(row, provider, options.transport);

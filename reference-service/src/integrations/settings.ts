@@ -11,8 +11,6 @@ export interface IntegrationSettings {
   allowLocalhost: boolean;
   /** Time allowed to connect to an upstream, and for one MCP request. */
   timeoutMs: number;
-  /** Public base URL the OAuth callback is reached on; unset: the origin the request came in on. */
-  publicUrl: string | undefined;
   /** The catalogue createIntegration's `catalogue` field names; the built-in one by default. */
   catalogue: Readonly<Record<string, CatalogueEntry>>;
 }
@@ -26,11 +24,9 @@ export function integrationSettingsFromEnv(env: NodeJS.ProcessEnv = process.env)
       'SVC_ALLOW_LOCALHOST_INTEGRATIONS=1 is a sandbox setting and is refused with NODE_ENV=production',
     );
   }
-  const publicUrl = env.SVC_PUBLIC_URL || undefined;
   return {
     allowLocalhost,
     timeoutMs: DEFAULT_INTEGRATION_TIMEOUT_MS,
-    publicUrl: publicUrl?.replace(/\/+$/, ''),
     catalogue: BUILT_IN_CATALOGUE,
   };
 }

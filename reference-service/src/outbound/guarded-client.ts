@@ -13,7 +13,14 @@ export interface GuardedClientOptions extends TargetPolicy {
 }
 
 export type PostOutcome =
-  | { kind: 'answered'; status: number; excerpt: string; latencyMs: number }
+  | {
+      kind: 'answered';
+      status: number;
+      excerpt: string;
+      latencyMs: number;
+      /** The answer's headers, names in lower case (peer answers carry their signature there). */
+      headers: Readonly<Record<string, string | string[] | undefined>>;
+    }
   /** Refused by the guard before any connection was opened. */
   | { kind: 'blocked'; reason: string; latencyMs: number }
   /** Timeout, refused connection, TLS or protocol failure. */
@@ -101,6 +108,7 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
       let settled = false;
       let status = 0;
       let latencyMs = 0;
+      let answerHeaders: Record<string, string | string[] | undefined> = {};
       const chunks: Buffer[] = [];
       let size = 0;
       const settle = (outcome: PostOutcome) => {
@@ -111,7 +119,13 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
       };
       const answered = () => {
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        settle({ kind: 'answered', status, excerpt: excerptOf(bytes, maxExcerptBytes), latencyMs });
+        settle({
+          kind: 'answered',
+          status,
+          excerpt: excerptOf(bytes, maxExcerptBytes),
+          latencyMs,
+          headers: answerHeaders,
+        });
       };
       // The request may still wait for a connection when time is up: it is then aborted before a byte is
       // written, as soon as undici starts it.
@@ -136,10 +150,11 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
             controller = started;
             if (settled) started.abort(timedOut());
           },
-          onResponseStart(_controller, statusCode) {
+          onResponseStart(_controller, statusCode, headers) {
             // 1xx answers are interim: the final status comes after them.
             if (statusCode < 200) return;
             status = statusCode;
+            answerHeaders = headers;
             latencyMs = elapsed();
           },
           onResponseData(current, chunk) {

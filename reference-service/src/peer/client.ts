@@ -1,17 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import { signBytes } from '../domain/contacts/keys.js';
+import { publicKeyFromRaw, signBytes, verifyBytes } from '../domain/contacts/keys.js';
 import type { ResolveHost } from '../domain/url-policy.js';
 import { createGuardedClient, type PostOutcome } from '../outbound/guarded-client.js';
 import type { Signer } from './own-identity.js';
 import {
+  type AnsweredRequest,
+  answerSigningText,
+  HEADER_ANSWER_SIGNATURE,
+  HEADER_ANSWER_TIMESTAMP,
   HEADER_NONCE,
   HEADER_SIGNATURE,
   HEADER_TIMESTAMP,
   MAX_PEER_BODY_BYTES,
   type PeerVerb,
   peerAnswers,
+  REPLAY_WINDOW_MS,
   signingText,
+  TIMESTAMP,
 } from './protocol.js';
 
 export type PeerOutcome<V extends PeerVerb> =
@@ -28,6 +34,8 @@ export interface PeerTarget {
   /** The target card's endpoint (`…/peer/v1`). */
   endpoint: string;
   fingerprint: string;
+  /** The raw Ed25519 key (base64url) the target's card names: only answers it signed are believed. */
+  public_key: string;
 }
 
 export interface PeerClientOptions {
@@ -103,6 +111,17 @@ export async function callPeer<V extends PeerVerb>(
   const text = outcome.excerpt;
   if (Buffer.byteLength(text, 'utf8') > MAX_PEER_BODY_BYTES)
     return { kind: 'unreachable', reason: 'the peer’s answer is too large' };
+  if (outcome.status >= 500 || (outcome.status !== 200 && outcome.status < 400)) {
+    return { kind: 'unreachable', reason: `the peer answered ${outcome.status}` };
+  }
+  const answered = {
+    fingerprint: target.fingerprint,
+    path: url.pathname,
+    requestTimestamp: timestamp,
+    requestNonce: nonce,
+  };
+  const unproven = answerProofFailure(target, answered, outcome.status, outcome.headers, text, options.now);
+  if (unproven !== undefined) return { kind: 'unreachable', reason: unproven };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -117,10 +136,37 @@ export async function callPeer<V extends PeerVerb>(
       message: typeof error?.message === 'string' ? error.message.slice(0, 512) : 'refused',
     };
   }
-  if (outcome.status !== 200) {
-    return { kind: 'unreachable', reason: `the peer answered ${outcome.status}` };
-  }
   const parsed = peerAnswers[verb].safeParse(json);
   if (!parsed.success) return { kind: 'unreachable', reason: 'the peer’s answer is not protocol v1' };
   return { kind: 'ok', body: parsed.data as z.output<(typeof peerAnswers)[V]> };
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? undefined : value;
+}
+
+/**
+ * Why an answer is not believed, or `undefined` when the identity the card names signed it for this very
+ * request (its nonce and time) and within the replay window. Whoever else answers at the endpoint (a
+ * hijacked name, a card minted for someone else's server, a replay of an older answer) is unreachable.
+ */
+function answerProofFailure(
+  target: PeerTarget,
+  request: AnsweredRequest,
+  status: number,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  body: string,
+  now: number,
+): string | undefined {
+  const unsigned = 'the peer’s answer is not signed by the identity its card names';
+  const at = single(headers[HEADER_ANSWER_TIMESTAMP]);
+  const signature = single(headers[HEADER_ANSWER_SIGNATURE]);
+  const key = publicKeyFromRaw(target.public_key);
+  if (at === undefined || signature === undefined || key === undefined || !TIMESTAMP.test(at))
+    return unsigned;
+  const text = answerSigningText(request, status, at, body);
+  if (!verifyBytes(key, Buffer.from(text, 'utf8'), Buffer.from(signature, 'base64url'))) return unsigned;
+  if (Math.abs(now - Number(at)) > REPLAY_WINDOW_MS)
+    return 'the peer’s answer is outside the 300 second window';
+  return undefined;
 }

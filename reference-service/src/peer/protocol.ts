@@ -11,6 +11,9 @@ export const PEER_PATH_PREFIX = '/peer/v1';
 export const HEADER_TIMESTAMP = 'svc-peer-timestamp';
 export const HEADER_NONCE = 'svc-peer-nonce';
 export const HEADER_SIGNATURE = 'svc-peer-signature';
+/** Headers of a signed answer (revision 2): the answering identity's proof that it answered this request. */
+export const HEADER_ANSWER_TIMESTAMP = 'svc-peer-answer-timestamp';
+export const HEADER_ANSWER_SIGNATURE = 'svc-peer-answer-signature';
 /** A request older or newer than this (milliseconds, against the receiver's clock) is refused. */
 export const REPLAY_WINDOW_MS = 300_000;
 /** Peer bodies are small; anything larger is refused on both sides. */
@@ -32,7 +35,41 @@ export function signingText(method: string, path: string, timestamp: string, non
   return `svc-peer.v1\n${method.toUpperCase()}\n${path}\n${timestamp}\n${nonce}\n${digest}`;
 }
 
+/** What binds an answer to its request: the answering identity, the request's path, time and nonce. */
+export interface AnsweredRequest {
+  /** The answering (target) identity's fingerprint. */
+  fingerprint: string;
+  path: string;
+  requestTimestamp: string;
+  requestNonce: string;
+}
+
+/**
+ * The text an answer's signature covers: the request it answers (so it cannot be replayed to another
+ * request: the nonce is fresh per request), its status, its own time and the exact bytes of its body.
+ */
+export function answerSigningText(
+  request: AnsweredRequest,
+  status: number,
+  answerTimestamp: string,
+  body: string,
+): string {
+  const digest = createHash('sha256').update(body, 'utf8').digest('hex');
+  return [
+    'svc-peer-answer.v1',
+    request.fingerprint,
+    request.path,
+    request.requestTimestamp,
+    request.requestNonce,
+    String(status),
+    answerTimestamp,
+    digest,
+  ].join('\n');
+}
+
 export const NONCE = /^[A-Za-z0-9_-]{16,64}$/;
+/** A protocol timestamp: whole milliseconds since the Unix epoch. */
+export const TIMESTAMP = /^\d{1,16}$/;
 
 /** Bodies per verb, as the receiver validates them (the caller's card rides in every one). */
 export const peerBodies = {

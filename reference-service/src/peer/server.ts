@@ -1,18 +1,59 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { isFingerprint } from '../domain/contacts/keys.js';
+import { isFingerprint, privateKeyFromPkcs8, signBytes } from '../domain/contacts/keys.js';
 import { unstorableJson } from '../http/hostile-input.js';
 import type { ServiceContext } from '../http/service-context.js';
 import { findKeyedIdentityByFingerprint, type KeyedIdentity } from '../store/queries/identity-keys.js';
 import { type InboundCall, inbound, type OfferedToolsSource, PeerRefusal } from './inbound.js';
-import { peerEndpointOf, signerFor } from './own-identity.js';
-import { MAX_PEER_BODY_BYTES, PEER_PATH_PREFIX, type PeerVerb, peerBodies } from './protocol.js';
-import type { PeerSettings } from './settings.js';
-import { verifyPeerRequest } from './verify-request.js';
+import { signerFor } from './own-identity.js';
+import {
+  answerSigningText,
+  HEADER_ANSWER_SIGNATURE,
+  HEADER_ANSWER_TIMESTAMP,
+  HEADER_NONCE,
+  HEADER_TIMESTAMP,
+  MAX_PEER_BODY_BYTES,
+  NONCE,
+  PEER_PATH_PREFIX,
+  type PeerVerb,
+  peerBodies,
+  TIMESTAMP,
+} from './protocol.js';
+import { header, verifyPeerRequest } from './verify-request.js';
 
-/** This instance's peer endpoint: the configured public URL, else the origin the request came in on. */
-export function ownEndpoint(request: FastifyRequest, settings: PeerSettings): string {
-  return peerEndpointOf(settings.publicUrl ?? `${request.protocol}://${request.host}`);
+/**
+ * Signs an answer as the identity that was called, bound to the request it answers (revision 2, see
+ * PEER-PROTOCOL.md). A request without a well-formed time and nonce has nothing to bind to: its refusal
+ * goes out unsigned, which the caller treats as no answer.
+ */
+function answerSignature(
+  ctx: ServiceContext,
+  target: KeyedIdentity,
+  request: FastifyRequest,
+  status: number,
+  body: string,
+): Record<string, string> {
+  const requestTimestamp = header(request, HEADER_TIMESTAMP);
+  const requestNonce = header(request, HEADER_NONCE);
+  if (requestTimestamp === undefined || requestNonce === undefined) return {};
+  if (!TIMESTAMP.test(requestTimestamp) || !NONCE.test(requestNonce)) return {};
+  const at = String(ctx.now());
+  const text = answerSigningText(
+    {
+      fingerprint: target.fingerprint,
+      path: request.url.split('?')[0] ?? '',
+      requestTimestamp,
+      requestNonce,
+    },
+    status,
+    at,
+    body,
+  );
+  const key = privateKeyFromPkcs8(ctx.secretBox.open(target.private_key_enc, target.identity_id));
+  return {
+    [HEADER_ANSWER_TIMESTAMP]: at,
+    [HEADER_ANSWER_SIGNATURE]: signBytes(key, Buffer.from(text, 'utf8')).toString('base64url'),
+  };
 }
 
 async function targetOf(ctx: ServiceContext, request: FastifyRequest): Promise<KeyedIdentity> {
@@ -32,12 +73,19 @@ async function targetOf(ctx: ServiceContext, request: FastifyRequest): Promise<K
 export async function registerPeerRoutes(
   app: FastifyInstance,
   ctx: ServiceContext,
-  settings: PeerSettings,
   /** The identity's offered tools (its integrations); none when left out. */
   tools?: OfferedToolsSource,
 ): Promise<void> {
+  // The identity a signed call reached, so that its answer, refusals included, is signed by it.
+  const answering = new WeakMap<FastifyRequest, KeyedIdentity>();
   await app.register(
     async (peer) => {
+      peer.addHook('onSend', async (request, reply, payload) => {
+        const target = answering.get(request);
+        if (target === undefined || typeof payload !== 'string' || reply.statusCode >= 500) return payload;
+        reply.headers(answerSignature(ctx, target, request, reply.statusCode, payload));
+        return payload;
+      });
       peer.removeContentTypeParser('application/json');
       peer.addContentTypeParser(
         'application/json',
@@ -80,7 +128,7 @@ export async function registerPeerRoutes(
           ctx.db,
           ctx.secretBox,
           { id: target.identity_id, slug: target.slug },
-          ownEndpoint(request, settings),
+          ctx.publicAddress.peerEndpoint,
           ctx.now(),
         );
         return { card: signer.card };
@@ -98,6 +146,7 @@ export async function registerPeerRoutes(
           async (request: FastifyRequest, reply: FastifyReply) => {
             const now = ctx.now();
             const target = await targetOf(ctx, request);
+            answering.set(request, target);
             const raw = typeof request.body === 'string' ? request.body : '';
             let json: unknown;
             try {
@@ -120,12 +169,12 @@ export async function registerPeerRoutes(
         );
       };
 
-      route('card', async (call, request) => {
+      route('card', async (call) => {
         const signer = await signerFor(
           call.db,
           ctx.secretBox,
           { id: call.target.identity_id, slug: call.target.slug },
-          ownEndpoint(request, settings),
+          ctx.publicAddress.peerEndpoint,
           call.now,
         );
         return { card: signer.card };

@@ -2,11 +2,6 @@ import { ConfigError } from '../config.js';
 
 /** How this instance talks to peers; read from the environment unless a caller (a test) passes them. */
 export interface PeerSettings {
-  /**
-   * Public base URL of this instance (`https://svc.example`); cards name `<it>/peer/v1` as their endpoint.
-   * Unset: the origin the request arrived on (fine for the sandbox, wrong behind a proxy).
-   */
-  publicUrl: string | undefined;
   /** Sandbox opt-in (SVC_ALLOW_LOCALHOST_PEERS=1): peers on http(s)://localhost and 127.0.0.1. */
   allowLocalhost: boolean;
   /** Timeout of one outbound peer call. */
@@ -22,9 +17,5 @@ export function peerSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PeerS
       'SVC_ALLOW_LOCALHOST_PEERS=1 is a sandbox setting and is refused with NODE_ENV=production',
     );
   }
-  const publicUrl = env.SVC_PUBLIC_URL || undefined;
-  if (publicUrl !== undefined && !URL.canParse(publicUrl)) {
-    throw new ConfigError('SVC_PUBLIC_URL must be an absolute URL such as https://svc.example');
-  }
-  return { publicUrl: publicUrl?.replace(/\/+$/, ''), allowLocalhost, timeoutMs: DEFAULT_PEER_TIMEOUT_MS };
+  return { allowLocalhost, timeoutMs: DEFAULT_PEER_TIMEOUT_MS };
 }

@@ -10,9 +10,11 @@ import {
   NONCE,
   REPLAY_WINDOW_MS,
   signingText,
+  TIMESTAMP,
 } from './protocol.js';
 
-function header(request: FastifyRequest, name: string): string | undefined {
+/** A header sent once; a repeated one counts as missing. */
+export function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? undefined : value;
 }
@@ -39,7 +41,7 @@ export async function verifyPeerRequest(
       `a peer request carries ${HEADER_TIMESTAMP}, ${HEADER_NONCE} and ${HEADER_SIGNATURE}`,
     );
   }
-  if (!/^\d{1,16}$/.test(timestamp) || !NONCE.test(nonce) || !/^[A-Za-z0-9_-]{1,128}$/.test(signature)) {
+  if (!TIMESTAMP.test(timestamp) || !NONCE.test(nonce) || !/^[A-Za-z0-9_-]{1,128}$/.test(signature)) {
     throw new PeerRefusal(401, 'bad_signature', 'malformed peer signature headers');
   }
   if (Math.abs(now - Number(timestamp)) > REPLAY_WINDOW_MS) {

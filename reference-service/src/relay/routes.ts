@@ -74,6 +74,8 @@ function outcomeOf(answer: z.output<typeof answerBody>): PostOutcome {
     status: answer.status,
     latencyMs,
     excerpt: excerptOf(Buffer.from(answer.excerpt ?? '', 'utf8'), 500),
+    // The local app's headers stay on the developer's machine; nothing here reads them.
+    headers: {},
   };
 }
 
@@ -101,7 +103,7 @@ async function listenerSecret(ctx: ServiceContext, workspaceId: string, now: num
  */
 export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, relay: Relay): void {
   const auth = (request: FastifyRequest) =>
-    authorize(ctx.db, request, ADMIN, { now: ctx.now(), publicOrigin: ctx.publicOrigin });
+    authorize(ctx.db, request, ADMIN, { now: ctx.now(), publicOrigin: ctx.publicAddress.origin });
 
   app.get('/relay/v1/secret', async (request) => {
     const { workspace } = await auth(request);

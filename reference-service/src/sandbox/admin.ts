@@ -100,9 +100,12 @@ export async function runAdminCommand(ctx: ServiceContext, command: string, args
       if (!member)
         throw new AdminUsageError('the sandbox workspace is not seeded yet; run the seed command first');
       const { token } = await openSession(ctx, member.id, true);
+      // A state-changing session call must show it comes from the service's own origin, as a browser does.
       return [
-        'stepped-up session for the sandbox owner (step-up fresh for 15 minutes, session for 12 hours):',
+        'stepped-up session for the sandbox owner (step-up fresh for 15 minutes, session for 12 hours);',
+        'send both headers on state-changing calls:',
         `Cookie: ${SESSION_COOKIE}=${token}`,
+        `Origin: ${ctx.publicAddress.origin}`,
       ].join('\n');
     }
     case 'totp': {

@@ -10,7 +10,7 @@ const USAGE = `usage: npm run sandbox -w @svc-kit/reference-service -- <command>
 commands:
   seed                  create the sandbox workspace if it does not exist (prints its API key once)
   mint-key [scopes]     mint a new API key for the sandbox owner (comma-separated scopes; default all)
-  session               open a stepped-up session and print its cookie (for portal-only operations)
+  session               open a stepped-up session and print its Cookie and Origin headers (portal-only operations)
   totp                  print the sandbox owner's current TOTP code (for POST /v1/sessions/step-up)
   webhooks on|off       switch the sandbox workspace's webhooks_enabled flag
   suspend | unsuspend   suspend the sandbox workspace or lift the suspension
@@ -39,6 +39,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const logger = pino({ level: 'warn' });
   const { ctx, store } = await openRuntime(config, logger);
+  // No server here: the sandbox's public address is where the server listens with this configuration.
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  ctx.publicAddress.settle(`http://${host}:${config.port}`);
   try {
     console.log(await runAdminCommand(ctx, command, args));
     return 0;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EVENT_TYPES, type EventType, eventSchemas, isEventType } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { ServiceError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { authorize } from '../http/policy.js';
@@ -49,11 +50,15 @@ export async function triggerEvent(db: Db, input: TriggerInput): Promise<Trigger
   if (!identities.some((row) => row.slug === identity)) {
     throw new TriggerError(`no identity ${identity} in this workspace`);
   }
-  const data = input.data ?? sampleEventData(type);
-  const checked = eventSchemas[type].safeParse(data);
+  // Exactly the catalogue's fields: receivers read data loosely, but what the service emits never carries
+  // more (spec 6.4 keeps message bodies, cards and other content out of events).
+  const checked = z.strictObject(eventSchemas[type].shape).safeParse(input.data ?? sampleEventData(type));
   if (!checked.success) {
-    throw new TriggerError(`data does not fit ${type}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+    const issue = checked.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+    throw new TriggerError(`data does not fit ${type}${where}: ${issue?.message ?? 'invalid'}`);
   }
+  const data = checked.data as Record<string, unknown>;
   const event = await db.transaction((tx) =>
     insertEvent(tx, { workspaceId: input.workspaceId, identity, type, data }),
   );
@@ -88,15 +93,16 @@ function parseTriggerBody(body: unknown): {
 /**
  * `POST /sandbox/events`: emits a catalogued event for an identity of the caller's workspace. Outside
  * /v1 on purpose (not part of the contract), and registered only when the sandbox is on (never in
- * production). Authenticated like the API: an API key or a session of the workspace.
+ * production). Authenticated like the API (an API key or a session of the workspace) and, since it
+ * writes what the workspace's receivers will trust, only for a holder of service:workspace:admin.
  */
 export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.post('/sandbox/events', async (request: FastifyRequest, reply) => {
     const { workspace } = await authorize(
       ctx.db,
       request,
-      { stepUp: false, suspended: true },
-      { now: ctx.now(), publicOrigin: ctx.publicOrigin },
+      { permission: 'service:workspace:admin', stepUp: false, suspended: true },
+      { now: ctx.now(), publicOrigin: ctx.publicAddress.origin },
     );
     const body = parseTriggerBody(request.body);
     try {

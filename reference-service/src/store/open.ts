@@ -28,7 +28,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   } else if (options.inMemory) {
     db = await openPglite(undefined);
   } else {
-    lock = lockDataDir(options.dataDir);
+    lock = await lockDataDir(options.dataDir);
     try {
       db = await openPglite(join(options.dataDir, 'pglite'));
     } catch (error) {

@@ -9,6 +9,7 @@ import { buildApp } from '../../src/http/app.js';
 import { loggerOptions } from '../../src/http/logger.js';
 import type { ServiceContext } from '../../src/http/service-context.js';
 import { peerEndpointOf, signerFor } from '../../src/peer/own-identity.js';
+import { PublicAddress } from '../../src/public-address.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
@@ -57,18 +58,21 @@ export async function startInstance(
     secretBox: twinOf?.ctx.secretBox ?? createSecretBox(randomBytes(32)),
     resolveHost: options.resolveHost ?? testResolve,
     allowLocalhostWebhooks: false,
-    publicOrigin: undefined,
+    publicAddress: new PublicAddress(),
     now: clock.now,
   };
   const build = async (
     listenPort: number,
     publicUrl = twinOf?.baseUrl,
   ): Promise<{ app: FastifyInstance; url: URL }> => {
+    ctx.publicAddress = new PublicAddress({ publicUrl });
     const app = await buildApp(ctx, {
       logger: pino(loggerOptions('warn'), sink),
-      peer: { publicUrl, allowLocalhost: true, timeoutMs: 2000 },
+      peer: { allowLocalhost: true, timeoutMs: 2000 },
     });
-    return { app, url: new URL(await app.listen({ host: '127.0.0.1', port: listenPort })) };
+    const address = await app.listen({ host: '127.0.0.1', port: listenPort });
+    ctx.publicAddress.settle(address);
+    return { app, url: new URL(address) };
   };
   let current: FastifyInstance | undefined;
   const first = await build(0);

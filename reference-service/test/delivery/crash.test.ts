@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDelivery } from '../../src/delivery/start.js';
 import { newId } from '../../src/domain/ids.js';
 import type { ServiceContext } from '../../src/http/service-context.js';
+import { PublicAddress } from '../../src/public-address.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
@@ -132,7 +133,7 @@ describe.each(['pglite', 'postgres'] as const)('a service process killed mid-bur
       secretBox,
       resolveHost: testResolve,
       allowLocalhostWebhooks: true,
-      publicOrigin: undefined,
+      publicAddress: new PublicAddress(),
       now: () => Date.now(),
     };
     const tenant = await createTenant(ctx, { webhooksEnabled: true });
@@ -287,7 +288,7 @@ describe.each(BACKENDS)('the lease sweeper on $name', (backend) => {
       secretBox,
       resolveHost: testResolve,
       allowLocalhostWebhooks: true,
-      publicOrigin: undefined,
+      publicAddress: new PublicAddress(),
       now: () => Date.now(),
     };
     const receiver = await startSlowReceiver();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
 import { newId } from '../../src/domain/ids.js';
 import type { ServiceContext } from '../../src/http/service-context.js';
+import { PublicAddress } from '../../src/public-address.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
@@ -46,7 +47,7 @@ describe('several instances on one PostgreSQL database', () => {
         secretBox,
         resolveHost: testResolve,
         allowLocalhostWebhooks: true,
-        publicOrigin: undefined,
+        publicAddress: new PublicAddress(),
         now: () => Date.now(),
       });
     }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { mintApiKey, parseApiKey, secretMatches } from '../../src/domain/api-key.js';
-import { isCrossSiteStateChange } from '../../src/domain/cross-site.js';
+import { isCrossSiteLogin, isCrossSiteStateChange } from '../../src/domain/cross-site.js';
 import { requestFingerprint } from '../../src/domain/idempotency.js';
 import { keyPermissions, scopesBeyondMember } from '../../src/domain/permissions.js';
 import { isSteppedUp, STEP_UP_WINDOW_MS } from '../../src/domain/step-up.js';
@@ -59,10 +59,14 @@ describe('step-up', () => {
 describe('cross-site check', () => {
   const own = 'https://svc.example';
   it.each([
-    ['POST', {}, false],
+    // Nothing shows the call is same-origin: refused.
+    ['POST', {}, true],
     ['POST', { origin: own }, false],
     ['POST', { secFetchSite: 'same-origin' }, false],
-    ['POST', { secFetchSite: 'none' }, false],
+    ['POST', { secFetchSite: 'same-origin', origin: own }, false],
+    ['POST', { secFetchSite: 'none' }, true],
+    ['POST', { origin: 'null' }, true],
+    ['POST', { secFetchSite: 'cross-site', origin: own }, true],
     ['POST', { origin: 'https://evil.example' }, true],
     ['DELETE', { secFetchSite: 'cross-site' }, true],
     ['PATCH', { secFetchSite: 'same-site' }, true],
@@ -70,6 +74,13 @@ describe('cross-site check', () => {
     ['GET', { origin: 'https://evil.example', secFetchSite: 'cross-site' }, false],
   ] as const)('%s with %j → cross-site %s', (method, headers, expected) => {
     expect(isCrossSiteStateChange(method, headers, own)).toBe(expected);
+  });
+
+  it('lets a log-in without browser headers through, but not one a browser says came from elsewhere', () => {
+    expect(isCrossSiteLogin({}, own)).toBe(false);
+    expect(isCrossSiteLogin({ origin: own }, own)).toBe(false);
+    expect(isCrossSiteLogin({ origin: 'https://evil.example' }, own)).toBe(true);
+    expect(isCrossSiteLogin({ secFetchSite: 'cross-site' }, own)).toBe(true);
   });
 });
 

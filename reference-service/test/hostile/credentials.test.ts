@@ -107,7 +107,7 @@ describe.each(BACKENDS)('credentials and upstream failures on $name', (backend) 
       withFailingEventInserts(store, () => failEventInserts),
       {
         extra: {
-          integrations: { allowLocalhost: true, timeoutMs: 1_000, publicUrl: undefined, catalogue: {} },
+          integrations: { allowLocalhost: true, timeoutMs: 1_000, catalogue: {} },
         },
       },
     );

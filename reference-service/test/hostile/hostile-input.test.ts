@@ -323,7 +323,7 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
     service = await startTestService(store, {
       extra: {
         sandboxRoutes: true,
-        integrations: { allowLocalhost: false, timeoutMs: 500, publicUrl: undefined, catalogue: {} },
+        integrations: { allowLocalhost: false, timeoutMs: 500, catalogue: {} },
       },
     });
     tenant = await createTenant(service.ctx);

@@ -27,14 +27,14 @@ describe.each(BACKENDS)('the typed client against the service on $name', (backen
 
   const keyClient = (apiKey: string) =>
     new Client({ apiKey, baseUrl: service.baseUrl, validateResponses: true, maxRetries: 0 });
-  // Node's fetch keeps no cookie jar: the portal's cookie is passed as a header.
+  // Node's fetch keeps no cookie jar and sends no Origin: the portal page's cookie and origin are headers.
   const portalClient = (cookie: string) =>
     new Client({
       session: true,
       baseUrl: service.baseUrl,
       validateResponses: true,
       maxRetries: 0,
-      headers: { cookie },
+      headers: { cookie, origin: new URL(service.baseUrl).origin },
     });
 
   it('runs the whole endpoint life cycle', async () => {

@@ -3,6 +3,7 @@ import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, expectRefusal } from '../support/harness.js';
+import { rawCall } from '../support/raw-call.js';
 import { integrationEvents, startIntegrationInstance } from './support.js';
 import { type OAuthUpstream, startOAuthUpstream } from './upstreams.js';
 
@@ -150,6 +151,23 @@ describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
       'invalid_request',
     );
     await alice.api.integrations.delete(alice.slug, 'static');
+  });
+
+  it('names its own callback whatever Host or forwarded headers the request carries', async () => {
+    const spoofed = await rawCall(one.baseUrl, 'POST', `/v1/identities/${alice.slug}/integrations`, {
+      headers: {
+        authorization: `Bearer ${alice.key}`,
+        host: 'evil.example',
+        'x-forwarded-host': 'evil.example',
+        'x-forwarded-proto': 'https',
+        forwarded: 'host=evil.example;proto=https',
+      },
+      body: { slug: 'spoofed-host', endpoint: upstream.url },
+    });
+    expect(spoofed.status).toBe(201);
+    const url = new URL((spoofed.body as { authorization_url: string }).authorization_url);
+    expect(url.searchParams.get('redirect_uri')).toBe(`${one.baseUrl}/oauth/integrations/callback`);
+    await alice.api.integrations.delete(alice.slug, 'spoofed-host');
   });
 
   it('refuses a callback without a code or with an unknown state', async () => {

@@ -6,6 +6,7 @@ import { buildApp } from '../../src/http/app.js';
 import { loggerOptions } from '../../src/http/logger.js';
 import type { ServiceContext } from '../../src/http/service-context.js';
 import type { CatalogueEntry } from '../../src/integrations/catalogue.js';
+import { PublicAddress } from '../../src/public-address.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import type { Instance, TestClock } from '../contacts/support.js';
@@ -35,21 +36,22 @@ export async function startIntegrationInstance(
     secretBox: createSecretBox(randomBytes(32)),
     resolveHost: testResolve,
     allowLocalhostWebhooks: false,
-    publicOrigin: undefined,
+    publicAddress: new PublicAddress(),
     now: clock.now,
   };
   const build = async (port: number): Promise<{ app: FastifyInstance; url: URL }> => {
     const app = await buildApp(ctx, {
       logger: pino(loggerOptions('info'), sink),
-      peer: { publicUrl: undefined, allowLocalhost: true, timeoutMs: 5000 },
+      peer: { allowLocalhost: true, timeoutMs: 5000 },
       integrations: {
         allowLocalhost: options.allowLocalhost,
         timeoutMs: 5000,
-        publicUrl: undefined,
         catalogue: options.catalogue ?? {},
       },
     });
-    return { app, url: new URL(await app.listen({ host: '127.0.0.1', port })) };
+    const address = await app.listen({ host: '127.0.0.1', port });
+    ctx.publicAddress.settle(address);
+    return { app, url: new URL(address) };
   };
   let current: FastifyInstance | undefined;
   const first = await build(0);

@@ -116,7 +116,7 @@ describe.each(BACKENDS)('registration refuses every embedded form on $name', (ba
     store = await backend.open();
     service = await startTestService(store, {
       extra: {
-        integrations: { allowLocalhost: false, timeoutMs: 2_000, publicUrl: undefined, catalogue: {} },
+        integrations: { allowLocalhost: false, timeoutMs: 2_000, catalogue: {} },
       },
     });
   });

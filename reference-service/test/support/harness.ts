@@ -13,6 +13,7 @@ import { loggerOptions } from '../../src/http/logger.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
 import type { ServiceContext } from '../../src/http/service-context.js';
 import { openSession } from '../../src/http/session-routes.js';
+import { PublicAddress } from '../../src/public-address.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertApiKey } from '../../src/store/queries/api-keys.js';
 import { insertMember } from '../../src/store/queries/members.js';
@@ -59,7 +60,7 @@ export async function startTestService(
     allowLocalhostWebhooks?: boolean;
     extra?: Omit<AppOptions, 'logger'>;
     now?: () => number;
-    /** Instances sharing a database share the key their secrets are sealed with. */
+    /** The at-rest key of another service on the same store (a restart, or instances sharing a database). */
     secretBox?: SecretBox;
   } = {},
 ): Promise<TestService> {
@@ -76,11 +77,12 @@ export async function startTestService(
     secretBox: options.secretBox ?? createSecretBox(randomBytes(32)),
     resolveHost: testResolve,
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? false,
-    publicOrigin: undefined,
+    publicAddress: new PublicAddress(),
     now: options.now ?? (() => Date.now()),
   };
   const app = await buildApp(ctx, { logger, ...options.extra });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  ctx.publicAddress.settle(baseUrl);
   return { ctx, app, baseUrl, logs: () => lines.join(''), close: () => app.close() };
 }
 
@@ -173,16 +175,30 @@ export interface CallResult {
   body: unknown;
 }
 
-/** One HTTP call over the loopback socket. */
+/**
+ * One HTTP call over the loopback socket. A cookie call is made as the portal's own page makes it, with
+ * the service's `Origin`, unless the test names `origin` or `sec-fetch-site` itself or asks for a call
+ * that shows no origin at all (`showOrigin: false`).
+ */
 export async function call(
   service: { baseUrl: string },
   method: string,
   path: string,
-  options: { auth?: Auth; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  options: {
+    auth?: Auth;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+    showOrigin?: boolean;
+  } = {},
 ): Promise<CallResult> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth && 'key' in options.auth) headers.authorization = `Bearer ${options.auth.key}`;
-  if (options.auth && 'cookie' in options.auth) headers.cookie = options.auth.cookie;
+  if (options.auth && 'cookie' in options.auth) {
+    headers.cookie = options.auth.cookie;
+    const named = Object.keys(headers).some((h) => ['origin', 'sec-fetch-site'].includes(h.toLowerCase()));
+    if (!named && options.showOrigin !== false) headers.origin = new URL(service.baseUrl).origin;
+  }
   let body: string | undefined;
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);

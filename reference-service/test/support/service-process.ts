@@ -44,11 +44,21 @@ export interface ServiceProcess {
   printed(text: string, timeoutMs?: number): Promise<void>;
 }
 
-export function spawnService(main: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [main], {
+/**
+ * `wrapper`: a command the service runs under (e.g. `unshare --pid --fork`); the child is then the leader
+ * of its own process group, so that a test can kill the wrapper and the service together.
+ */
+export function spawnService(
+  main: string,
+  env: Record<string, string>,
+  wrapper: readonly string[] = [],
+): ServiceProcess {
+  const [command, ...args] = [...wrapper, process.execPath, main];
+  const child = spawn(command!, args, {
     cwd: PACKAGE_DIR,
     env: { ...process.env, PORT: '0', NODE_ENV: 'development', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: wrapper.length > 0,
   });
   let output = '';
   const append = (chunk: Buffer) => {

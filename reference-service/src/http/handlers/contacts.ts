@@ -16,10 +16,9 @@ import { RateLimitedError } from '../../domain/contacts/rate-limited.js';
 import { contactRecord, newContactRow } from '../../domain/contacts/record.js';
 import { ServiceError } from '../../domain/errors.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
-import { callPeer, type PeerOutcome } from '../../peer/client.js';
+import { callPeer, type PeerOutcome, type PeerTarget } from '../../peer/client.js';
 import { type Signer, signerFor } from '../../peer/own-identity.js';
 import type { PeerVerb } from '../../peer/protocol.js';
-import { ownEndpoint } from '../../peer/server.js';
 import type { PeerSettings } from '../../peer/settings.js';
 import type { Queryable } from '../../store/db.js';
 import {
@@ -66,8 +65,9 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
     return row;
   }
 
-  const signer = (request: FastifyRequest, identity: Identity, now: number) =>
-    signerFor(db, ctx.secretBox, identity, ownEndpoint(request, peer), now);
+  // The endpoint in our cards is the configured public URL, never the request's Host (see public-address.ts).
+  const signer = (_request: FastifyRequest, identity: Identity, now: number) =>
+    signerFor(db, ctx.secretBox, identity, ctx.publicAddress.peerEndpoint, now);
 
   /**
    * Spends one token of each bucket that applies, all or none (one transaction): per contact, to
@@ -91,7 +91,7 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
 
   function peerCall<V extends PeerVerb>(
     from: Signer,
-    to: { endpoint: string; fingerprint: string },
+    to: PeerTarget,
     verb: V,
     payload: Record<string, unknown>,
     now: number,

@@ -7,12 +7,10 @@ import {
   type Integration,
   type Operations,
 } from '@svc-kit/contract';
-import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import { catalogOf, entriesOf, staleTools } from '../../integrations/exposure.js';
-import { OAUTH_CALLBACK_PATH } from '../../integrations/oauth-provider.js';
 import { authBinding, type IntegrationService } from '../../integrations/service.js';
 import { UpstreamFailure } from '../../integrations/upstream.js';
 import { insertEvent } from '../../store/queries/events.js';
@@ -68,12 +66,6 @@ export function integrationRecord(row: IntegrationRow): Integration {
     status: row.status,
     permission: INTEGRATION_PERMISSION,
   };
-}
-
-/** Where the authorization server sends the owner back: the public URL if set, else this request's origin. */
-function redirectUriOf(service: IntegrationService, request: FastifyRequest): string {
-  const base = service.settings.publicUrl ?? `${request.protocol}://${request.host}`;
-  return `${base}${OAUTH_CALLBACK_PATH}`;
 }
 
 async function recordEvent(
@@ -185,7 +177,7 @@ export function integrationHandlers(service: IntegrationService) {
     let refreshed: Awaited<ReturnType<typeof service.refresh>>;
     let stored: IntegrationRow;
     try {
-      const redirectUri = redirectUriOf(service, request);
+      const redirectUri = service.redirectUri();
       refreshed = await service.refresh(row, now, { redirectUri, mayStartAuthorization: true });
       // No transport named: an older server may speak only SSE. Tried once, when Streamable HTTP failed
       // for a reason other than authorization or reachability.
@@ -218,7 +210,7 @@ export function integrationHandlers(service: IntegrationService) {
     });
   };
 
-  const authorizeIntegration: Op<'authorizeIntegration'> = async ({ workspace, params, body, request }) => {
+  const authorizeIntegration: Op<'authorizeIntegration'> = async ({ workspace, params, body }) => {
     const identity = await identityOf(workspace.id, params.slug);
     const row = await integrationOf(identity, params.name);
     if (row.auth_enc !== null) {
@@ -229,7 +221,7 @@ export function integrationHandlers(service: IntegrationService) {
     }
     let url: string;
     try {
-      url = await service.startAuthorization(row, redirectUriOf(service, request), body.scope);
+      url = await service.startAuthorization(row, service.redirectUri(), body.scope);
     } catch (error) {
       // An upstream that fails or does not speak OAuth: 502, with the words of classifyFailure only.
       if (!(error instanceof UpstreamFailure)) throw error;

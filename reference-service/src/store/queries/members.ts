@@ -35,3 +35,16 @@ export async function getMember(db: Queryable, id: string): Promise<MemberRow | 
   const rows = await db.query<MemberRow>('SELECT * FROM members WHERE id = $1', [id]);
   return rows[0];
 }
+
+/**
+ * Records `step` as the member's last accepted TOTP step, only if it is later than the one recorded: false
+ * when the code's step was already used (a replay), in one statement so two instances cannot both accept.
+ */
+export async function acceptTotpStep(db: Queryable, memberId: string, step: number): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE members SET totp_last_step = $2
+     WHERE id = $1 AND (totp_last_step IS NULL OR totp_last_step < $2) RETURNING id`,
+    [memberId, step],
+  );
+  return rows.length === 1;
+}

@@ -42,3 +42,11 @@ export async function takeToken(
   );
   return { ok: false, waitMs: refused.ok ? 0 : refused.waitMs };
 }
+
+/** Gives back a token taken by `takeToken` (an attempt that turned out not to be a guess), up to capacity. */
+export async function returnToken(db: Queryable, bucket: string, limit: Bucket): Promise<void> {
+  await db.query('UPDATE outbound_budgets SET tokens = LEAST($2::float8, tokens + 1) WHERE bucket = $1', [
+    bucket,
+    limit.capacity,
+  ]);
+}

@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import type { OutboundLimit } from '@svc-kit/contract';
+
+const MINUTE = 60_000;
+
+/** A bucket of `capacity` failures that refills by one every `everyMs`. */
+function failures(capacity: number, everyMs: number, what: string): OutboundLimit {
+  return { capacity, perMs: 1 / everyMs, what };
+}
+
+/**
+ * Wrong step-up codes per member: 5, then one more every 10 minutes. A stranger who holds a session needs
+ * about 2,300 days' worth of guesses per expected hit on a 6-digit code with a window of 3 steps.
+ */
+export const STEP_UP_FAILURES = failures(5, 10 * MINUTE, 'wrong MFA codes of this member');
+/** Wrong passwords for one account from one client address: 5, then one a minute. */
+export const LOGIN_PAIR_FAILURES = failures(5, MINUTE, 'wrong passwords for this account from this address');
+/** Wrong passwords from one client address, whatever the account: 30, then one every 20 seconds. */
+export const LOGIN_ADDRESS_FAILURES = failures(30, MINUTE / 3, 'wrong passwords from this address');
+/**
+ * Wrong passwords for one account from addresses that never signed in to it: 20, then one every 3 minutes.
+ * Addresses that signed in to the account before are exempt, so spending it does not lock the owner out.
+ */
+export const LOGIN_ACCOUNT_FAILURES = failures(20, 3 * MINUTE, 'wrong passwords for this account');
+/** Refused credentials (API keys, session cookies) from one client address: 30, then one every 2 seconds. */
+export const CREDENTIAL_FAILURES = failures(30, 2_000, 'refused credentials from this address');
+
+/**
+ * The address a limit counts: the socket's peer (or, behind a proxy listed in SVC_TRUSTED_PROXIES, the
+ * client it names), IPv4-mapped IPv6 read as IPv4, and IPv6 cut to its /64: one subscriber holds a whole
+ * /64, so counting single IPv6 addresses would count nothing.
+ */
+export function limitedAddress(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return address.toString();
+  const bytes = (address as ipaddr.IPv6).toByteArray().slice(0, 8);
+  return `${ipaddr.fromByteArray([...bytes, 0, 0, 0, 0, 0, 0, 0, 0]).toString()}/64`;
+}
+
+/** Bucket names hash what they count, so that no e-mail or address sits in the budgets table as text. */
+export function guessBucket(kind: string, ...parts: string[]): string {
+  return `guess:${kind}:${createHash('sha256').update(parts.join('\n')).digest('hex')}`;
+}
+
+/** The account a login names, as the limits and the known-address table count it. */
+export function accountOf(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+}

@@ -1,0 +1,40 @@
+import type { OutboundLimit } from '@svc-kit/contract';
+import { RateLimitedError } from '../domain/contacts/rate-limited.js';
+import type { Db, Queryable } from '../store/db.js';
+import { returnToken, takeToken } from '../store/queries/rate-limits.js';
+
+export type GuessBuckets = readonly (readonly [bucket: string, limit: OutboundLimit])[];
+
+/**
+ * Takes one token from every bucket before a secret is checked, all or none (one transaction), so that
+ * concurrent guesses can never spend more than the buckets hold; an empty bucket answers 429 without the
+ * secret being looked at. The caller gives the tokens back when the secret was right: only wrong guesses
+ * count.
+ */
+export async function spendGuess(db: Db, buckets: GuessBuckets, now: number): Promise<() => Promise<void>> {
+  await db.transaction(async (tx) => {
+    for (const [bucket, limit] of buckets) {
+      const taken = await takeToken(tx, bucket, limit, now);
+      if (!taken.ok) throw rateLimited(limit, taken.waitMs);
+    }
+  });
+  return async () => {
+    for (const [bucket, limit] of buckets) await returnToken(db, bucket, limit);
+  };
+}
+
+/** Counts one refused credential after the fact: 429 instead of 401 once the bucket is empty. */
+export async function countRefusal(
+  db: Queryable,
+  bucket: string,
+  limit: OutboundLimit,
+  now: number,
+): Promise<void> {
+  const taken = await takeToken(db, bucket, limit, now);
+  if (!taken.ok) throw rateLimited(limit, taken.waitMs);
+}
+
+function rateLimited(limit: OutboundLimit, waitMs: number): RateLimitedError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return new RateLimitedError(seconds, `too many ${limit.what}; retry after ${seconds} seconds`);
+}

@@ -1,0 +1,42 @@
+import { peerEndpointOf } from './peer/own-identity.js';
+
+/**
+ * This instance's public identity: the base URL its contact cards and OAuth callback name, and the origin
+ * a portal call must come from. It is configuration (`SVC_PUBLIC_URL`, `SVC_PUBLIC_ORIGIN`) or, in the
+ * sandbox, the address the server listens on; never anything a request says (`Host`, `X-Forwarded-*`,
+ * `Forwarded`), because what it feeds is signed or trusted.
+ */
+export class PublicAddress {
+  #baseUrl: string | undefined;
+  #origin: string | undefined;
+
+  constructor(configured: { publicUrl?: string | undefined; publicOrigin?: string | undefined } = {}) {
+    if (configured.publicUrl !== undefined) this.#baseUrl = normaliseBaseUrl(configured.publicUrl);
+    if (configured.publicOrigin !== undefined) this.#origin = new URL(configured.publicOrigin).origin;
+  }
+
+  /** Sandbox default: once the server listens, its own address stands for whatever was not configured. */
+  settle(listenAddress: string): void {
+    this.#baseUrl ??= normaliseBaseUrl(listenAddress);
+  }
+
+  get baseUrl(): string {
+    // Requests are served only after `settle`; reaching this unsettled is a wiring mistake, not input.
+    if (this.#baseUrl === undefined) throw new Error('the public URL is used before the server listens');
+    return this.#baseUrl;
+  }
+
+  /** The one origin a state-changing session call may come from. */
+  get origin(): string {
+    return this.#origin ?? new URL(this.baseUrl).origin;
+  }
+
+  /** The peer protocol's base URL in this instance's cards. */
+  get peerEndpoint(): string {
+    return peerEndpointOf(this.baseUrl);
+  }
+}
+
+function normaliseBaseUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}

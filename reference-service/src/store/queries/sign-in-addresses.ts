@@ -1,0 +1,36 @@
+import type { Queryable } from '../db.js';
+
+/** Client addresses that signed in to an account; see migration 0009. */
+export async function isKnownAddress(
+  db: Queryable,
+  account: string,
+  address: string,
+  now: number,
+): Promise<boolean> {
+  const rows = await db.query<{ account: string }>(
+    'SELECT account FROM sign_in_known_addresses WHERE account = $1 AND address = $2 AND last_seen_at >= $3',
+    [account, address, now - KNOWN_ADDRESS_DAYS * 24 * 60 * 60 * 1000],
+  );
+  return rows.length === 1;
+}
+
+/** An address unused for this long is forgotten: it counts as new again. */
+export const KNOWN_ADDRESS_DAYS = 180;
+
+/** Remembers a successful sign-in's address, and forgets the account's addresses unused for 180 days. */
+export async function rememberAddress(
+  db: Queryable,
+  account: string,
+  address: string,
+  now: number,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO sign_in_known_addresses (account, address, last_seen_at) VALUES ($1, $2, $3)
+     ON CONFLICT (account, address) DO UPDATE SET last_seen_at = GREATEST(sign_in_known_addresses.last_seen_at, $3)`,
+    [account, address, now],
+  );
+  await db.query('DELETE FROM sign_in_known_addresses WHERE account = $1 AND last_seen_at < $2', [
+    account,
+    now - KNOWN_ADDRESS_DAYS * 24 * 60 * 60 * 1000,
+  ]);
+}
