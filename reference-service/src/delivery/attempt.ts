@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { GuardedClient, PostOutcome } from '../outbound/guarded-client.js';
+import { DEFAULT_USER_AGENT, type GuardedClient, type PostOutcome } from '../outbound/guarded-client.js';
 import type { Relay } from '../relay/relay.js';
 import type { Db } from '../store/db.js';
 import { type ClaimedDelivery, recordAttempt } from '../store/queries/deliveries-claim.js';
@@ -47,7 +47,8 @@ export function createAttempt(deps: AttemptDeps): (claimed: Ready) => Promise<vo
             delivery_id: row.id,
             event_id: row.event_id,
             event_type: row.event_type,
-            headers,
+            // What the guarded client adds when it dials, so the local app sees a dialled request's headers.
+            headers: { ...headers, 'user-agent': DEFAULT_USER_AGENT },
             body: row.body,
           });
     const ok = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;

@@ -1,7 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PostOutcome } from '../outbound/guarded-client.js';
 import type { Db } from '../store/db.js';
-import { getRelayedDelivery, removeAbandonedListeners } from '../store/queries/listeners.js';
+import {
+  getListenerStream,
+  getRelayedDelivery,
+  removeAbandonedListeners,
+  setListenerStream,
+} from '../store/queries/listeners.js';
 
 /** One delivery as the listener's CLI receives it: the exact headers and body a dialled endpoint gets. */
 export interface RelayedDelivery {
@@ -68,6 +74,8 @@ const failed = (reason: string, started: number): PostOutcome => ({
  * time logs the attempt failed. Nothing is ever re-sent.
  */
 export class Relay {
+  /** Tells this instance's own notifications from other instances'. */
+  readonly #instance = randomBytes(8).toString('hex');
   readonly #streams = new Map<string, ListenerStream>();
   readonly #waiting = new Map<string, Waiting>();
   /** Deliveries this process wrote to its streams for a worker of another instance. */
@@ -99,7 +107,9 @@ export class Relay {
       ),
       await on(CHANNELS.ack, (m) => this.#onAck(String(m.delivery_id))),
       await on(CHANNELS.answer, (m) => this.#settle(String(m.delivery_id), m.outcome as PostOutcome)),
-      await on(CHANNELS.hold, (m) => this.#onHold(String(m.endpoint_id), String(m.stream_id))),
+      await on(CHANNELS.hold, (m) => {
+        if (m.instance !== this.#instance) return this.#onHold(String(m.endpoint_id), String(m.stream_id));
+      }),
     ];
     this.#sweep = setInterval(
       () => void this.#removeAbandoned(),
@@ -129,10 +139,10 @@ export class Relay {
   /** Ends every stream of this process and fails the deliveries still waiting on them. */
   async stop(): Promise<void> {
     clearInterval(this.#sweep);
-    for (const endpointId of [...this.#streams.keys()]) await this.end(endpointId, 'shutting_down');
     for (const [deliveryId, waiting] of [...this.#waiting]) {
       this.#settle(deliveryId, failed('the service stopped before the listener answered', waiting.started));
     }
+    for (const endpointId of [...this.#streams.keys()]) await this.end(endpointId, 'shutting_down');
     for (const unlisten of this.#unlisten.splice(0)) await unlisten();
   }
 
@@ -141,15 +151,24 @@ export class Relay {
     return this.#streams.has(endpointId);
   }
 
-  /** Makes `stream` the listener's one stream: an older one, here or on another instance, ends. */
+  /**
+   * Makes `stream` the listener's one stream: an older one, here or on another instance, ends. The database
+   * names the holder, so a stream that missed the announcement still learns it lost the listener (its
+   * periodic check, and every relayed delivery, compare with the database).
+   */
   async hold(endpointId: string, stream: ListenerStream): Promise<void> {
+    await setListenerStream(this.db, endpointId, stream.id);
     const previous = this.#streams.get(endpointId);
     this.#streams.set(endpointId, stream);
     if (previous !== undefined) {
       previous.end('replaced');
       await this.#failPushedTo(previous.id);
     }
-    await this.#notify(CHANNELS.hold, { endpoint_id: endpointId, stream_id: stream.id });
+    await this.#notify(CHANNELS.hold, {
+      endpoint_id: endpointId,
+      stream_id: stream.id,
+      instance: this.#instance,
+    });
   }
 
   /** The stream closed: deliveries written to it and not answered yet are failed, never re-sent. */
@@ -248,7 +267,7 @@ export class Relay {
   async #onDeliverRequest(endpointId: string, deliveryId: string, message: Record<string, unknown>) {
     const stream = this.#streams.get(endpointId);
     if (stream === undefined) return;
-    const row = await getRelayedDelivery(this.db, endpointId, deliveryId);
+    const row = await getRelayedDelivery(this.db, endpointId, stream.id, deliveryId);
     if (row === undefined) return;
     this.#forwarded.set(deliveryId, { endpointId, streamId: stream.id });
     await this.#notify(CHANNELS.ack, { delivery_id: deliveryId });
@@ -273,8 +292,11 @@ export class Relay {
     );
   }
 
-  #onHold(endpointId: string, streamId: string): void {
-    if (this.#streams.get(endpointId)?.id !== streamId) void this.end(endpointId, 'replaced');
+  /** Another instance took the listener: ours ends, unless the database says ours is the later one. */
+  async #onHold(endpointId: string, streamId: string): Promise<void> {
+    const local = this.#streams.get(endpointId);
+    if (local === undefined || local.id === streamId) return;
+    if ((await getListenerStream(this.db, endpointId)) !== local.id) await this.end(endpointId, 'replaced');
   }
 
   #notify(channel: string, message: object): Promise<unknown> {

@@ -9,17 +9,18 @@ import type { ServiceContext } from '../http/service-context.js';
 import { parse } from '../http/session-routes.js';
 import { excerptOf, type PostOutcome } from '../outbound/guarded-client.js';
 import {
-  countListeners,
+  countListenersLocked,
   getListener,
   getListenerSecret,
   getRelayedDelivery,
   LISTENER_URL,
+  type ListenerRow,
   putListenerSecret,
   touchListeners,
 } from '../store/queries/listeners.js';
 import { insertEndpoint, removeEndpoint } from '../store/queries/webhook-endpoints.js';
 import type { Relay } from './relay.js';
-import { SseListenerStream } from './sse-stream.js';
+import { SseListenerStream, streamIdOf } from './sse-stream.js';
 
 const ADMIN: Requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true };
 
@@ -56,6 +57,8 @@ const LOCAL_FAILURES = {
 } as const;
 
 const answerBody = z.strictObject({
+  /** The token the stream's `ready` gave: only the CLI holding the stream reports for it. */
+  stream_token: text(64).min(1),
   delivery_id: text(64).min(1),
   status: z.number().int().min(100).max(599).nullable(),
   latency_ms: z.number().min(0).max(3_600_000).nullable(),
@@ -96,6 +99,43 @@ async function listenerSecret(ctx: ServiceContext, workspaceId: string, now: num
   return ctx.secretBox.open(sealed, workspaceId);
 }
 
+/** Creates a listener endpoint, within the workspace's cap. */
+async function openListener(
+  ctx: ServiceContext,
+  workspaceId: string,
+  events: string[],
+  secret: string,
+  now: number,
+): Promise<ListenerRow> {
+  const id = newId('whk');
+  const row: ListenerRow = {
+    id,
+    workspace_id: workspaceId,
+    url: LISTENER_URL,
+    events,
+    status: 'active',
+    consecutive_failures: 0,
+    secret_enc: ctx.secretBox.seal(secret, id),
+    previous_secret_enc: null,
+    rotating_until: null,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+    listener_stream: null,
+  };
+  await ctx.db.transaction(async (tx) => {
+    if ((await countListenersLocked(tx, workspaceId)) >= MAX_LISTENERS) {
+      throw new ServiceError(
+        'forbidden',
+        `a workspace may have ${MAX_LISTENERS} listeners at once; stop one (Ctrl-C) or wait for an abandoned one to be removed`,
+      );
+    }
+    await insertEndpoint(tx, row);
+    await touchListeners(tx, [id], now);
+  });
+  return row;
+}
+
 /**
  * The relay behind `svc-webhooks listen` (outside /v1: not part of the contract). A key or session with
  * `service:workspace:admin` opens a stream; while it is open the workspace has a listener endpoint that
@@ -115,41 +155,14 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
     const query = parse(listenQuery, request.query, 'query');
     const now = ctx.now();
     const secret = await listenerSecret(ctx, workspace.id, now);
-    let listener =
-      query.listener === undefined ? undefined : await getListener(ctx.db, workspace.id, query.listener);
-    if (query.listener !== undefined && listener === undefined) {
+    const resumed = query.listener !== undefined;
+    const listener = resumed
+      ? await getListener(ctx.db, workspace.id, query.listener!)
+      : await openListener(ctx, workspace.id, query.events, secret, now);
+    if (listener === undefined) {
       throw new ServiceError('not_found', 'no such listener: it was closed or removed; start a new one');
     }
-    const resumed = listener !== undefined;
-    if (listener === undefined) {
-      if ((await countListeners(ctx.db, workspace.id)) >= MAX_LISTENERS) {
-        throw new ServiceError(
-          'forbidden',
-          `a workspace may have ${MAX_LISTENERS} listeners at once; stop one (Ctrl-C) or wait for an abandoned one to be removed`,
-        );
-      }
-      const id = newId('whk');
-      listener = {
-        id,
-        workspace_id: workspace.id,
-        url: LISTENER_URL,
-        events: query.events,
-        status: 'active',
-        consecutive_failures: 0,
-        secret_enc: ctx.secretBox.seal(secret, id),
-        previous_secret_enc: null,
-        rotating_until: null,
-        created_at: now,
-        updated_at: now,
-        deleted_at: null,
-      };
-      const row = listener;
-      await ctx.db.transaction(async (tx) => {
-        await insertEndpoint(tx, row);
-        await touchListeners(tx, [id], now);
-      });
-      request.log.info({ endpoint_id: id }, 'listener opened');
-    }
+    if (!resumed) request.log.info({ endpoint_id: listener.id }, 'listener opened');
     const endpointId = listener.id;
 
     reply.hijack();
@@ -157,6 +170,7 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
     stream.open(request.id);
     stream.event('ready', {
       listener_id: endpointId,
+      stream_token: stream.token,
       secret,
       events: listener.events,
       status: listener.status,
@@ -164,25 +178,31 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
       server_time: now,
       webhooks_enabled: workspace.webhooks_enabled,
     });
-    await relay.hold(endpointId, stream);
-
-    const check = setInterval(() => {
-      stream.heartbeat();
-      void (async () => {
-        try {
-          await auth(request);
-          if ((await getListener(ctx.db, workspace.id, endpointId)) === undefined) stream.end('removed');
-          else await touchListeners(ctx.db, [endpointId], ctx.now());
-        } catch (error) {
-          if (error instanceof ServiceError) stream.end('revoked');
-          else request.log.error({ err: error }, 'checking a listener stream failed');
-        }
-      })();
-    }, STREAM_CHECK_MS);
-    reply.raw.on('close', () => {
+    const check = setInterval(() => void checkStream(), STREAM_CHECK_MS);
+    stream.onEnd(() => {
       clearInterval(check);
       void relay.release(endpointId, stream);
     });
+    // The client may already be gone (it hung up while the stream was set up): nothing to hold then.
+    if (!stream.ended) await relay.hold(endpointId, stream);
+
+    /** Heartbeat, then: is the key still good, the listener still there and still this stream's? */
+    async function checkStream(): Promise<void> {
+      stream.heartbeat();
+      try {
+        await auth(request);
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        // The CLI cannot close its listener without a key: the service does it for it.
+        await removeEndpoint(ctx.db, workspace.id, endpointId, ctx.now());
+        stream.end('revoked');
+        return;
+      }
+      const current = await getListener(ctx.db, workspace.id, endpointId);
+      if (current === undefined) stream.end('removed');
+      else if (current.listener_stream !== stream.id) stream.end('replaced');
+      else await touchListeners(ctx.db, [endpointId], ctx.now());
+    }
   });
 
   app.post('/relay/v1/listeners/:id/answers', async (request, reply) => {
@@ -192,7 +212,8 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
     if ((await getListener(ctx.db, workspace.id, id)) === undefined) {
       throw new ServiceError('not_found', 'no such listener');
     }
-    if ((await getRelayedDelivery(ctx.db, id, answer.delivery_id)) === undefined) {
+    const streamId = streamIdOf(answer.stream_token);
+    if ((await getRelayedDelivery(ctx.db, id, streamId, answer.delivery_id)) === undefined) {
       throw new ServiceError('not_found', 'no delivery of this listener is waiting for that answer');
     }
     await relay.answer(answer.delivery_id, outcomeOf(answer));

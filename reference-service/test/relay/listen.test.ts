@@ -1,9 +1,9 @@
 // `svc-webhooks listen` against the real service: the CLI as a child process, the service on a real socket
 // with its delivery worker and relay, and a real Express app verifying with the SDK.
 
-import { createServer as createHttpServer, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedStore } from '../../src/store/open.js';
 import {
@@ -192,9 +192,9 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
     }
   });
 
-  it('stops with the reason when its key is revoked mid-stream', async () => {
+  it('stops with the reason when its key is revoked mid-stream, and the service closes the listener', async () => {
     const app = await receiver();
-    const { cli } = await listen(app.url);
+    const { cli, listener } = await listen(app.url);
     const keyId = /^svc_([0-9a-f]+)_/.exec(tenant.key)![1]!;
     const revoked = await call(service, 'DELETE', `/v1/workspace/keys/${keyId}`, {
       auth: { cookie: tenant.steppedUpSession },
@@ -203,6 +203,92 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
     expect(revoked.status).toBe(204);
     expect(await cli.exited).toBe(1);
     expect(cli.stderr()).toMatch(/no longer authorizes this listener|API key was refused/);
+    const rows = await store.db.query<{ deleted_at: number | null }>(
+      'SELECT deleted_at FROM webhook_endpoints WHERE id = $1',
+      [listener.id],
+    );
+    expect(rows[0]!.deleted_at).not.toBeNull();
+  });
+
+  it("forwards the exact headers (the service's user agent, nothing of fetch's) and keeps a NUL-free excerpt", async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const local = createHttpServer((request, response) => {
+      seen.push(request.headers);
+      request.resume();
+      request.on('end', () => response.end('ok\u0000bin'));
+    });
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+    try {
+      const { cli, listener } = await listen(
+        `http://127.0.0.1:${(local.address() as AddressInfo).port}/hooks`,
+      );
+      await cliOnce(['trigger', 'message.received'], env());
+      await cli.printed(/message\.received\s+evt_[0-9a-f]+\s+-> 200/);
+      const log = await eventually(
+        () => deliveries(service, tenant, listener.id),
+        (rows) => rows.length === 1 && rows[0]!.status !== 'sending',
+      );
+      expect(log[0]).toMatchObject({ status: 'delivered', http_status: 200, response_excerpt: 'okbin' });
+      expect(seen[0]!['user-agent']).toMatch(/^svc-kit-reference-service\//);
+      expect(Object.keys(seen[0]!).sort()).toEqual(
+        [
+          'connection',
+          'content-length',
+          'content-type',
+          'host',
+          'user-agent',
+          'x-service-delivery',
+          'x-service-event-id',
+          'x-service-event-type',
+          'x-service-signature',
+        ].sort(),
+      );
+    } finally {
+      local.closeAllConnections();
+      await new Promise((resolve) => local.close(resolve));
+    }
+  });
+
+  it('holds nothing for a client that hangs up while its stream is set up', async () => {
+    tenant = await createDeliveryTenant(service);
+    const { port } = new URL(service.baseUrl);
+    for (let i = 0; i < 5; i++) {
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.write(
+        `GET /relay/v1/listen HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${tenant.key}\r\n\r\n`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5 * i));
+      socket.destroy();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const listeners = await store.db.query<{ id: string }>(
+      'SELECT id FROM webhook_endpoints WHERE workspace_id = $1 AND listener_seen_at IS NOT NULL',
+      [tenant.workspaceId],
+    );
+    for (const { id } of listeners) expect(service.relay.holds(id)).toBe(false);
+  });
+
+  it('ends a stream that lost its listener to another stream, even when the announcement was missed', async () => {
+    const app = await receiver();
+    const { cli, listener } = await listen(app.url);
+    // As if another instance's stream took over and its NOTIFY never arrived here.
+    await store.db.query('UPDATE webhook_endpoints SET listener_stream = $2 WHERE id = $1', [
+      listener.id,
+      'another-stream',
+    ]);
+    expect(await cli.exited).toBe(1);
+    expect(cli.stderr()).toContain('another listen session took over this listener');
+    expect(service.relay.holds(listener.id)).toBe(false);
+  });
+
+  it('prints the secret with --print-secret even when SVC_WEBHOOK_SECRET already holds it', async () => {
+    const app = await receiver();
+    const { listener } = await listen(app.url);
+    const printed = await cliOnce(['listen', '--print-secret'], {
+      ...env(),
+      SVC_WEBHOOK_SECRET: listener.secret,
+    });
+    expect(printed).toMatchObject({ code: 0, stdout: `${listener.secret}\n` });
   });
 
   it('refuses a key without service:workspace:admin, and an unknown key, in words', async () => {

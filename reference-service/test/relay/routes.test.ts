@@ -2,7 +2,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_LISTENERS } from '../../src/relay/routes.js';
 import type { OpenedStore } from '../../src/store/open.js';
-import { countListeners } from '../../src/store/queries/listeners.js';
 import { createDeliveryTenant } from '../delivery/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, expectRefusal } from '../support/harness.js';
@@ -21,8 +20,18 @@ describe.each(BACKENDS)('relay routes on $name', (backend) => {
     await store?.close();
   });
 
+  /** Live listeners of the workspace, straight from the database. */
+  async function countListeners(_db: unknown, workspaceId: string): Promise<number> {
+    const rows = await store.db.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM webhook_endpoints
+        WHERE workspace_id = $1 AND listener_seen_at IS NOT NULL AND deleted_at IS NULL`,
+      [workspaceId],
+    );
+    return rows[0]!.count;
+  }
+
   /** Opens a stream and returns its listener id once `ready` arrives; the stream stays open. */
-  async function openStream(key: string, query = ''): Promise<{ id: string; abort(): void }> {
+  async function openStream(key: string, query = ''): Promise<{ id: string; token: string; abort(): void }> {
     const controller = new AbortController();
     const response = await fetch(`${service.baseUrl}/relay/v1/listen${query}`, {
       headers: { authorization: `Bearer ${key}` },
@@ -33,7 +42,8 @@ describe.each(BACKENDS)('relay routes on $name', (backend) => {
     let text = '';
     while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
     const id = /"listener_id":"(whk_[0-9a-f]+)"/.exec(text)![1]!;
-    return { id, abort: () => controller.abort() };
+    const token = /"stream_token":"([^"]+)"/.exec(text)![1]!;
+    return { id, token, abort: () => controller.abort() };
   }
 
   it('refuses a key without service:workspace:admin, and no credentials, before opening anything', async () => {
@@ -83,7 +93,14 @@ describe.each(BACKENDS)('relay routes on $name', (backend) => {
     const other = await createDeliveryTenant(service);
     const stream = await openStream(owner.key);
     try {
-      const answer = { delivery_id: 'dlv_x', status: 200, latency_ms: 3, excerpt: 'ok', failure: null };
+      const answer = {
+        stream_token: stream.token,
+        delivery_id: 'dlv_x',
+        status: 200,
+        latency_ms: 3,
+        excerpt: 'ok',
+        failure: null,
+      };
       const path = `/relay/v1/listeners/${stream.id}/answers`;
       expectRefusal(
         await call(service, 'POST', path, { auth: { key: other.key }, body: answer }),

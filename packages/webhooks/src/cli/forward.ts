@@ -1,3 +1,6 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
 /** The first 500 bytes of the local answer are kept, as the service keeps of a dialled endpoint's. */
 export const EXCERPT_BYTES = 500;
 /** The local app gets as long as a dialled endpoint gets from the service. */
@@ -7,60 +10,80 @@ export type LocalFailure = 'refused' | 'timeout' | 'unreachable' | 'invalid_resp
 
 export type LocalOutcome =
   | { kind: 'answered'; status: number; latencyMs: number; excerpt: string }
-  | { kind: 'failed'; failure: LocalFailure; latencyMs: number; detail: string };
+  | { kind: 'failed'; failure: LocalFailure; latencyMs: number; detail: string; tls: boolean };
 
-async function firstBytes(response: Response, max: number): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < max) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  const bytes = Buffer.concat(chunks).subarray(0, max);
-  // A character cut at the limit is dropped rather than shown as a replacement character.
-  return new TextDecoder().decode(bytes, { stream: true });
+/** The first bytes of the answer as text; a character cut at the limit and NUL characters are dropped. */
+function readExcerpt(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      const bytes = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES);
+      resolve(new TextDecoder().decode(bytes, { stream: true }).replaceAll('\u0000', ''));
+    };
+    response.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= EXCERPT_BYTES) {
+        response.destroy();
+        done();
+      }
+    });
+    response.on('end', done);
+    response.on('error', done);
+  });
 }
 
-function failureOf(error: unknown): { failure: LocalFailure; detail: string } {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const code = cause?.code ?? '';
-  if ((error as Error).name === 'TimeoutError') return { failure: 'timeout', detail: 'no answer in 10 s' };
-  if (code === 'ECONNREFUSED') return { failure: 'refused', detail: 'connection refused' };
-  if (['ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET'].includes(code)) {
-    return { failure: 'unreachable', detail: code };
+function failureOf(error: NodeJS.ErrnoException): { failure: LocalFailure; detail: string; tls: boolean } {
+  const code = error.code ?? '';
+  const tls = /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO)/.test(code);
+  if (code === 'ECONNREFUSED') return { failure: 'refused', detail: 'connection refused', tls };
+  if (['ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET'].includes(code) || tls) {
+    return { failure: 'unreachable', detail: code, tls };
   }
-  return { failure: 'invalid_response', detail: cause?.message ?? (error as Error).message };
+  return { failure: 'invalid_response', detail: code || error.message, tls };
 }
 
-/** POSTs the exact body and headers of a relayed delivery to the local app. */
-export async function forwardToLocal(
+/**
+ * POSTs the relayed delivery to the local app with exactly its headers and body (node:http, which adds
+ * only Host, Content-Length and Connection, where fetch would add headers of its own), never following a
+ * redirect, within the 10-second limit.
+ */
+export function forwardToLocal(
   url: string,
   headers: Record<string, string>,
   body: string,
 ): Promise<LocalOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  try {
-    const response = await fetch(url, {
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const request = send(target, {
       method: 'POST',
-      headers,
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(LOCAL_TIMEOUT_MS),
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      timeout: LOCAL_TIMEOUT_MS,
     });
-    const excerpt = await firstBytes(response, EXCERPT_BYTES);
-    return { kind: 'answered', status: response.status, latencyMs: elapsed(), excerpt };
-  } catch (error) {
-    return { kind: 'failed', latencyMs: elapsed(), ...failureOf(error) };
-  }
+    request.on('timeout', () => {
+      request.destroy();
+      resolve({
+        kind: 'failed',
+        failure: 'timeout',
+        latencyMs: elapsed(),
+        detail: 'no answer in 10 s',
+        tls: false,
+      });
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      resolve({ kind: 'failed', latencyMs: elapsed(), ...failureOf(error) });
+    });
+    request.on('response', (response) => {
+      const status = response.statusCode ?? 0;
+      const latencyMs = elapsed();
+      void readExcerpt(response).then((excerpt) => resolve({ kind: 'answered', status, latencyMs, excerpt }));
+    });
+    request.end(body);
+  });
 }
 
 /** What to tell the person when the local answer is not a success: the likely cause and the fix. */
@@ -71,6 +94,9 @@ export function adviceFor(outcome: LocalOutcome, forwardTo: string): string | un
     }
     if (outcome.failure === 'timeout') {
       return 'Your app took over 10 s to answer; the service gives a real endpoint the same 10 s.';
+    }
+    if (outcome.tls) {
+      return `TLS with ${forwardTo} failed (${outcome.detail}): for a local app, use http:// in --forward-to.`;
     }
     return `Could not reach ${forwardTo} (${outcome.detail}): check the host and port in --forward-to.`;
   }

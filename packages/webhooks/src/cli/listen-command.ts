@@ -25,9 +25,56 @@ const OPTIONS = {
 /** Signatures older than the receivers' 300-second tolerance are refused: warn well before that. */
 const CLOCK_SKEW_WARNING_MS = 60_000;
 const MAX_BACKOFF_MS = 30_000;
+/** The service sends a heartbeat every 5 s: this long without a byte means the connection is dead. */
+export const SILENCE_MS = 20_000;
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+function isReady(value: unknown): value is Ready {
+  const ready = value as Partial<Ready> | null;
+  return (
+    typeof ready === 'object' &&
+    ready !== null &&
+    isText(ready.listener_id) &&
+    isText(ready.stream_token) &&
+    isText(ready.secret) &&
+    Array.isArray(ready.events) &&
+    isText(ready.status) &&
+    typeof ready.server_time === 'number'
+  );
+}
+
+function isDelivery(value: unknown): value is Delivery {
+  const delivery = value as Partial<Delivery> | null;
+  return (
+    typeof delivery === 'object' &&
+    delivery !== null &&
+    isText(delivery.delivery_id) &&
+    isText(delivery.event_id) &&
+    isText(delivery.event_type) &&
+    typeof delivery.headers === 'object' &&
+    delivery.headers !== null &&
+    typeof delivery.body === 'string'
+  );
+}
+
+/** Text from the service, shown on a terminal: control characters (escape sequences) are dropped. */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point.
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+}
+
+function parseJson(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}
 
 interface Ready {
   listener_id: string;
+  stream_token: string;
   secret: string;
   events: string[];
   status: string;
@@ -112,8 +159,11 @@ class Listener {
   readonly #abort = new AbortController();
   readonly #paint: Paint;
   #listenerId: string | undefined;
+  #streamToken: string | undefined;
   #connectedOnce = false;
   #failures = 0;
+  /** Deliveries being forwarded or reported: Ctrl-C lets them finish before closing the listener. */
+  readonly #inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly target: ServiceTarget,
@@ -153,14 +203,47 @@ class Listener {
     const query = new URLSearchParams();
     if (this.events.length > 0) query.set('events', this.events.join(','));
     if (this.#listenerId !== undefined) query.set('listener', this.#listenerId);
+    // One connection's own abort: Ctrl-C, or the watchdog when the service falls silent.
+    const connection = new AbortController();
+    const stopOnInterrupt = () => connection.abort();
+    this.#abort.signal.addEventListener('abort', stopOnInterrupt);
+    let silent = false;
+    let watchdog: NodeJS.Timeout | undefined;
+    const heardFrom = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        silent = true;
+        connection.abort();
+      }, SILENCE_MS);
+    };
+    try {
+      heardFrom();
+      await this.#connection(query, connection.signal, heardFrom);
+    } catch (error) {
+      if (silent && !(error instanceof Stop)) {
+        this.io.stderr(
+          this.#paint.yellow(
+            `The service sent nothing for ${SILENCE_MS / 1000} s: the connection is dead.\n`,
+          ),
+        );
+        return;
+      }
+      throw error;
+    } finally {
+      clearTimeout(watchdog);
+      this.#abort.signal.removeEventListener('abort', stopOnInterrupt);
+    }
+  }
+
+  async #connection(query: URLSearchParams, signal: AbortSignal, heardFrom: () => void): Promise<void> {
     let response: Response;
     try {
-      response = await callService(this.target, 'GET', `/relay/v1/listen?${query}`, {
-        stream: true,
-        signal: this.#abort.signal,
-      });
+      response = await callService(this.target, 'GET', `/relay/v1/listen?${query}`, { stream: true, signal });
     } catch (error) {
-      if (this.#abort.signal.aborted) return;
+      if (signal.aborted) {
+        if (this.#abort.signal.aborted) return;
+        throw error;
+      }
       if (error instanceof ServiceRefusal && error.status === 404 && this.#listenerId !== undefined) {
         this.io.stderr(
           this.#paint.yellow(
@@ -168,7 +251,14 @@ class Listener {
           ),
         );
         this.#listenerId = undefined;
-        return this.#session();
+        query.delete('listener');
+        return this.#connection(query, signal, heardFrom);
+      }
+      if (error instanceof ServiceRefusal && error.status === 404 && error.message === 'no such route') {
+        throw new Stop(
+          1,
+          `${error.describe()} This service does not serve the relay: it is off with NODE_ENV=production unless SVC_RELAY=on, and with SVC_RELAY=off.`,
+        );
       }
       if (error instanceof ServiceUnreachable && this.#connectedOnce) {
         this.io.stderr(this.#paint.yellow(`${error.message}.\n`));
@@ -181,22 +271,34 @@ class Listener {
       rethrowForPerson(error);
     }
     try {
-      for await (const message of readSse(response.body!)) {
-        if (message.event === 'ready') this.#ready(JSON.parse(message.data) as Ready);
-        else if (message.event === 'delivery') void this.#deliver(JSON.parse(message.data) as Delivery);
-        else if (message.event === 'end') return this.#ended(JSON.parse(message.data));
+      for await (const message of readSse(response.body!, heardFrom)) {
+        const data = parseJson(message.data);
+        if (message.event === 'ready') {
+          if (!isReady(data)) throw new Error('the service sent an unreadable ready message');
+          this.#ready(data);
+        } else if (message.event === 'delivery') {
+          if (isDelivery(data)) this.#track(this.#deliver(data));
+          else this.io.stderr(this.#paint.yellow('The service sent an unreadable delivery; skipped.\n'));
+        } else if (message.event === 'end') {
+          return this.#ended(data as { reason?: unknown; message?: unknown });
+        }
       }
-      if (!this.#abort.signal.aborted)
-        this.io.stderr(this.#paint.yellow('The stream from the service dropped.\n'));
+      if (!signal.aborted) this.io.stderr(this.#paint.yellow('The stream from the service dropped.\n'));
     } catch (error) {
-      if (this.#abort.signal.aborted || error instanceof Stop) {
-        if (error instanceof Stop) throw error;
-        return;
+      if (error instanceof Stop) throw error;
+      if (signal.aborted) {
+        if (this.#abort.signal.aborted) return;
+        throw error;
       }
       this.io.stderr(
-        this.#paint.yellow(`The stream from the service dropped (${(error as Error).message}).\n`),
+        this.#paint.yellow(`The stream from the service dropped (${printable((error as Error).message)}).\n`),
       );
     }
+  }
+
+  #track(delivery: Promise<void>): void {
+    this.#inFlight.add(delivery);
+    void delivery.finally(() => this.#inFlight.delete(delivery));
   }
 
   #ready(ready: Ready): void {
@@ -204,6 +306,7 @@ class Listener {
     this.#connectedOnce = true;
     this.#failures = 0;
     this.#listenerId = ready.listener_id;
+    this.#streamToken = ready.stream_token;
     const { green, yellow, dim } = this.#paint;
     if (first) {
       const events = ready.events.length === 0 ? 'every event' : ready.events.join(', ');
@@ -240,14 +343,15 @@ class Listener {
     }
   }
 
-  #ended(end: { reason: string; message: string }): void {
+  #ended(end: { reason?: unknown; message?: unknown }): void {
+    const message = printable(String(end.message ?? 'the service ended the stream'));
     if (end.reason === 'shutting_down') {
-      this.io.stderr(this.#paint.yellow(`The service closed the stream: ${end.message}.\n`));
+      this.io.stderr(this.#paint.yellow(`The service closed the stream: ${message}.\n`));
       return;
     }
-    // Removed, replaced or no longer authorized: reconnecting cannot help.
-    if (end.reason === 'removed' || end.reason === 'replaced') this.#listenerId = undefined;
-    throw new Stop(1, `${end.message}.`);
+    // Removed, replaced or no longer authorized: reconnecting cannot help, and the listener is not ours.
+    this.#listenerId = undefined;
+    throw new Stop(1, `${message}.`);
   }
 
   async #deliver(delivery: Delivery): Promise<void> {
@@ -264,7 +368,9 @@ class Listener {
       outcome.kind === 'failed'
         ? red(`failed: ${outcome.detail}`)
         : (outcome.status < 300 ? green : outcome.status < 500 ? yellow : red)(String(outcome.status));
-    return `${dim(clockTime(new Date()))}  ${delivery.event_type}  ${delivery.event_id}  -> ${result}  ${outcome.latencyMs} ms`;
+    const type = printable(delivery.event_type);
+    const id = printable(delivery.event_id);
+    return `${dim(clockTime(new Date()))}  ${type}  ${id}  -> ${result}  ${outcome.latencyMs} ms`;
   }
 
   async #report(delivery: Delivery, outcome: LocalOutcome): Promise<void> {
@@ -274,7 +380,12 @@ class Listener {
         : { status: null, excerpt: null, failure: outcome.failure };
     try {
       await callService(this.target, 'POST', `/relay/v1/listeners/${this.#listenerId}/answers`, {
-        body: { delivery_id: delivery.delivery_id, latency_ms: outcome.latencyMs, ...answer },
+        body: {
+          stream_token: this.#streamToken,
+          delivery_id: delivery.delivery_id,
+          latency_ms: outcome.latencyMs,
+          ...answer,
+        },
       });
     } catch (error) {
       const why = error instanceof ServiceRefusal ? error.describe() : (error as Error).message;
@@ -283,6 +394,10 @@ class Listener {
   }
 
   async #close(): Promise<void> {
+    if (this.#inFlight.size > 0) {
+      this.io.stderr(`Waiting for ${this.#inFlight.size} delivery(ies) in flight (at most 10 s)...\n`);
+      await Promise.allSettled([...this.#inFlight]);
+    }
     if (this.#listenerId === undefined) return;
     try {
       await callService(this.target, 'DELETE', `/relay/v1/listeners/${this.#listenerId}`, {

@@ -8,11 +8,11 @@ process.exitCode = await run(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   colour: process.stdout.isTTY === true && !process.env.NO_COLOR,
   onInterrupt(handler) {
-    process.on('SIGINT', handler);
-    process.on('SIGTERM', handler);
+    // SIGHUP: the terminal was closed; the listener is closed as on Ctrl-C.
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    for (const signal of signals) process.on(signal, handler);
     return () => {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
+      for (const signal of signals) process.off(signal, handler);
     };
   },
 });

@@ -11,8 +11,13 @@ import { packageVersion } from './version';
 /** Exit codes, as documented in --help. */
 export const EXIT = { ok: 0, refused: 1, usage: 2, internal: 3 } as const;
 
-/** Every secret the process was given, wherever it came from, so that none is ever echoed back. */
+/**
+ * Every secret the process was given, wherever it came from, so that none is ever echoed back. `listen`
+ * prints the listeners' signing secret on purpose, and a person often has it in SVC_WEBHOOK_SECRET (as the
+ * guide suggests): that variable is an input of verify and sign only, so only they hide it.
+ */
 function secretsIn(argv: readonly string[], env: CommandIo['env']): string[] {
+  const readsSigningSecret = argv[0] === 'verify' || argv[0] === 'sign';
   const secrets: string[] = [];
   argv.forEach((arg, index) => {
     for (const flag of ['--secret', '--api-key']) {
@@ -20,7 +25,7 @@ function secretsIn(argv: readonly string[], env: CommandIo['env']): string[] {
       if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
     }
   });
-  for (const name of [SECRET_ENV, API_KEY_ENV]) {
+  for (const name of readsSigningSecret ? [SECRET_ENV, API_KEY_ENV] : [API_KEY_ENV]) {
     const fromEnv = env[name];
     if (fromEnv !== undefined) secrets.push(fromEnv);
   }

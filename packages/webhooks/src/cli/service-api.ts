@@ -50,7 +50,7 @@ export class ServiceRefusal extends Error {
     const hint =
       this.status === 401
         ? ' The API key was refused: it is revoked, expired or mistyped. Mint a new one in the portal.'
-        : this.code === 'forbidden'
+        : this.code === 'forbidden' && this.message.includes('permission')
           ? ' The key needs the permission service:workspace:admin.'
           : '';
     const id = this.requestId === undefined ? '' : ` (request ${this.requestId})`;

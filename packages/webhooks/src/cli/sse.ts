@@ -9,7 +9,10 @@ export interface SseMessage {
  * CRLF; a blank line ends a message; lines starting with ":" are comments (heartbeats). A message the
  * stream ends in the middle of is dropped.
  */
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
+export async function* readSse(
+  body: ReadableStream<Uint8Array>,
+  onBytes: () => void = () => {},
+): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
   let buffer = '';
   let event = '';
@@ -48,6 +51,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      onBytes();
       buffer += decoder.decode(value, { stream: true });
       yield* messages(false);
     }

@@ -72,9 +72,9 @@ describe('adviceFor: what listen tells the person about a local answer', () => {
   const to = 'http://localhost:3000/webhooks';
   it('names the fix for each failure it recognises, and says nothing on success', () => {
     expect(adviceFor({ kind: 'answered', status: 200, latencyMs: 1, excerpt: 'ok' }, to)).toBeUndefined();
-    expect(adviceFor({ kind: 'failed', failure: 'refused', latencyMs: 1, detail: 'x' }, to)).toMatch(
-      /Nothing is listening at http:\/\/localhost:3000\/webhooks/,
-    );
+    expect(
+      adviceFor({ kind: 'failed', failure: 'refused', latencyMs: 1, detail: 'x', tls: false }, to),
+    ).toMatch(/Nothing is listening at http:\/\/localhost:3000\/webhooks/);
     expect(adviceFor({ kind: 'answered', status: 404, latencyMs: 1, excerpt: 'Cannot POST' }, to)).toMatch(
       /no POST route at \/webhooks/,
     );
@@ -84,7 +84,9 @@ describe('adviceFor: what listen tells the person about a local answer', () => {
         to,
       ),
     ).toMatch(/--print-secret/);
-    expect(adviceFor({ kind: 'failed', failure: 'timeout', latencyMs: 1, detail: 'x' }, to)).toMatch(/10 s/);
+    expect(
+      adviceFor({ kind: 'failed', failure: 'timeout', latencyMs: 1, detail: 'x', tls: false }, to),
+    ).toMatch(/10 s/);
     expect(adviceFor({ kind: 'answered', status: 500, latencyMs: 1, excerpt: '' }, to)).toMatch(
       /its own log/,
     );

@@ -32,13 +32,15 @@ export async function putListenerSecret(
   return rows[0]!.secret_enc;
 }
 
+export type ListenerRow = WebhookEndpointRow & { listener_stream: string | null };
+
 /** A live listener endpoint of the workspace. */
 export async function getListener(
   db: Queryable,
   workspaceId: string,
   id: string,
-): Promise<WebhookEndpointRow | undefined> {
-  const rows = await db.query<WebhookEndpointRow>(
+): Promise<ListenerRow | undefined> {
+  const rows = await db.query<ListenerRow>(
     `SELECT * FROM webhook_endpoints
       WHERE workspace_id = $1 AND id = $2 AND listener_seen_at IS NOT NULL AND deleted_at IS NULL`,
     [workspaceId, id],
@@ -46,13 +48,32 @@ export async function getListener(
   return rows[0];
 }
 
-export async function countListeners(db: Queryable, workspaceId: string): Promise<number> {
+/**
+ * Live listeners of the workspace, with the workspace's row locked until the transaction ends, so that two
+ * concurrent opens cannot both pass the cap.
+ */
+export async function countListenersLocked(db: Queryable, workspaceId: string): Promise<number> {
+  await db.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
   const rows = await db.query<{ count: number }>(
     `SELECT count(*)::int AS count FROM webhook_endpoints
       WHERE workspace_id = $1 AND listener_seen_at IS NOT NULL AND deleted_at IS NULL`,
     [workspaceId],
   );
   return rows[0]!.count;
+}
+
+/** Makes `streamId` the listener's one stream (a resumed listener's earlier stream loses it). */
+export async function setListenerStream(db: Queryable, endpointId: string, streamId: string): Promise<void> {
+  await db.query('UPDATE webhook_endpoints SET listener_stream = $2 WHERE id = $1', [endpointId, streamId]);
+}
+
+/** The stream that holds the listener now, if any. */
+export async function getListenerStream(db: Queryable, endpointId: string): Promise<string | null> {
+  const rows = await db.query<{ listener_stream: string | null }>(
+    'SELECT listener_stream FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL',
+    [endpointId],
+  );
+  return rows[0]?.listener_stream ?? null;
 }
 
 export async function touchListeners(db: Queryable, ids: readonly string[], now: number): Promise<void> {
@@ -76,17 +97,24 @@ export async function removeAbandonedListeners(db: Queryable, before: number, no
   return rows.length;
 }
 
-/** The delivery waiting for this listener's answer: committed `sending` to it, with its event's body. */
+/**
+ * The delivery waiting for the answer of this listener's stream `streamId`: committed `sending` to the
+ * listener, which that stream still holds, with its event's body.
+ */
 export async function getRelayedDelivery(
   db: Queryable,
   endpointId: string,
+  streamId: string,
   deliveryId: string,
 ): Promise<{ id: string; event_id: string; event_type: string; body: string } | undefined> {
   const rows = await db.query<{ id: string; event_id: string; event_type: string; body: string }>(
     `SELECT d.id, d.event_id, d.event_type, e.body
-       FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
-      WHERE d.id = $1 AND d.endpoint_id = $2 AND d.status = 'sending'`,
-    [deliveryId, endpointId],
+       FROM webhook_deliveries d
+       JOIN events e ON e.id = d.event_id
+       JOIN webhook_endpoints w ON w.id = d.endpoint_id
+      WHERE d.id = $1 AND d.endpoint_id = $2 AND d.status = 'sending'
+        AND w.listener_stream = $3 AND w.deleted_at IS NULL`,
+    [deliveryId, endpointId, streamId],
   );
   return rows[0];
 }
