@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import {
   contactSchema,
   errorBodySchema,
@@ -13,10 +13,11 @@ import {
 } from '../src/index.js';
 import { contact, delivery, endpoint, errorBody, exposure, integration, tool } from './fixtures.js';
 
-const accepts = (schema: z.ZodType, value: unknown) => expect(schema.safeParse(value).success).toBe(true);
-const refuses = (schema: z.ZodType, value: unknown) => expect(schema.safeParse(value).success).toBe(false);
+const accepts = (schema: z.ZodMiniType, value: unknown) => expect(schema.safeParse(value).success).toBe(true);
+const refuses = (schema: z.ZodMiniType, value: unknown) =>
+  expect(schema.safeParse(value).success).toBe(false);
 
-const strictCases: [string, z.ZodType, Record<string, unknown>][] = [
+const strictCases: [string, z.ZodMiniType, Record<string, unknown>][] = [
   ['webhook endpoint', webhookEndpointSchema, endpoint],
   ['webhook list', webhookListSchema, { endpoints: [endpoint], events: ['message.received'], enabled: true }],
   ['delivery record', webhookDeliverySchema, delivery],

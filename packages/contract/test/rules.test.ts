@@ -46,7 +46,7 @@ describe('shared rules', () => {
   });
 
   it('presets replace the switches; every settable preset has an entry', () => {
-    const settable = operations.updateContact.body.shape.preset.unwrap().options;
+    const settable = operations.updateContact.body.shape.preset.def.innerType.options;
     expect(Object.keys(PRESET_PERMISSIONS).sort()).toEqual([...settable].sort());
     expect(permissionsOfPreset('close')).toContain(INTEGRATION_PERMISSION);
     const copy = permissionsOfPreset('basic');

@@ -12,7 +12,8 @@ import { sendError } from './error-body.js';
 import { type Authorized, authorize } from './policy.js';
 import type { ServiceContext } from './service-context.js';
 
-type OutputOf<S> = S extends z.ZodType ? z.output<S> : undefined;
+// `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
+type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
 /** What a handler receives: validated input, the authorized caller, and the connection to use. */
 export interface OperationCall<Op extends Operation> extends Authorized {
@@ -45,7 +46,7 @@ export function toFastifyPath(path: string): string {
   return path.replace(/\{([a-zA-Z_]+)\}/g, ':$1');
 }
 
-function validate<S extends z.ZodType | null>(schema: S, value: unknown, where: string): OutputOf<S> {
+function validate<S extends z.core.$ZodType | null>(schema: S, value: unknown, where: string): OutputOf<S> {
   if (schema === null) {
     const empty =
       value === undefined ||
@@ -54,7 +55,7 @@ function validate<S extends z.ZodType | null>(schema: S, value: unknown, where: 
     if (!empty) throw new ServiceError('invalid_request', `this operation takes no ${where}`);
     return undefined as OutputOf<S>;
   }
-  const result = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
+  const result = z.safeParse(schema, value ?? (where === 'body' ? undefined : {}));
   if (!result.success) {
     throw new ServiceError('invalid_request', `invalid ${where}: ${z.prettifyError(result.error)}`);
   }

@@ -7,6 +7,7 @@ import {
 } from '@svc-kit/client';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentTotp } from '../../src/domain/totp.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { createTenant, startTestService, type TestService } from '../support/harness.js';
@@ -61,6 +62,26 @@ describe.each(BACKENDS)('the typed client against the service on $name', (backen
     });
     expect(await api.webhooks.delete(created.endpoint.id)).toBeUndefined();
     expect((await api.webhooks.list()).endpoints).toEqual([]);
+  });
+
+  it('runs the client README’s Node session recipe: sign in, step up, create a webhook', async () => {
+    const tenant = await createTenant(service.ctx);
+    // The recipe is a file of the client package (shown in its README); loaded by URL, it stays outside
+    // this package's TypeScript program.
+    const recipeUrl = new URL('../../../packages/client/examples/node-session.ts', import.meta.url).href;
+    const recipe = (await import(recipeUrl)) as {
+      openSession: (baseUrl: string, email: string, password: string, totpCode: string) => Promise<string>;
+      memberClient: (baseUrl: string, cookie: string) => Client;
+    };
+    const code = currentTotp(tenant.totpSecret!, Date.now());
+    const cookie = await recipe.openSession(service.baseUrl, tenant.email, tenant.password, code);
+    const created = await recipe
+      .memberClient(service.baseUrl, cookie)
+      .webhooks.create({ url: 'https://hooks.example.com/recipe' });
+    expect(created.secret).toMatch(/^whsec_/);
+    await expect(recipe.openSession(service.baseUrl, tenant.email, 'wrong password', code)).rejects.toThrow(
+      'sign-in refused: 401',
+    );
   });
 
   it('surfaces the service’s refusals as the client’s typed errors', async () => {

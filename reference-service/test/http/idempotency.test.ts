@@ -1,6 +1,7 @@
 import { defineOperation, type Operation } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+// The contract's operations are written with zod/mini; a test-only one is too.
+import * as z from 'zod/mini';
 import { ServiceError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { OperationHandler } from '../../src/http/operations.js';
@@ -18,9 +19,9 @@ const testCreate = defineOperation({
   group: 'contacts',
   method: 'POST',
   path: '/v1/test/identities/{slug}',
-  pathParams: z.strictObject({ slug: z.string().min(1) }),
+  pathParams: z.strictObject({ slug: z.string().check(z.minLength(1)) }),
   query: null,
-  body: z.strictObject({ note: z.string().max(20), fail: z.boolean().default(false) }),
+  body: z.strictObject({ note: z.string().check(z.maxLength(20)), fail: z._default(z.boolean(), false) }),
   success: { status: 201, schema: z.strictObject({ slug: z.string(), id: z.string(), note: z.string() }) },
   errors: [400, 401, 403, 404, 422],
   permission: 'service:contacts:manage',

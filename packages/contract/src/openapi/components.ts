@@ -9,7 +9,7 @@ import { webhookDeliverySchema, webhookEndpointSchema, webhookListSchema } from 
  * same definition. Operation bodies and answers that are not one of these get `<OperationId>Request` and
  * `<OperationId>Response`.
  */
-export const namedSchemas: ReadonlyArray<readonly [id: string, schema: z.ZodType]> = [
+export const namedSchemas: ReadonlyArray<readonly [id: string, schema: z.core.$ZodType]> = [
   ['WebhookEndpoint', webhookEndpointSchema],
   ['WebhookList', webhookListSchema],
   ['WebhookDelivery', webhookDeliverySchema],

@@ -12,10 +12,10 @@ import { EVENTS_TAG, eventBodySchemas, eventHeaderParameters, webhooksObject } f
  * drift from what the client, the mock and the service use. The result is plain JSON.
  */
 export function buildOpenApiDocument(): Record<string, unknown> {
-  const named = new Map<z.ZodType, string>(namedSchemas.map(([id, schema]) => [schema, id]));
-  const requests: [string, z.ZodType][] = [];
+  const named = new Map<z.core.$ZodType, string>(namedSchemas.map(([id, schema]) => [schema, id]));
+  const requests: [string, z.core.$ZodType][] = [];
   // Event bodies are rendered as answers are: as the receiver reads them.
-  const responses: [string, z.ZodType][] = eventBodySchemas();
+  const responses: [string, z.core.$ZodType][] = eventBodySchemas();
   for (const op of operationList) {
     if (op.body && !named.has(op.body)) requests.push([requestComponentId(op), op.body]);
     const answer = op.success.schema;

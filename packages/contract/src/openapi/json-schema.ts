@@ -17,11 +17,11 @@ function bare(schema: JsonSchema): JsonSchema {
  * otherwise the document would describe one name two ways.
  */
 export function renderComponents(
-  shared: ReadonlyArray<readonly [string, z.ZodType]>,
-  requests: ReadonlyArray<readonly [string, z.ZodType]>,
-  responses: ReadonlyArray<readonly [string, z.ZodType]>,
+  shared: ReadonlyArray<readonly [string, z.core.$ZodType]>,
+  requests: ReadonlyArray<readonly [string, z.core.$ZodType]>,
+  responses: ReadonlyArray<readonly [string, z.core.$ZodType]>,
 ): Record<string, JsonSchema> {
-  const pass = (io: 'input' | 'output', own: ReadonlyArray<readonly [string, z.ZodType]>) => {
+  const pass = (io: 'input' | 'output', own: ReadonlyArray<readonly [string, z.core.$ZodType]>) => {
     const registry = z.registry<{ id: string }>();
     for (const [id, schema] of [...shared, ...own]) registry.add(schema, { id });
     const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', io, uri: componentRef });
@@ -42,7 +42,7 @@ export function renderComponents(
 }
 
 /** Renders one object schema (path or query parameters) without references. */
-export function renderParameters(schema: z.ZodObject): {
+export function renderParameters(schema: z.core.$ZodObject): {
   properties: Record<string, JsonSchema>;
   required: string[];
 } {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { Operation, OperationGroup } from '../operations/define.js';
 import { TRANSPORT_REFUSALS } from '../operations/statuses.js';
 import { componentRef, type JsonSchema, renderParameters } from './json-schema.js';
@@ -63,11 +63,14 @@ function description(op: Operation): string {
   return paragraphs.join('\n\n');
 }
 
-function successResponse(op: Operation, named: ReadonlyMap<z.ZodType, string>): Record<string, unknown> {
+function successResponse(
+  op: Operation,
+  named: ReadonlyMap<z.core.$ZodType, string>,
+): Record<string, unknown> {
   const { status, schema } = op.success;
   if (schema === null) return { [status]: { description: 'Done; the answer has no body.' } };
   const body: JsonSchema =
-    schema instanceof z.ZodNull
+    schema._zod.def.type === 'null'
       ? { type: 'null' }
       : { $ref: componentRef(named.get(schema) ?? responseComponentId(op)) };
   return {
@@ -81,7 +84,7 @@ function successResponse(op: Operation, named: ReadonlyMap<z.ZodType, string>): 
 /** One OpenAPI operation object. */
 export function operationObject(
   op: Operation,
-  named: ReadonlyMap<z.ZodType, string>,
+  named: ReadonlyMap<z.core.$ZodType, string>,
 ): Record<string, unknown> {
   // The transport refusals can answer any request, before it reaches the operation: listed on every one.
   const refusals = Object.fromEntries(
@@ -120,7 +123,7 @@ export function operationObject(
 /** The `paths` object: operations grouped by path template, in table order. */
 export function pathsObject(
   ops: readonly Operation[],
-  named: ReadonlyMap<z.ZodType, string>,
+  named: ReadonlyMap<z.core.$ZodType, string>,
 ): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of ops) {

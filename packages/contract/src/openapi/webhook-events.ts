@@ -16,7 +16,7 @@ export const eventComponentId = (type: EventType): string =>
     .join('')}Event`;
 
 /** The body of each event type: the SDK's envelope with `type` fixed and `data` the SDK's schema. */
-export function eventBodySchemas(): [string, z.ZodType][] {
+export function eventBodySchemas(): [string, z.core.$ZodType][] {
   return EVENT_TYPES.map((type) => [
     eventComponentId(type),
     // The SDK's schemas are zod/mini (no `.extend`); a loose object over the same shape is the same schema.

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { freeFormObject, pathSegment } from '../resources/common.js';
 import {
   contactPresetSchema,
@@ -29,7 +29,13 @@ const suspended = { suspended: true, idempotent: false, stepUp: false } as const
 const suspendedIdempotent = { suspended: true, idempotent: true, stepUp: false } as const;
 
 /** A JSON value that must be present (JSON has no `undefined`). */
-const anyValue = z.unknown().refine((value) => value !== undefined, 'required');
+// Typed as classic zod's refine typed it (the answer's `result` is `{} | null`, never undefined).
+const anyValue = z
+  .unknown()
+  .check(z.refine((value) => value !== undefined, 'required')) as unknown as z.ZodMiniType<
+  NonNullable<unknown> | null,
+  unknown
+>;
 
 export const listContacts = defineOperation({
   operationId: 'listContacts',
@@ -37,7 +43,7 @@ export const listContacts = defineOperation({
   method: 'GET',
   path: contacts,
   pathParams: identityPath,
-  query: z.strictObject({ status: contactStatusSchema.optional() }),
+  query: z.strictObject({ status: z.optional(contactStatusSchema) }),
   body: null,
   success: { status: 200, schema: z.strictObject({ contacts: z.array(contactSchema) }) },
   errors: VALIDATED,
@@ -54,8 +60,8 @@ export const requestContact = defineOperation({
   pathParams: identityPath,
   query: null,
   body: z.strictObject({
-    card: z.string().min(1).max(16384),
-    note: z.string().max(1024).optional(),
+    card: z.string().check(z.minLength(1), z.maxLength(16384)),
+    note: z.optional(z.string().check(z.maxLength(1024))),
   }),
   success: {
     status: 201,
@@ -82,8 +88,8 @@ export const updateContact = defineOperation({
   pathParams: contactPath,
   query: null,
   body: z.strictObject({
-    preset: contactPresetSchema.optional(),
-    permissions: z.array(z.string().max(96)).max(64).optional(),
+    preset: z.optional(contactPresetSchema),
+    permissions: z.optional(z.array(z.string().check(z.maxLength(96))).check(z.maxLength(64))),
   }),
   success: { status: 200, schema: z.strictObject({ contact: contactSchema }) },
   errors: VALIDATED,
@@ -118,7 +124,7 @@ export const approveContact = defineOperation({
   pathParams: contactPath,
   query: null,
   // No body at all is the same as `{}`: spec 3.2 gives the preset a default, so the body may be left out.
-  body: z.strictObject({ preset: contactPresetSchema.default('basic') }).default({ preset: 'basic' }),
+  body: z._default(z.strictObject({ preset: z._default(contactPresetSchema, 'basic') }), { preset: 'basic' }),
   success: {
     status: 200,
     schema: z.strictObject({
@@ -165,7 +171,7 @@ export const notifyAcceptance = defineOperation({
     schema: z.strictObject({
       fingerprint: z.string(),
       notified: z.boolean(),
-      refusal: z.string().nullable(),
+      refusal: z.nullable(z.string()),
     }),
   },
   errors: VALIDATED_IDEMPOTENT_OUTBOUND,
@@ -197,8 +203,8 @@ export const callContactTool = defineOperation({
   pathParams: contactPath,
   query: null,
   body: z.strictObject({
-    tool: z.string().min(1),
-    arguments: freeFormObject.optional(),
+    tool: z.string().check(z.minLength(1)),
+    arguments: z.optional(freeFormObject),
   }),
   success: { status: 200, schema: z.strictObject({ ok: z.boolean(), result: anyValue }) },
   errors: VALIDATED_PEER_ANSWER,
@@ -248,7 +254,7 @@ export const setPetname = defineOperation({
   path: `${contact}/petname`,
   pathParams: contactPath,
   query: null,
-  body: z.strictObject({ petname: z.string().max(64) }),
+  body: z.strictObject({ petname: z.string().check(z.maxLength(64)) }),
   success: { status: 200, schema: z.null() },
   errors: VALIDATED,
   ...manage,
@@ -266,7 +272,7 @@ export const refreshContact = defineOperation({
   body: z.strictObject({}),
   success: {
     status: 200,
-    schema: z.strictObject({ outcome: refreshOutcomeSchema, why: z.string().optional() }),
+    schema: z.strictObject({ outcome: refreshOutcomeSchema, why: z.optional(z.string()) }),
   },
   errors: VALIDATED_OUTBOUND,
   ...manage,

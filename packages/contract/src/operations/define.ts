@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Action, Permission } from '../permissions.js';
 
 export interface OperationFlags {
@@ -14,7 +14,7 @@ export type OperationGroup = 'webhooks' | 'contacts' | 'integrations';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type SuccessStatus = 200 | 201 | 204;
 
-export interface OperationSuccess<TSchema extends z.ZodType | null = z.ZodType | null> {
+export interface OperationSuccess<TSchema extends z.ZodMiniType | null = z.ZodMiniType | null> {
   status: SuccessStatus;
   /** `null`: the answer has no body (204). A 200 whose body is JSON `null` uses `z.null()`. */
   schema: TSchema;
@@ -26,10 +26,10 @@ export interface OperationSuccess<TSchema extends z.ZodType | null = z.ZodType |
  * `ResponseOf` and friends resolve per operation.
  */
 export interface Operation<
-  TPathParams extends z.ZodObject | null = z.ZodObject | null,
-  TQuery extends z.ZodObject | null = z.ZodObject | null,
-  TBody extends z.ZodType | null = z.ZodType | null,
-  TSuccess extends z.ZodType | null = z.ZodType | null,
+  TPathParams extends z.ZodMiniObject | null = z.ZodMiniObject | null,
+  TQuery extends z.ZodMiniObject | null = z.ZodMiniObject | null,
+  TBody extends z.ZodMiniType | null = z.ZodMiniType | null,
+  TSuccess extends z.ZodMiniType | null = z.ZodMiniType | null,
 > {
   /** The spec's name, also the OpenAPI `operationId`. */
   operationId: string;

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import {
   approveContact,
   blockContact,
@@ -69,8 +69,8 @@ export type OperationId = keyof Operations;
 /** Every operation, in the spec's order. */
 export const operationList: readonly Operations[OperationId][] = Object.values(operations);
 
-type InputOf<S> = S extends z.ZodType ? z.input<S> : undefined;
-type OutputOf<S> = S extends z.ZodType ? z.output<S> : undefined;
+type InputOf<S> = S extends z.ZodMiniType ? z.input<S> : undefined;
+type OutputOf<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
 
 /** Path parameters of an operation; `undefined` when its path has none. */
 export type PathParamsOf<Id extends OperationId> = InputOf<Operations[Id]['pathParams']>;

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { describe } from 'zod/v4/core';
 import { pathSegment } from '../resources/common.js';
 import {
   exposureEntrySchema,
@@ -50,36 +51,43 @@ export const createIntegration = defineOperation({
   pathParams: identityPath,
   query: null,
   body: z.strictObject({
-    catalogue: z.string().max(64).optional().describe('Connects this entry of the service’s catalogue.'),
-    slug: z.string().min(2).max(32).optional(),
-    endpoint: z.url().optional(),
-    transport: integrationTransportSchema.optional(),
-    auth: z
-      .strictObject({
-        header: z
-          .string()
-          .min(1)
-          .max(64)
-          .regex(HTTP_TOKEN, 'must be an HTTP header name (RFC 9110 token characters only)'),
-        value: z
-          .string()
-          .min(1)
-          .max(4096)
-          .regex(
-            HTTP_FIELD_VALUE,
-            'must be a valid HTTP header value (no control characters, no leading or trailing space)',
-          ),
-      })
-      .nullable()
-      .optional(),
+    catalogue: z
+      .optional(z.string().check(z.maxLength(64)))
+      .check(describe('Connects this entry of the service’s catalogue.')),
+    slug: z.optional(z.string().check(z.minLength(2), z.maxLength(32))),
+    endpoint: z.optional(z.url()),
+    transport: z.optional(integrationTransportSchema),
+    auth: z.optional(
+      z.nullable(
+        z.strictObject({
+          header: z
+            .string()
+            .check(
+              z.minLength(1),
+              z.maxLength(64),
+              z.regex(HTTP_TOKEN, 'must be an HTTP header name (RFC 9110 token characters only)'),
+            ),
+          value: z
+            .string()
+            .check(
+              z.minLength(1),
+              z.maxLength(4096),
+              z.regex(
+                HTTP_FIELD_VALUE,
+                'must be a valid HTTP header value (no control characters, no leading or trailing space)',
+              ),
+            ),
+        }),
+      ),
+    ),
   }),
   success: {
     status: 201,
     schema: z.strictObject({
       integration: integrationSchema,
-      tools: z.int().nonnegative(),
-      trouble: z.string().nullable(),
-      authorization_url: z.string().nullable(),
+      tools: z.int().check(z.nonnegative()),
+      trouble: z.nullable(z.string()),
+      authorization_url: z.nullable(z.string()),
     }),
   },
   errors: VALIDATED,
@@ -95,7 +103,7 @@ export const authorizeIntegration = defineOperation({
   path: `${integration}/authorize`,
   pathParams: integrationPath,
   query: null,
-  body: z.strictObject({ scope: z.string().max(512).optional() }),
+  body: z.strictObject({ scope: z.optional(z.string().check(z.maxLength(512))) }),
   success: { status: 200, schema: z.strictObject({ authorization_url: z.string() }) },
   errors: VALIDATED_UPSTREAM,
   ...manage,
@@ -126,7 +134,7 @@ export const setExposure = defineOperation({
   pathParams: integrationPath,
   query: null,
   body: z.strictObject({ entries: z.array(exposureEntrySchema) }),
-  success: { status: 200, schema: z.strictObject({ version: z.int().nonnegative() }) },
+  success: { status: 200, schema: z.strictObject({ version: z.int().check(z.nonnegative()) }) },
   errors: VALIDATED,
   ...manage,
   flags: suspended,

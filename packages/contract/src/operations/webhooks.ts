@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { describe } from 'zod/v4/core';
 import { pathSegment, queryInteger } from '../resources/common.js';
 import {
   eventFilterNameSchema,
@@ -39,22 +40,27 @@ export const createWebhook = defineOperation({
   body: z.strictObject({
     url: z
       .string()
-      .min(1)
-      .describe(
-        'Where deliveries go. The service refuses (400 `invalid_request`) a URL that is not https or whose host is an IP address or a name resolving only on a private network.',
+      .check(
+        z.minLength(1),
+        describe(
+          'Where deliveries go. The service refuses (400 `invalid_request`) a URL that is not https or whose host is an IP address or a name resolving only on a private network.',
+        ),
       ),
     events: z
-      .array(eventFilterNameSchema)
-      .default([])
-      .describe(
-        'Events to receive; empty (the default) means every event. Only sent events may be named: a reserved name is refused.',
+      ._default(z.array(eventFilterNameSchema), [])
+      .check(
+        describe(
+          'Events to receive; empty (the default) means every event. Only sent events may be named: a reserved name is refused.',
+        ),
       ),
   }),
   success: {
     status: 201,
     schema: z.strictObject({
       endpoint: webhookEndpointSchema,
-      secret: z.string().describe('The signing secret. Shown here and on rotation only; store it now.'),
+      secret: z
+        .string()
+        .check(describe('The signing secret. Shown here and on rotation only; store it now.')),
     }),
   },
   errors: VALIDATED,
@@ -75,11 +81,13 @@ export const rotateWebhookSecret = defineOperation({
   success: {
     status: 200,
     schema: z.strictObject({
-      secret: z.string().describe('The new signing secret. Shown once.'),
+      secret: z.string().check(describe('The new signing secret. Shown once.')),
       previous_accepted_until: z
         .int()
-        .nonnegative()
-        .describe('Until when (ms) the previous secret still verifies: 24 hours after the rotation.'),
+        .check(
+          z.nonnegative(),
+          describe('Until when (ms) the previous secret still verifies: 24 hours after the rotation.'),
+        ),
     }),
   },
   errors: VALIDATED,

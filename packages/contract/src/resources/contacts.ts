@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { describe } from 'zod/v4/core';
 import { freeFormObject, timestampMs } from './common.js';
 
 export const CONTACT_STATUSES = ['active', 'pending_in', 'pending_out', 'blocked'] as const;
@@ -31,17 +32,21 @@ export const contactSchema = z.strictObject({
   fingerprint: z.string(),
   display_name: z.string(),
   status: contactStatusSchema,
-  preset: z.string().describe('A preset name: `basic`, `colleague`, `close`, `muted`, or another one.'),
+  preset: z
+    .string()
+    .check(describe('A preset name: `basic`, `colleague`, `close`, `muted`, or another one.')),
   permissions: z.array(z.string()),
-  trust_flag: z.string().describe('The trust setting: `messages_only`, `may_instruct`, or another value.'),
-  petname: z.string().describe('The owner’s private name for the contact.'),
+  trust_flag: z
+    .string()
+    .check(describe('The trust setting: `messages_only`, `may_instruct`, or another value.')),
+  petname: z.string().check(describe('The owner’s private name for the contact.')),
   last_seen_at: timestampMs,
   created_at: timestampMs,
   endpoint: z.string(),
-  leaf: z.string().optional(),
-  root_cert: z.string().optional(),
-  address_claim: addressClaimSchema.nullable(),
-  acceptance_unheard_since: timestampMs.nullable(),
+  leaf: z.optional(z.string()),
+  root_cert: z.optional(z.string()),
+  address_claim: z.nullable(addressClaimSchema),
+  acceptance_unheard_since: z.nullable(timestampMs),
 });
 export type Contact = z.output<typeof contactSchema>;
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { freeFormObject } from './common.js';
 
 /** Transports createIntegration accepts. A stored integration may report another one. */
@@ -34,7 +34,7 @@ export type ExposureEntry = z.output<typeof exposureEntrySchema>;
 export const exposureSchema = z.strictObject({
   catalog: z.array(freeFormObject),
   entries: z.array(freeFormObject),
-  version: z.int().nonnegative(),
+  version: z.int().check(z.nonnegative()),
   stale: z.array(z.string()),
 });
 export type Exposure = z.output<typeof exposureSchema>;

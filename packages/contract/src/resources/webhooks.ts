@@ -1,5 +1,6 @@
 import { EVENT_TYPES, RESERVED_EVENT_TYPES } from '@svc-kit/webhooks';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { describe } from 'zod/v4/core';
 import { timestampMs } from './common.js';
 
 /** The states an endpoint can be in; both can be set with setWebhookStatus. */
@@ -29,15 +30,17 @@ export const eventFilterNameSchema = z.enum(EVENT_TYPES, {
 export const webhookEndpointSchema = z.strictObject({
   id: z.string(),
   url: z.string(),
-  events: z.array(z.string()).describe('The event filter; an empty array means every event.'),
+  events: z.array(z.string()).check(describe('The event filter; an empty array means every event.')),
   status: webhookStatusSchema,
   consecutive_failures: z
     .int()
-    .nonnegative()
-    .describe('Failed deliveries in a row; 20 pause the endpoint. Cleared on resume.'),
-  rotating_until: timestampMs
-    .nullable()
-    .describe('While a rotated-out secret still verifies: until when (ms). Otherwise null.'),
+    .check(
+      z.nonnegative(),
+      describe('Failed deliveries in a row; 20 pause the endpoint. Cleared on resume.'),
+    ),
+  rotating_until: z
+    .nullable(timestampMs)
+    .check(describe('While a rotated-out secret still verifies: until when (ms). Otherwise null.')),
   created_at: timestampMs,
   updated_at: timestampMs,
 });
@@ -46,10 +49,10 @@ export type WebhookEndpoint = z.output<typeof webhookEndpointSchema>;
 /** The answer of listWebhooks. */
 export const webhookListSchema = z.strictObject({
   endpoints: z.array(webhookEndpointSchema),
-  events: z.array(z.string()).describe('The event names a filter may use.'),
+  events: z.array(z.string()).check(describe('The event names a filter may use.')),
   enabled: z
     .boolean()
-    .describe('The workspace’s `webhooks_enabled` flag: while false, nothing is delivered.'),
+    .check(describe('The workspace’s `webhooks_enabled` flag: while false, nothing is delivered.')),
 });
 export type WebhookList = z.output<typeof webhookListSchema>;
 
@@ -59,12 +62,12 @@ export const webhookDeliverySchema = z.strictObject({
   endpoint_id: z.string(),
   event_id: z.string(),
   event_type: z.string(),
-  attempt: z.int().positive(),
+  attempt: z.int().check(z.positive()),
   status: deliveryStatusSchema,
-  http_status: z.int().min(100).max(599).nullable(),
-  latency_ms: z.number().nonnegative().nullable(),
-  response_excerpt: z.string().nullable().describe('The first 500 bytes of the endpoint’s answer.'),
-  next_attempt_at: timestampMs.nullable(),
+  http_status: z.nullable(z.int().check(z.minimum(100), z.maximum(599))),
+  latency_ms: z.nullable(z.number().check(z.nonnegative())),
+  response_excerpt: z.nullable(z.string()).check(describe('The first 500 bytes of the endpoint’s answer.')),
+  next_attempt_at: z.nullable(timestampMs),
   created_at: timestampMs,
 });
 export type WebhookDelivery = z.output<typeof webhookDeliverySchema>;
