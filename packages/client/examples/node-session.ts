@@ -22,14 +22,18 @@ export async function openSession(
     .join('; ');
   const stepUp = await fetch(`${baseUrl}/v1/sessions/step-up`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', cookie },
+    // A session call must show it comes from the service's own origin, as a browser's would.
+    headers: { 'content-type': 'application/json', cookie, origin: new URL(baseUrl).origin },
     body: JSON.stringify({ code: totpCode }),
   });
   if (!stepUp.ok) throw new Error(`step-up refused: ${stepUp.status}`);
   return cookie;
 }
 
-/** A client acting as the signed-in member: `session: true`, with the cookie sent as a header. */
+/**
+ * A client acting as the signed-in member: `session: true`, with the cookie sent as a header, and the
+ * `Origin` a browser would send (the service refuses session writes that cannot show their origin).
+ */
 export function memberClient(baseUrl: string, cookie: string): Client {
-  return new Client({ session: true, baseUrl, headers: { cookie } });
+  return new Client({ session: true, baseUrl, headers: { cookie, origin: new URL(baseUrl).origin } });
 }

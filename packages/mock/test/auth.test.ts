@@ -142,6 +142,19 @@ describe('cross-site calls with a session', () => {
     expect(sandbox.state.webhooks()[0]?.status).toBe('active');
   });
 
+  test('a session write that shows no origin at all is refused too, as by the service', async () => {
+    const { path, method } = { path: '/v1/workspace/webhooks/whk_seeded', method: 'PATCH' };
+    for (const extra of [{}, { referer: `${BASE_URL}/portal` }, { 'sec-fetch-site': 'none' }]) {
+      const response = await fetch(`${BASE_URL}${path}`, {
+        method,
+        headers: { ...SESSION_HEADERS, 'content-type': 'application/json', ...extra },
+        body: JSON.stringify({ status: 'paused' }),
+      });
+      await expectError(response, 403, 'cross_site');
+    }
+    expect(sandbox.state.webhooks()[0]?.status).toBe('active');
+  });
+
   test('same-origin calls, reads, and key calls are not cross-site', async () => {
     const sameOrigin = await raw('setWebhookStatus', {
       ...state,

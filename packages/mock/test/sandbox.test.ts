@@ -145,7 +145,11 @@ describe('read-only state views', () => {
 
 describe('determinism', () => {
   async function createIn(base: string, extraReads: number) {
-    const headers = { cookie: '__Host-svc_session=s', 'content-type': 'application/json' };
+    const headers = {
+      cookie: '__Host-svc_session=s',
+      'content-type': 'application/json',
+      origin: new URL(base).origin,
+    };
     for (let i = 0; i < extraReads; i++) await fetch(`${base}/v1/workspace/webhooks`, { headers });
     const response = await fetch(`${base}/v1/workspace/webhooks`, {
       method: 'POST',
@@ -242,10 +246,14 @@ describe('options', () => {
   });
 
   test('without randomSeed, two sandboxes mint different ids', async () => {
-    const headers = { 'content-type': 'application/json', cookie: '__Host-svc_session=s' };
     const body = JSON.stringify({ url: 'https://r.example.org/h' });
     const ids: string[] = [];
     for (const box of unseeded) {
+      const headers = {
+        'content-type': 'application/json',
+        cookie: '__Host-svc_session=s',
+        origin: new URL(box.baseUrl).origin,
+      };
       const answer = await fetch(`${box.baseUrl}/v1/workspace/webhooks`, { method: 'POST', headers, body });
       ids.push((await answer.json()).endpoint.id);
     }

@@ -40,7 +40,8 @@ export function sessionClient(token = SANDBOX_SESSION): Client {
     baseUrl: BASE_URL,
     maxRetries: 0,
     validateResponses: true,
-    headers: { cookie: `${SESSION_COOKIE}=${token}` },
+    // The origin a browser sends: a session write that cannot show it is refused, as by the service.
+    headers: { cookie: `${SESSION_COOKIE}=${token}`, origin: new URL(BASE_URL).origin },
   });
 }
 
@@ -67,6 +68,14 @@ export function raw(operationId: OperationId, call: RawCall = {}): Promise<Respo
     ...(auth === 'session' && SESSION_HEADERS),
     ...call.headers,
   };
+  // A cookie call shows the sandbox's origin, as a browser's would, unless the test says where it is from.
+  if (
+    headers.cookie !== undefined &&
+    headers.origin === undefined &&
+    headers['sec-fetch-site'] === undefined
+  ) {
+    headers.origin = new URL(BASE_URL).origin;
+  }
   let body: string | undefined;
   if (call.body !== undefined) {
     body = typeof call.body === 'string' ? call.body : JSON.stringify(call.body);

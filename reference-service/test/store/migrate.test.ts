@@ -72,7 +72,7 @@ describe('migrations', () => {
       const ran = await Promise.all(dbs.map((db) => migrate(db)));
       const all = (await loadMigrations()).map((m) => m.version);
       // Every migration ran exactly once, whichever instance ran it.
-      expect(ran.flat().sort()).toEqual(all);
+      expect(ran.flat().sort((a, b) => a - b)).toEqual(all);
       const rows = await dbs[0]!.query<{ version: number }>(
         'SELECT version FROM schema_migrations ORDER BY version',
       );

@@ -14,6 +14,7 @@ export const VALIDATED_PEER_ANSWER = [400, 401, 403, 404, 429, 503] as const;
 
 /**
  * Statuses any request can meet before it reaches an operation, answered by the HTTP layer with the same
- * error body: 408 when the request is not received in time, 431 when its headers are too large.
+ * error body: 408 when the request is not received in time, 429 when its address has sent too many
+ * refused credentials lately (the reference service's guessing limit), 431 when its headers are too large.
  */
-export const TRANSPORT_REFUSALS = [408, 431] as const;
+export const TRANSPORT_REFUSALS = [408, 429, 431] as const;

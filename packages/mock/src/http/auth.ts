@@ -1,9 +1,8 @@
-import { type Operation, PERMISSIONS } from '@svc-kit/contract';
+import { isCrossSiteStateChange, type Operation, PERMISSIONS } from '@svc-kit/contract';
 import type { CredentialGrant, SandboxStore } from '../state/model.js';
 import { isWellFormedApiKey, SESSION_COOKIE } from './credentials.js';
 import { Refusal } from './refusal.js';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const EVERY_PERMISSION: CredentialGrant = { permissions: new Set(PERMISSIONS), steppedUp: true };
 
 type Principal = (CredentialGrant & { kind: 'key' }) | (CredentialGrant & { kind: 'session' });
@@ -36,13 +35,16 @@ function principalOf(
   return { kind: 'session', ...grant };
 }
 
-/** A browser names another site in `Sec-Fetch-Site` or `Origin`; a call with neither is not cross-site. */
+/** The contract's rule (spec part 5), as the service applies it. */
 function isCrossSite(request: Request, ownOrigin: string): boolean {
-  if (SAFE_METHODS.has(request.method.toUpperCase())) return false;
-  const site = request.headers.get('sec-fetch-site')?.toLowerCase();
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
-  const origin = request.headers.get('origin');
-  return origin !== null && origin !== ownOrigin;
+  return isCrossSiteStateChange(
+    request.method,
+    {
+      secFetchSite: request.headers.get('sec-fetch-site') ?? undefined,
+      origin: request.headers.get('origin') ?? undefined,
+    },
+    ownOrigin,
+  );
 }
 
 /**

@@ -61,7 +61,7 @@ export async function startMockTarget(): Promise<Target> {
         baseUrl: BASE_URL,
         maxRetries: 0,
         validateResponses: true,
-        headers: { cookie: `${SESSION_COOKIE}=scenario-session` },
+        headers: { cookie: `${SESSION_COOKIE}=scenario-session`, origin: new URL(BASE_URL).origin },
       }),
     async deliverRequest(from, to) {
       await from.api.contacts.request(from.slug, { card: to.card });

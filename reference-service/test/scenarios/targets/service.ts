@@ -76,7 +76,8 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
         baseUrl: instance.baseUrl,
         maxRetries: 0,
         validateResponses: true,
-        headers: { cookie: sessions.get(who.slug) ?? '' },
+        // The portal's origin, as a browser sends it: session writes without it are refused.
+        headers: { cookie: sessions.get(who.slug) ?? '', origin: new URL(instance.baseUrl).origin },
       }),
     async deliverRequest(from, to) {
       await from.api.contacts.request(from.slug, { card: to.card });
