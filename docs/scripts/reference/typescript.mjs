@@ -67,6 +67,11 @@ function alignAnchorsWithVitePress(app) {
 
 /** Longer than this, a code block is cut: the contract's inferred zod types run to half a megabyte. */
 const MAX_CODE_BLOCK_LINES = 80;
+/**
+ * A page with more Markdown than this shows its code unhighlighted: highlighting wraps every token in a
+ * styled span, ten times the text's size, and the contract's operation table alone would reach 300 KB.
+ */
+const MAX_HIGHLIGHTED_PAGE_CHARS = 20_000;
 
 /**
  * Cuts very long code blocks (a type TypeScript inferred, printed in full) to their first lines and says
@@ -76,9 +81,11 @@ const MAX_CODE_BLOCK_LINES = 80;
 function capLongCodeBlocks(app) {
   app.renderer.on(MarkdownPageEvent.END, (page) => {
     if (!page.contents) return;
-    page.contents = page.contents.replace(/```(\w*)\n([\s\S]*?)```/g, (block, lang, body) => {
+    const plain = page.contents.length > MAX_HIGHLIGHTED_PAGE_CHARS;
+    page.contents = page.contents.replace(/```(\w*)\n([\s\S]*?)```/g, (block, fenceLang, body) => {
+      const lang = plain ? 'text' : fenceLang;
       const lines = body.split('\n');
-      if (lines.length <= MAX_CODE_BLOCK_LINES) return block;
+      if (lines.length <= MAX_CODE_BLOCK_LINES) return `\`\`\`${lang}\n${body}\`\`\``;
       const kept = lines.slice(0, MAX_CODE_BLOCK_LINES).join('\n');
       const more = lines.length - MAX_CODE_BLOCK_LINES;
       return `\`\`\`${lang}\n${kept}\n// … ${more} more lines: the full type is in the package's .d.ts files\n\`\`\``;
