@@ -160,19 +160,23 @@ describe('search ranking', () => {
     expect(await page.evaluate(() => document.documentElement.dataset.searchIndex)).toBe('loading');
     await page.locator('#local-search button.DocSearch-Button').click();
     await page.locator('#localsearch-input').waitFor();
-    // While loading, the empty list says so (read before the index can have been applied).
+    // Pointing at the search button started the fetch; once the index is in, the flag says so.
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.searchIndex)).toBe('ready');
+    await page.locator('#localsearch-input').fill('secret');
+    await page.locator('.VPLocalSearchBox a.result').first().waitFor();
+
+    // What the reader sees while the flag says "loading": the empty list says so.
+    const before = () =>
+      page.$eval('.VPLocalSearchBox .results', (list) => getComputedStyle(list, '::before').content);
+    await page.locator('#localsearch-input').fill('');
     await page.evaluate(() => {
       document.documentElement.dataset.searchIndex = 'loading';
     });
-    const shown = await page.$eval(
-      '.VPLocalSearchBox .results',
-      (list) => getComputedStyle(list, '::before').content,
-    );
-    expect(shown).toContain('Loading the search index');
-    await page.locator('#localsearch-input').fill('secret');
-    await page.locator('.VPLocalSearchBox a.result').first().waitFor();
-    // Pointing at the search button started the fetch; once the index is in, the flag says so.
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.searchIndex)).toBe('ready');
+    await expect.poll(before).toContain('Loading the search index');
+    await page.evaluate(() => {
+      document.documentElement.dataset.searchIndex = 'ready';
+    });
+    await expect.poll(before).not.toContain('Loading');
   });
 });
 
