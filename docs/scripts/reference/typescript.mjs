@@ -82,7 +82,7 @@ function capLongCodeBlocks(app) {
   app.renderer.on(MarkdownPageEvent.END, (page) => {
     if (!page.contents) return;
     const plain = page.contents.length > MAX_HIGHLIGHTED_PAGE_CHARS;
-    page.contents = page.contents.replace(/```(\w*)\n([\s\S]*?)```/g, (block, fenceLang, body) => {
+    page.contents = page.contents.replace(/```(\w*)\n([\s\S]*?)```/g, (_block, fenceLang, body) => {
       const lang = plain ? 'text' : fenceLang;
       const lines = body.split('\n');
       if (lines.length <= MAX_CODE_BLOCK_LINES) return `\`\`\`${lang}\n${body}\`\`\``;
