@@ -54,6 +54,15 @@ describe('the TypeScript reference', () => {
   }
 });
 
+describe('the adapters reference', () => {
+  it('documents the types every adapter names in its signature: WebhookReceiver and BodyLimitOptions', () => {
+    for (const adapter of ['express', 'fastify', 'fetch']) {
+      const names = linkedNames(builtHtml(`/api/webhooks/${adapter}/index.html`));
+      expect(names, adapter).toEqual(expect.arrayContaining(['WebhookReceiver', 'BodyLimitOptions']));
+    }
+  });
+});
+
 describe('the HTTP reference', () => {
   it('has a section for every operation of the contract', () => {
     const pages = ['workspace-webhooks', 'identity-contacts', 'identity-integrations'].map((name) =>
