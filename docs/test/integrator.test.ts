@@ -149,7 +149,7 @@ describe('every page', () => {
     expect(sizes.filter((size) => size.bytes > 200 * 1024)).toEqual([]);
   });
 
-  it('keeps every code line inside the column at 1280 px', async () => {
+  it('keeps every code line and table inside the column at 1280 px', async () => {
     const overflowing: string[] = [];
     for (const pathname of builtPages(distDir)) {
       await open(pathname);
@@ -159,6 +159,12 @@ describe('every page', () => {
           .map((block) => (block.textContent ?? '').split('\n')[0]?.slice(0, 60) ?? ''),
       );
       for (const line of wide) overflowing.push(`${pathname}: ${line}`);
+      const wideTables = await page.$$eval('.vp-doc table', (tables) =>
+        tables
+          .filter((table) => table.scrollWidth > table.clientWidth + 1)
+          .map((table) => `table: ${(table.querySelector('th')?.textContent ?? '').slice(0, 40)}`),
+      );
+      for (const table of wideTables) overflowing.push(`${pathname}: ${table}`);
     }
     expect(overflowing).toEqual([]);
   });

@@ -131,6 +131,9 @@ export async function buildTypeScriptReference(published) {
     interfacePropertiesFormat: 'table',
     typeAliasPropertiesFormat: 'table',
     enumMembersFormat: 'table',
+    // Three columns (name, type, description) fit the content column; five squeezed the description to a
+    // word a line. `readonly` still shows in the type, inheritance in the "Extends" section.
+    tableColumnSettings: { hideModifiers: true, hideInherited: true, hideOverrides: true, hideSources: true },
     // Nested object types (the contract's operation table) as one summary each, not a heading per field.
     typeDeclarationVisibility: 'compact',
     sidebar: { autoConfiguration: true, format: 'vitepress', pretty: true, collapsed: true },
