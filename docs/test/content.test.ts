@@ -18,9 +18,16 @@ function specifiersOf(pkg: string): string[] {
     .map((subpath) => (subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`));
 }
 
-/** `/api/webhooks/express.html` for `@svc-kit/webhooks/express`, as the reference generator names pages. */
+/** `/api/webhooks/express/index.html` for `@svc-kit/webhooks/express`, as the reference generator names pages. */
 function pageOf(specifier: string): string {
-  return `/api/${specifier.replace(/^@svc-kit\//, '')}.html`;
+  return `/api/${specifier.replace(/^@svc-kit\//, '')}/index.html`;
+}
+
+/** The symbols an entry point's page lists: each links to its own page. */
+function linkedNames(html: string): string[] {
+  return [...html.matchAll(/<a [^>]*href="[^"]*"[^>]*>([\s\S]*?)<\/a>/g)].map((match) =>
+    (match[1] ?? '').replace(/<[^>]+>/g, '').trim(),
+  );
 }
 
 describe('the TypeScript reference', () => {
@@ -30,7 +37,11 @@ describe('the TypeScript reference', () => {
       expect(specifiers.length).toBeGreaterThan(0);
       // Two specifiers of one build (`.` and `./node`) share a page; the other links to it.
       const pages = specifiers.map((specifier) => builtHtml(pageOf(specifier)));
-      const documented = new Set(pages.flatMap(headings).map((heading) => heading.replace(/\(.*$/, '')));
+      const documented = new Set(
+        pages
+          .flatMap((html) => [...headings(html), ...linkedNames(html)])
+          .map((name) => name.replace(/\(.*$/, '')),
+      );
       for (const specifier of specifiers) {
         const exported = Object.keys(await import(specifier)).filter((name) => name !== 'default');
         expect(exported.length, `runtime exports of ${specifier}`).toBeGreaterThan(0);
@@ -41,6 +52,15 @@ describe('the TypeScript reference', () => {
       }
     });
   }
+});
+
+describe('the adapters reference', () => {
+  it('documents the types every adapter names in its signature: WebhookReceiver and BodyLimitOptions', () => {
+    for (const adapter of ['express', 'fastify', 'fetch']) {
+      const names = linkedNames(builtHtml(`/api/webhooks/${adapter}/index.html`));
+      expect(names, adapter).toEqual(expect.arrayContaining(['WebhookReceiver', 'BodyLimitOptions']));
+    }
+  });
 });
 
 describe('the HTTP reference', () => {

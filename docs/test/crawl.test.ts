@@ -108,10 +108,10 @@ describe('every page of the built site', () => {
       '/guide/quickstart.html',
       '/api/http/',
       '/api/',
-      '/api/webhooks.html',
-      '/api/contract.html',
-      '/api/client.html',
-      '/api/mock.html',
+      '/api/webhooks/',
+      '/api/contract/',
+      '/api/client/',
+      '/api/mock/',
     ]) {
       expect(pages, 'pages loaded').toContain(page);
     }

@@ -125,6 +125,61 @@ describe('search', () => {
   });
 });
 
+describe('search ranking', () => {
+  /** The links of the results for a query, in the order shown, once the list has settled. */
+  async function results(query: string): Promise<string[]> {
+    await page.goto(`${site.origin}/`, { waitUntil: 'networkidle' });
+    await page.locator('#local-search button.DocSearch-Button').click();
+    await page.locator('#localsearch-input').fill(query);
+    await page.locator('.VPLocalSearchBox a.result').first().waitFor();
+    let previous = '';
+    // The list is re-rendered as the query is debounced; read it once it stops changing.
+    for (;;) {
+      const hrefs = await page.$$eval('.VPLocalSearchBox a.result', (links) =>
+        links.map((link) => link.getAttribute('href') ?? ''),
+      );
+      if (hrefs.join() === previous) return hrefs;
+      previous = hrefs.join();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  }
+
+  it('puts the error-codes guide first for "429", above the generated reference', async () => {
+    const hrefs = await results('429');
+    expect(hrefs[0]).toMatch(/^\/guide\/error-codes\.html/);
+  });
+
+  it('finds the troubleshooting page for "troubleshoot"', async () => {
+    const hrefs = await results('troubleshoot');
+    expect(hrefs[0]).toMatch(/^\/guide\/troubleshooting\.html/);
+  });
+
+  it('says the index is loading instead of showing an empty panel, and fetches it on intent', async () => {
+    await page.goto(`${site.origin}/guide/quickstart.html`, { waitUntil: 'networkidle' });
+    // Nothing is fetched until the reader shows the intent to search.
+    expect(await page.evaluate(() => document.documentElement.dataset.searchIndex)).toBe('loading');
+    await page.locator('#local-search button.DocSearch-Button').click();
+    await page.locator('#localsearch-input').waitFor();
+    // Pointing at the search button started the fetch; once the index is in, the flag says so.
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.searchIndex)).toBe('ready');
+    await page.locator('#localsearch-input').fill('secret');
+    await page.locator('.VPLocalSearchBox a.result').first().waitFor();
+
+    // What the reader sees while the flag says "loading": the empty list says so.
+    const before = () =>
+      page.$eval('.VPLocalSearchBox .results', (list) => getComputedStyle(list, '::before').content);
+    await page.locator('#localsearch-input').fill('');
+    await page.evaluate(() => {
+      document.documentElement.dataset.searchIndex = 'loading';
+    });
+    await expect.poll(before).toContain('Loading the search index');
+    await page.evaluate(() => {
+      document.documentElement.dataset.searchIndex = 'ready';
+    });
+    await expect.poll(before).not.toContain('Loading');
+  });
+});
+
 describe('screenshot', () => {
   it('writes a picture of the quickstart page', async () => {
     await page.goto(`${site.origin}/guide/quickstart.html`, { waitUntil: 'networkidle' });

@@ -137,7 +137,7 @@ function writeExamples(types, describe) {
     sections.push(
       [
         `### ${type} {#${type.replace(/[._]/g, '-')}}`,
-        typeof when === 'string' ? `Sent when: ${prose(when)}` : '',
+        typeof when === 'string' ? prose(when) : '',
         '::: code-group',
         `\`\`\`json [Body]\n${body}\n\`\`\``,
         `\`\`\`http [Headers]\n${headers}\n\`\`\``,

@@ -65,10 +65,39 @@ function alignAnchorsWithVitePress(app) {
   });
 }
 
+/** Longer than this, a code block is cut: the contract's inferred zod types run to half a megabyte. */
+const MAX_CODE_BLOCK_LINES = 80;
+/**
+ * A page with more Markdown than this shows its code unhighlighted: highlighting wraps every token in a
+ * styled span, ten times the text's size, and the contract's operation table alone would reach 300 KB.
+ */
+const MAX_HIGHLIGHTED_PAGE_CHARS = 20_000;
+
+/**
+ * Cuts very long code blocks (a type TypeScript inferred, printed in full) to their first lines and says
+ * where the rest is, so that no page of the reference grows past ~200 KB.
+ * @param {Application} app
+ */
+function capLongCodeBlocks(app) {
+  app.renderer.on(MarkdownPageEvent.END, (page) => {
+    if (!page.contents) return;
+    const plain = page.contents.length > MAX_HIGHLIGHTED_PAGE_CHARS;
+    page.contents = page.contents.replace(/```(\w*)\n([\s\S]*?)```/g, (_block, fenceLang, body) => {
+      const lang = plain ? 'text' : fenceLang;
+      const lines = body.split('\n');
+      if (lines.length <= MAX_CODE_BLOCK_LINES) return `\`\`\`${lang}\n${body}\`\`\``;
+      const kept = lines.slice(0, MAX_CODE_BLOCK_LINES).join('\n');
+      const more = lines.length - MAX_CODE_BLOCK_LINES;
+      return `\`\`\`${lang}\n${kept}\n// … ${more} more lines: the full type is in the package's .d.ts files\n\`\`\``;
+    });
+  });
+}
+
 /**
  * Runs TypeDoc once over the public entry points of every published package (read from their `exports`
- * maps), writing Markdown pages that VitePress renders and indexes for search: one page per entry point,
- * `/api/webhooks.md` for `@svc-kit/webhooks`, `/api/webhooks/express.md` for `@svc-kit/webhooks/express`.
+ * maps), writing Markdown pages that VitePress renders and indexes for search: an index page per entry
+ * point (`/api/webhooks/` for `@svc-kit/webhooks`, `/api/webhooks/express/` for `@svc-kit/webhooks/express`)
+ * and a page per exported symbol under it.
  * A package still without an exports map is reported, not fatal, so the guides build while it lands.
  * @param {readonly PublishedPackage[]} published
  * @returns {Promise<TypeScriptReference>}
@@ -94,25 +123,32 @@ export async function buildTypeScriptReference(published) {
     excludeInternal: true,
     // No repository URL is configured, so source links would point nowhere.
     disableSources: true,
-    outputFileStrategy: 'modules',
+    // One page per symbol: a page per entry point reached 800 KB for the contract's zod types.
+    outputFileStrategy: 'members',
     excludeScopesInPaths: true,
     useCodeBlocks: true,
     parametersFormat: 'table',
     interfacePropertiesFormat: 'table',
     typeAliasPropertiesFormat: 'table',
     enumMembersFormat: 'table',
+    // Three columns (name, type, description) fit the content column; five squeezed the description to a
+    // word a line. `readonly` still shows in the type, inheritance in the "Extends" section.
+    tableColumnSettings: { hideModifiers: true, hideInherited: true, hideOverrides: true, hideSources: true },
+    // Nested object types (the contract's operation table) as one summary each, not a heading per field.
+    typeDeclarationVisibility: 'compact',
     sidebar: { autoConfiguration: true, format: 'vitepress', pretty: true, collapsed: true },
     logLevel: 'Warn',
   });
   nameModulesAfterSpecifiers(app, entries);
   alignAnchorsWithVitePress(app);
+  capLongCodeBlocks(app);
   const project = await app.convert();
   if (!project) throw new Error('TypeDoc could not convert the packages');
   await app.generateOutputs(project);
   if (app.logger.hasErrors()) throw new Error('TypeDoc reported errors');
 
   for (const entry of entries) {
-    const file = path.join(docsRoot, `${pageOf(entry.specifier)}.md`);
+    const file = path.join(docsRoot, pageOf(entry.specifier), 'index.md');
     if (!existsSync(file)) throw new Error(`TypeDoc wrote no page for ${entry.specifier} (expected ${file})`);
     for (const alias of entry.aliases) writeAliasPage(alias, entry.specifier);
   }
@@ -145,7 +181,7 @@ function sidebarOf(packages) {
  * @param {string} specifier
  */
 function writeAliasPage(alias, specifier) {
-  const file = path.join(docsRoot, `${pageOf(alias)}.md`);
+  const file = path.join(docsRoot, pageOf(alias), 'index.md');
   mkdirSync(path.dirname(file), { recursive: true });
   const body = [
     `# ${alias}`,
@@ -155,7 +191,11 @@ function writeAliasPage(alias, specifier) {
   writeFileSync(file, generatedPage({ title: alias }, body));
 }
 
-/** The page of an entry point, as a site path. @param {string} specifier */
+/**
+ * The page of an entry point, as a site path: a folder, whose `index` lists the entry point's symbols,
+ * each on a page of its own (`/api/webhooks/functions/verify`), so that no page grows past ~200 KB.
+ * @param {string} specifier
+ */
 export function pageOf(specifier) {
-  return `/api/${specifier.replace(/^@[^/]+\//, '')}`;
+  return `/api/${specifier.replace(/^@[^/]+\//, '')}/`;
 }

@@ -138,3 +138,7 @@ function send(res: ServerResponse, response: WebhookResponse, extraHeaders?: Rec
     res.setHeader(name, value);
   res.end(response.body);
 }
+
+// Named in this adapter's signatures, so documented and importable from here.
+export type { BodyLimitOptions } from './body-limit';
+export type { WebhookReceiver } from './receiver';

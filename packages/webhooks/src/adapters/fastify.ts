@@ -55,3 +55,7 @@ export const webhookPlugin: FastifyPluginAsync<FastifyWebhookOptions> = async (f
     return reply.code(response.status).headers(response.headers).send(response.body);
   });
 };
+
+// Named in this adapter's signatures, so documented and importable from here.
+export type { BodyLimitOptions } from './body-limit';
+export type { WebhookReceiver } from './receiver';

@@ -81,3 +81,7 @@ function toResponse(response: WebhookResponse): Response {
   const body = NULL_BODY_STATUSES.has(response.status) ? null : response.body;
   return new Response(body, { status: response.status, headers: response.headers });
 }
+
+// Named in this adapter's signatures, so documented and importable from here.
+export type { BodyLimitOptions } from './body-limit';
+export type { WebhookReceiver } from './receiver';
