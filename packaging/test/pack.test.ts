@@ -53,7 +53,7 @@ describe('the prepack guard', () => {
   function copyOfWebhooks(): string {
     const copy = mkdtempSync(join(tmpdir(), 'svc-kit-guard-'));
     const source = packageDir('webhooks');
-    for (const entry of ['package.json', 'README.md', 'EVENTS.md', 'LICENSE', 'dist']) {
+    for (const entry of ['package.json', 'README.md', 'EVENTS.md', 'LICENSE', 'bin', 'dist']) {
       cpSync(join(source, entry), join(copy, entry), { recursive: true });
     }
     const manifest = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8'));

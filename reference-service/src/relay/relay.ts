@@ -157,10 +157,11 @@ export class Relay {
    * periodic check, and every relayed delivery, compare with the database).
    */
   async hold(endpointId: string, stream: ListenerStream): Promise<void> {
-    await setListenerStream(this.db, endpointId, stream.id);
+    // Registered before anything is awaited, so that a stream closing meanwhile is released, not kept.
     const previous = this.#streams.get(endpointId);
     this.#streams.set(endpointId, stream);
-    if (previous !== undefined) {
+    await setListenerStream(this.db, endpointId, stream.id);
+    if (previous !== undefined && previous !== stream) {
       previous.end('replaced');
       await this.#failPushedTo(previous.id);
     }

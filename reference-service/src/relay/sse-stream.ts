@@ -31,10 +31,13 @@ export class SseListenerStream implements ListenerStream {
 
   constructor(private readonly response: ServerResponse) {
     response.on('close', () => this.#finish());
+    response.socket?.on('close', () => this.#finish());
   }
 
+  /** Ended here, or the connection is gone (possibly before this stream was made: the client hung up early). */
   get ended(): boolean {
-    return this.#ended || this.response.destroyed;
+    const socket = this.response.socket;
+    return this.#ended || this.response.destroyed || socket === null || socket.destroyed;
   }
 
   /** Runs `callback` once, when the stream ends for any reason (ended here, or the connection closed). */

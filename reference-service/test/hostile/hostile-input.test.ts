@@ -6,9 +6,11 @@ import {
   TRANSPORT_REFUSALS,
 } from '@svc-kit/contract';
 import fc from 'fast-check';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureIdentityKey } from '../../src/peer/own-identity.js';
 import { PEER_VERBS } from '../../src/peer/protocol.js';
+import { Relay } from '../../src/relay/relay.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { databaseFingerprint, type Written } from '../support/db-dump.js';
@@ -36,6 +38,8 @@ const WRITTEN_BY_REFUSALS: readonly Written[] = [
   // The guessing limits' buckets (src/domain/sign-in-limits.ts): a refused key or password spends one.
   // The contacts' outbound budgets in the same table must not move.
   { table: 'outbound_budgets', where: "bucket LIKE 'guess:%'" },
+  // A final refusal of an idempotent call is the key's first answer, kept to be replayed (spec part 4).
+  { table: 'idempotency_keys', where: 'response_status >= 400' },
 ];
 
 interface Target {
@@ -291,6 +295,30 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       documented: statuses(400, 401, 403, 404),
     },
     {
+      name: 'relay secret',
+      method: 'GET',
+      path: '/relay/v1/secret',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403),
+    },
+    {
+      name: 'relay answer',
+      method: 'POST',
+      path: '/relay/v1/listeners/{id}/answers',
+      valid,
+      fields: ['stream_token', 'delivery_id', 'status', 'latency_ms', 'excerpt', 'failure'],
+      documented: statuses(400, 401, 403, 404),
+    },
+    {
+      name: 'relay close',
+      method: 'DELETE',
+      path: '/relay/v1/listeners/{id}',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403, 404),
+    },
+    {
       name: 'openapi',
       method: 'GET',
       path: '/v1/openapi.json',
@@ -314,6 +342,7 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
 describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
   let store: OpenedStore;
   let service: TestService;
+  let relay: Relay;
   let tenant: Tenant;
   let valid: Record<string, string[]>;
   let last: string;
@@ -324,8 +353,17 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
 
   beforeAll(async () => {
     store = await backend.open();
+    relay = new Relay(store.db, pino({ level: 'silent' }), {
+      ackTimeoutMs: 2_000,
+      answerTimeoutMs: 15_000,
+      soleInstance: backend.name === 'pglite',
+      abandonAfterMs: 600_000,
+      now: () => Date.now(),
+    });
+    await relay.start();
     service = await startTestService(store, {
       extra: {
+        relay,
         sandboxRoutes: true,
         integrations: { allowLocalhost: false, timeoutMs: 500, catalogue: {} },
       },
