@@ -15,6 +15,8 @@ export interface Config {
   deliveryLeaseMs: number | undefined;
   /** Rows a worker claims ahead of its free slots (0: claim only for free slots). */
   deliveryPrefetch: number | undefined;
+  /** Where `/metrics` is served (a port of its own); unset: no metrics are served. */
+  metrics: { host: string; port: number } | undefined;
 }
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
@@ -45,6 +47,15 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (deliveryPrefetch !== undefined && (!/^\d+$/.test(prefetch ?? '') || deliveryPrefetch > 1_000)) {
     throw new ConfigError('SVC_DELIVERY_PREFETCH must be a whole number from 0 to 1000');
   }
+  const metricsPort = env.SVC_METRICS_PORT;
+  let metrics: Config['metrics'];
+  if (metricsPort !== undefined && metricsPort !== '') {
+    const value = Number(metricsPort);
+    if (!/^\d+$/.test(metricsPort) || value > 65535) {
+      throw new ConfigError('SVC_METRICS_PORT must be 0 to 65535');
+    }
+    metrics = { host: env.SVC_METRICS_HOST || '127.0.0.1', port: value };
+  }
   return {
     host: env.HOST ?? '127.0.0.1',
     port,
@@ -57,5 +68,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production,
     deliveryLeaseMs,
     deliveryPrefetch,
+    metrics,
   };
 }

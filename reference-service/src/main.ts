@@ -14,7 +14,9 @@ function printBanner(service: RunningService, backend: string, allowLocalhostWeb
     '',
     `svc-kit reference service listening on ${service.baseUrl} (${backend})`,
     `OpenAPI document: ${service.baseUrl}/v1/openapi.json`,
+    `Health: ${service.baseUrl}/healthz, readiness: ${service.baseUrl}/readyz`,
   ];
+  if (service.metricsUrl) lines.push(`Prometheus metrics: ${service.metricsUrl}`);
   if (allowLocalhostWebhooks) {
     lines.push(
       'WARNING: SVC_ALLOW_LOCALHOST_WEBHOOKS=1, webhook receivers on localhost are accepted (sandbox only)',

@@ -5,6 +5,9 @@ import type { Config } from './config.js';
 import { type RunningDelivery, startDelivery } from './delivery/start.js';
 import { buildApp } from './http/app.js';
 import type { ServiceContext } from './http/service-context.js';
+import { ServiceMetrics } from './ops/metrics.js';
+import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
+import { timedDb } from './ops/timed-db.js';
 import { openRuntime } from './runtime.js';
 import { startAdminSocket } from './sandbox/admin-socket.js';
 import { type SeedResult, seedSandbox } from './sandbox/seed.js';
@@ -14,6 +17,8 @@ export interface RunningService {
   app: FastifyInstance;
   baseUrl: string;
   seed: SeedResult | undefined;
+  /** The `/metrics` URL when SVC_METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   /** Stops taking requests, lets in-flight ones finish, then closes the store (and its lock). */
   close(): Promise<void>;
 }
@@ -23,24 +28,41 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let adminSocket: Server | undefined;
   let app: FastifyInstance | undefined;
   let delivery: RunningDelivery | undefined;
+  let metricsServer: MetricsServer | undefined;
+  const metrics = config.metrics ? new ServiceMetrics(ctx.db) : undefined;
+  if (metrics) ctx.db = timedDb(ctx.db, metrics.statementSeconds);
   try {
     // The sandbox workspace exists wherever the service is not in production.
     const seed = config.production ? undefined : await seedSandbox(ctx);
-    app = await buildApp(ctx, { logger, sandboxRoutes: !config.production });
+    app = await buildApp(ctx, {
+      logger,
+      sandboxRoutes: !config.production,
+      readiness: { deliveryRunning: () => delivery?.running() ?? false },
+      ...(metrics ? { metrics } : {}),
+    });
     const address = await app.listen({ host: config.host, port: config.port });
     if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
-    delivery = await startDelivery(ctx, logger, {
-      ...(config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs }),
-      ...(config.deliveryPrefetch === undefined ? {} : { prefetch: config.deliveryPrefetch }),
-    });
+    delivery = await startDelivery(
+      ctx,
+      logger,
+      {
+        ...(config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs }),
+        ...(config.deliveryPrefetch === undefined ? {} : { prefetch: config.deliveryPrefetch }),
+      },
+      metrics,
+    );
+    if (metrics && config.metrics) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
     const started = app;
     const runningDelivery = delivery;
+    const runningMetrics = metricsServer;
     return {
       ctx,
       app: started,
       baseUrl: address,
       seed,
+      metricsUrl: metricsServer?.url,
       async close() {
+        await runningMetrics?.close();
         await started.close();
         await runningDelivery.stop();
         await new Promise<void>((resolve) => (adminSocket ? adminSocket.close(() => resolve()) : resolve()));
@@ -48,6 +70,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       },
     };
   } catch (error) {
+    await metricsServer?.close();
     await delivery?.stop();
     await app?.close();
     await store.close();

@@ -7,6 +7,9 @@ import { ServiceError } from '../domain/errors.js';
 import { registerOAuthCallback } from '../integrations/oauth-callback.js';
 import { IntegrationService } from '../integrations/service.js';
 import { type IntegrationSettings, integrationSettingsFromEnv } from '../integrations/settings.js';
+import { type Readiness, registerHealthRoutes } from '../ops/health.js';
+import type { ServiceMetrics } from '../ops/metrics.js';
+import { recordRequestMetrics } from '../ops/request-metrics.js';
 import { registerPeerRoutes } from '../peer/server.js';
 import { type PeerSettings, peerSettingsFromEnv } from '../peer/settings.js';
 import { registerSandboxRoutes } from '../sandbox/trigger.js';
@@ -29,6 +32,10 @@ export interface AppOptions {
   integrations?: IntegrationSettings;
   /** Serve the sandbox-only routes (`POST /sandbox/events`); never in production. */
   sandboxRoutes?: boolean;
+  /** Serve `/healthz` and `/readyz` (see ops/health.ts). */
+  readiness?: Readiness;
+  /** Count and time every answer (served on a port of its own, see ops/metrics-server.ts). */
+  metrics?: ServiceMetrics;
 }
 
 /** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
@@ -59,6 +66,9 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (options.metrics)
+    recordRequestMetrics(app, options.metrics, { ...operations, ...options.extraOperations });
+  if (options.readiness) await registerHealthRoutes(app, ctx.db, options.readiness);
 
   app.setErrorHandler((error: FastifyError | ServiceError, request, reply) => {
     if (error instanceof RateLimitedError) return sendRateLimited(request, reply, error);

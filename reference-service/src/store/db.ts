@@ -22,5 +22,7 @@ export interface Db extends Queryable {
    */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** How loaded the database side is right now (for /metrics): statements waiting, connections busy. */
+  pressure(): { waiting: number; busy: number };
   readonly kind: 'pglite' | 'postgres';
 }

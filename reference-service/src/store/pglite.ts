@@ -156,6 +156,8 @@ export async function openPglite(
         closed();
       }
     },
+    // One statement runs on the thread at a time; the others sent are queued behind it.
+    pressure: () => ({ waiting: Math.max(0, pending.size - 1), busy: pending.size > 0 ? 1 : 0 }),
     // One process owns a PGlite data dir (see data-dir-lock.ts), so there is nobody to lock out.
     withAdvisoryLock: (_key, fn) => fn(root),
     async listen(channel, onNotify) {
