@@ -1,5 +1,5 @@
 /**
- * Delivery benchmark (not a test): `npm run bench -w @svc-kit/reference-service`.
+ * Delivery benchmark (not a test): `npm run bench -w @svc-kit/reference-service -- delivery`.
  *
  * One process, one run per backend: PGlite in a temporary data dir, then PostgreSQL on a throwaway database
  * (skipped, and said so, when no server answers at SVC_TEST_POSTGRES_URL, the test suite's admin URL). Each run
@@ -320,9 +320,9 @@ function printTable(title: string, rows: readonly Row[]): void {
   for (const row of rows) console.log(line(row));
 }
 
-async function main(): Promise<void> {
+export async function runDeliveryBench(backends: readonly string[] = BACKENDS): Promise<void> {
   const machine = `Node ${process.versions.node}, ${cpus().length} cores, concurrency ${CONCURRENCY}`;
-  if (BACKENDS.includes('pglite')) {
+  if (backends.includes('pglite')) {
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
     try {
       const store = await openStore({ dataDir });
@@ -335,7 +335,7 @@ async function main(): Promise<void> {
       await rm(dataDir, { recursive: true, force: true });
     }
   }
-  if (!BACKENDS.includes('postgres')) return;
+  if (!backends.includes('postgres')) return;
 
   let database: Awaited<ReturnType<typeof createEmptyPostgres>>;
   try {
@@ -369,8 +369,3 @@ async function waitUntilLogged(db: ServiceContext['db'], n: number): Promise<voi
     await sleep(10);
   }
 }
-
-main().catch((error: unknown) => {
-  console.error('benchmark failed:', error);
-  process.exitCode = 1;
-});
