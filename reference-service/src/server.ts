@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type RunningDelivery, startDelivery } from './delivery/start.js';
 import { buildApp } from './http/app.js';
+import { type CredentialCache, startCredentialCache } from './http/credential-cache.js';
 import type { ServiceContext } from './http/service-context.js';
 import { ServiceMetrics } from './ops/metrics.js';
 import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
@@ -31,7 +32,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let metricsServer: MetricsServer | undefined;
   const metrics = config.metrics ? new ServiceMetrics(ctx.db) : undefined;
   if (metrics) ctx.db = timedDb(ctx.db, metrics.statementSeconds);
+  let credentials: CredentialCache | undefined;
   try {
+    credentials = await startCredentialCache(ctx.db);
+    ctx.credentials = credentials;
     // The sandbox workspace exists wherever the service is not in production.
     const seed = config.production ? undefined : await seedSandbox(ctx);
     app = await buildApp(ctx, {
@@ -55,6 +59,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     const started = app;
     const runningDelivery = delivery;
     const runningMetrics = metricsServer;
+    const runningCredentials = credentials;
     return {
       ctx,
       app: started,
@@ -65,6 +70,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         await runningMetrics?.close();
         await started.close();
         await runningDelivery.stop();
+        await runningCredentials?.stop();
         await new Promise<void>((resolve) => (adminSocket ? adminSocket.close(() => resolve()) : resolve()));
         await store.close();
       },
@@ -73,6 +79,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     await metricsServer?.close();
     await delivery?.stop();
     await app?.close();
+    await credentials?.stop();
     await store.close();
     throw error;
   }

@@ -105,6 +105,7 @@ export function registerOperations(
           {
             now,
             publicOrigin: ctx.publicOrigin,
+            credentials: ctx.credentials,
           },
         );
         const input = {

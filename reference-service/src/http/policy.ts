@@ -5,6 +5,7 @@ import { ServiceError } from '../domain/errors.js';
 import { workspaceRefusal } from '../domain/workspace-state.js';
 import type { Queryable } from '../store/db.js';
 import { getWorkspace, type WorkspaceRow } from '../store/queries/workspaces.js';
+import type { CredentialCache } from './credential-cache.js';
 import { type Principal, resolvePrincipal } from './principal.js';
 
 export interface Requirements {
@@ -35,9 +36,9 @@ export async function authorize(
   db: Queryable,
   request: FastifyRequest,
   requirements: Requirements,
-  context: { now: number; publicOrigin: string | undefined },
+  context: { now: number; publicOrigin: string | undefined; credentials?: CredentialCache | undefined },
 ): Promise<Authorized> {
-  const principal = await resolvePrincipal(db, request, context.now);
+  const principal = await resolvePrincipal(db, request, context.now, context.credentials);
   if (!principal) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
   if (
     principal.kind === 'session' &&
@@ -76,7 +77,8 @@ export async function authorize(
         : `this member does not hold the permission ${requirements.permission}`,
     );
   }
-  const workspace = await getWorkspace(db, principal.workspaceId);
+  const workspace =
+    principal.kind === 'key' ? principal.workspace : await getWorkspace(db, principal.workspaceId);
   if (!workspace) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
   if (requirements.suspended) {
     const refusal = workspaceRefusal(workspace);

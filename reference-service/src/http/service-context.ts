@@ -1,6 +1,7 @@
 import type { ResolveHost } from '../domain/url-policy.js';
 import type { Db } from '../store/db.js';
 import type { SecretBox } from '../store/secret-box.js';
+import type { CredentialCache } from './credential-cache.js';
 
 /** Everything a request handler may use; built once in main.ts (or by a test). */
 export interface ServiceContext {
@@ -12,4 +13,6 @@ export interface ServiceContext {
   /** The portal's origin for the cross-site check; derived from the request when unset. */
   publicOrigin: string | undefined;
   now(): number;
+  /** API keys seen recently, dropped on every announced change (see credential-cache.ts); unset: none kept. */
+  credentials?: CredentialCache | undefined;
 }

@@ -96,7 +96,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext)
       ctx.db,
       request,
       { stepUp: false, suspended: true },
-      { now: ctx.now(), publicOrigin: ctx.publicOrigin },
+      { now: ctx.now(), publicOrigin: ctx.publicOrigin, credentials: ctx.credentials },
     );
     const body = parseTriggerBody(request.body);
     try {
