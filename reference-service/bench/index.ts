@@ -36,7 +36,7 @@ async function main(): Promise<void> {
         const rows = await onBackend(backend, (env) => runApiBench(env, seconds));
         if (rows) {
           printTable(
-            `API on ${backend}: autocannon, 10 connections, ${seconds} s per route, ${machine}`,
+            `API on ${backend}: autocannon, 10 connections, ${seconds} s per route (3 slices, median), ${machine}`,
             API_HEADER,
             rows,
           );

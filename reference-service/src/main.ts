@@ -1,6 +1,5 @@
-import pino from 'pino';
 import { ConfigError, readConfig } from './config.js';
-import { loggerOptions } from './http/logger.js';
+import { createServiceLogger } from './http/logger.js';
 import { peerSettingsFromEnv } from './peer/settings.js';
 import { SANDBOX_EMAIL, sandboxCards } from './sandbox/seed.js';
 import { type RunningService, startService } from './server.js';
@@ -53,7 +52,7 @@ async function printSandboxCards(service: RunningService): Promise<void> {
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger = pino(loggerOptions(config.logLevel));
+  const logger = createServiceLogger(config.logLevel);
   const service = await startService(config, logger);
   await printSandboxCards(service);
   printBanner(

@@ -3,7 +3,7 @@
  * target.ts) beside the anchors in the same process: a bare Fastify route with no query (the ceiling of
  * the machine for an HTTP answer) and bare routes running one query of the same rows, or one UPDATE (the
  * floor of a request that needs the database once). Each service route is measured right after its
- * anchor, because a shared machine's speed drifts within a minute.
+ * anchor, in alternating slices (median of three), because a shared machine's speed drifts within a minute.
  */
 import autocannon from 'autocannon';
 import { type Row, verdict } from '../support/table.js';
@@ -57,16 +57,45 @@ async function load(
 
 const fmt = (load: Load) => `${Math.round(load.rate)} req/s`;
 
+/** The round with the median rate (its p99 with it); failures summed over all rounds. */
+function median(loads: readonly Load[]): Load {
+  const sorted = [...loads].sort((x, y) => x.rate - y.rate);
+  const middle = sorted[Math.floor(sorted.length / 2)]!;
+  return { ...middle, failures: loads.reduce((sum, load) => sum + load.failures, 0) };
+}
+
+/** Rounds of a few seconds each, floor and route alternating, so that a drift of the machine hits both. */
+const ROUNDS = 3;
+
 /** Runs the whole comparison on one backend; DATABASE_URL in `env` picks PostgreSQL. */
 export async function runApiBench(env: Record<string, string | undefined>, seconds: number): Promise<Row[]> {
   const target = await spawnTarget<ApiTargetReady>('./api-target.js', env);
   try {
     const t = target.ready;
     const auth = { authorization: `Bearer ${t.apiKey}` };
-    const warm = Math.max(1, Math.round(seconds / 3));
+    const slice = Math.max(1, Math.round(seconds / ROUNDS));
     const measure = async (url: string, options: Parameters<typeof load>[2] = {}) => {
-      await load(url, warm, options);
-      return load(url, seconds, options);
+      await load(url, 1, options);
+      const loads: Load[] = [];
+      for (let round = 0; round < ROUNDS; round++) loads.push(await load(url, slice, options));
+      return median(loads);
+    };
+    /** Floor and route, warmed, then measured in alternating slices. */
+    const pair = async (
+      floorUrl: string,
+      floorOptions: Parameters<typeof load>[2],
+      serviceUrl: string,
+      serviceOptions: Parameters<typeof load>[2],
+    ): Promise<[Load, Load]> => {
+      await load(floorUrl, 1, floorOptions);
+      await load(serviceUrl, 1, serviceOptions);
+      const floors: Load[] = [];
+      const services: Load[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        floors.push(await load(floorUrl, slice, floorOptions));
+        services.push(await load(serviceUrl, slice, serviceOptions));
+      }
+      return [median(floors), median(services)];
     };
     const rows: Row[] = [];
     const bare = await measure(`${t.anchors}/bare`);
@@ -82,8 +111,9 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
       ],
     ];
     for (const [name, floorPath, servicePath] of reads) {
-      const floor = await measure(`${t.anchors}${floorPath}`);
-      const service = await measure(`${t.service}${servicePath}`, { headers: auth });
+      const [floor, service] = await pair(`${t.anchors}${floorPath}`, {}, `${t.service}${servicePath}`, {
+        headers: auth,
+      });
       const ratio = service.rate / floor.rate;
       const ok = ratio >= READ_RATIO && service.p99 <= READ_P99_MS && service.failures === 0;
       rows.push([`  floor: one query of the same rows`, fmt(floor), `${floor.p99} ms`, '', '', '']);
@@ -104,9 +134,13 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ status }),
       }));
-    const floor = await measure(`${t.anchors}/update`, { requests: toggle('/update') });
     const path = `/v1/workspace/webhooks/${t.toggleId}`;
-    const write = await measure(`${t.service}${path}`, { requests: toggle(path) });
+    const [floor, write] = await pair(
+      `${t.anchors}/update`,
+      { requests: toggle('/update') },
+      `${t.service}${path}`,
+      { requests: toggle(path) },
+    );
     const ratio = write.rate / floor.rate;
     rows.push([`  floor: one UPDATE`, fmt(floor), `${floor.p99} ms`, '', '', '']);
     rows.push([

@@ -14,9 +14,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import pino from 'pino';
 import { readConfig } from '../../src/config.js';
-import { loggerOptions } from '../../src/http/logger.js';
+import { createServiceLogger } from '../../src/http/logger.js';
 import { SANDBOX_IDENTITIES, SANDBOX_WORKSPACE_ID } from '../../src/sandbox/seed.js';
 import { startService } from '../../src/server.js';
 import type { Db } from '../../src/store/db.js';
@@ -139,7 +138,7 @@ async function main(): Promise<void> {
     SVC_DATA_DIR: dataDir,
     NODE_ENV: 'development',
   });
-  const logger = pino(loggerOptions(config.logLevel));
+  const logger = createServiceLogger(config.logLevel);
   const service = await startService(config, logger);
   if (!service.seed?.seeded) throw new Error('the benchmark needs a fresh store');
   const identity = (await listIdentities(service.ctx.db, SANDBOX_WORKSPACE_ID)).find(

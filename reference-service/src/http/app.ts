@@ -7,6 +7,7 @@ import { ServiceError } from '../domain/errors.js';
 import { registerOAuthCallback } from '../integrations/oauth-callback.js';
 import { IntegrationService } from '../integrations/service.js';
 import { type IntegrationSettings, integrationSettingsFromEnv } from '../integrations/settings.js';
+import { AccessLogController } from '../ops/access-log.js';
 import { type Readiness, registerHealthRoutes } from '../ops/health.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
 import { recordRequestMetrics } from '../ops/request-metrics.js';
@@ -49,6 +50,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     // Our own ids, never taken from the caller: the id in an error body must match our logs.
     requestIdHeader: false,
     genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    logController: new AccessLogController(),
   });
 
   // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).
