@@ -27,7 +27,7 @@ import { newId } from '../src/domain/ids.js';
 import type { ServiceContext } from '../src/http/service-context.js';
 import { resolveWithDns } from '../src/runtime.js';
 import { type OpenedStore, openStore } from '../src/store/open.js';
-import { insertEvent } from '../src/store/queries/events.js';
+import { insertEvent, insertEvents } from '../src/store/queries/events.js';
 import { insertWorkspace } from '../src/store/queries/workspaces.js';
 import { createSecretBox } from '../src/store/secret-box.js';
 import { createEmptyPostgres, POSTGRES_ADMIN_URL } from '../test/support/backends.js';
@@ -264,9 +264,12 @@ async function burstRound(
     `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'delivered'`,
   );
   const insertStarted = performance.now();
-  await store.db.transaction(async (tx) => {
-    for (let i = 0; i < BURST; i++) await insertEvent(tx, newEvent(i));
-  });
+  await store.db.transaction((tx) =>
+    insertEvents(
+      tx,
+      Array.from({ length: BURST }, (_, i) => newEvent(i)),
+    ),
+  );
   const committed = performance.now();
   const cpuBefore = process.cpuUsage();
   const loopBefore = performance.eventLoopUtilization();

@@ -10,7 +10,8 @@
 import { cpus } from 'node:os';
 import { API_HEADER, runApiBench } from './api/run.js';
 import { runDeliveryBench } from './delivery.js';
-import { type BenchBackend, onBackend } from './support/backends.js';
+import { EVENTS_HEADER, runEventsBench } from './events.js';
+import { type BenchBackend, type BenchEnv, onBackend } from './support/backends.js';
 import { flag, printTable } from './support/table.js';
 
 const MODES = ['api', 'events', 'memory', 'delivery', 'soak'] as const;
@@ -41,6 +42,15 @@ async function main(): Promise<void> {
             rows,
           );
         }
+      }
+    }
+    if (mode === 'events') {
+      for (const backend of backends) {
+        const rows = await runEventsBench(
+          <T>(fn: (env: BenchEnv) => Promise<T>) => onBackend(backend, fn),
+          seconds,
+        );
+        if (rows) printTable(`Event intake on ${backend}, ${machine}`, EVENTS_HEADER, rows);
       }
     }
     if (mode === 'delivery') await runDeliveryBench(backends);

@@ -23,6 +23,7 @@ import { saveContact } from '../../src/store/queries/contacts.js';
 import { listIdentities } from '../../src/store/queries/identities.js';
 import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
+import type { SecretBox } from '../../src/store/secret-box.js';
 
 const ENDPOINTS = 10;
 const ROWS = 100;
@@ -94,7 +95,11 @@ async function seedRows(db: Db, identityId: string): Promise<{ endpointId: strin
 }
 
 /** The anchors: what Fastify does with no database, with one query, with one UPDATE. */
-async function startAnchors(db: Db, ids: { endpointId: string; toggleId: string; identityId: string }) {
+async function startAnchors(
+  db: Db,
+  secretBox: SecretBox,
+  ids: { endpointId: string; toggleId: string; identityId: string },
+) {
   const app = Fastify({ logger: false });
   const empty = { endpoints: [], enabled: true };
   app.get('/bare', async () => empty);
@@ -127,6 +132,35 @@ async function startAnchors(db: Db, ids: { endpointId: string; toggleId: string;
     return { updated: rows.length };
   });
   app.get('/rss', async () => process.memoryUsage());
+  // For the event intake bench: the read routes' endpoints paused, one live endpoint at the given receiver.
+  app.post('/prepare-events', async (request) => {
+    const { url } = request.body as { url: string };
+    await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE workspace_id = $1`, [
+      SANDBOX_WORKSPACE_ID,
+    ]);
+    const at = Date.now() - 1_000;
+    await insertEndpoint(db, {
+      id: 'whk_benchreceiver',
+      workspace_id: SANDBOX_WORKSPACE_ID,
+      url,
+      events: [],
+      status: 'active',
+      consecutive_failures: 0,
+      secret_enc: secretBox.seal('whsec_bench', 'whk_benchreceiver'),
+      previous_secret_enc: null,
+      rotating_until: null,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    });
+    return { ok: true };
+  });
+  app.get('/outbox', async () => {
+    const rows = await db.query<{ status: string; n: number }>(
+      'SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status',
+    );
+    return Object.fromEntries(rows.map((row) => [row.status, row.n]));
+  });
   return app.listen({ host: '127.0.0.1', port: 0 });
 }
 
@@ -145,7 +179,7 @@ async function main(): Promise<void> {
     (row) => row.slug === SANDBOX_IDENTITIES[0],
   )!;
   const ids = { ...(await seedRows(service.ctx.db, identity.id)), identityId: identity.id };
-  const anchors = await startAnchors(service.ctx.db, ids);
+  const anchors = await startAnchors(service.ctx.db, service.ctx.secretBox, ids);
   const stop = async () => {
     await service.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { createEmptyPostgres, POSTGRES_ADMIN_URL } from '../../test/support/backends.js';
 
 export type BenchBackend = 'pglite' | 'postgres';
+export type BenchEnv = Record<string, string | undefined>;
 
 /**
  * Runs `fn` with the environment that points a service at the backend: PGlite (no DATABASE_URL; the

@@ -54,9 +54,8 @@ export async function triggerEvent(db: Db, input: TriggerInput): Promise<Trigger
   if (!checked.success) {
     throw new TriggerError(`data does not fit ${type}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
   }
-  const event = await db.transaction((tx) =>
-    insertEvent(tx, { workspaceId: input.workspaceId, identity, type, data }),
-  );
+  // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
+  const event = await insertEvent(db, { workspaceId: input.workspaceId, identity, type, data });
   return { id: event.id, type, created_at: event.createdAt, identity };
 }
 
