@@ -11,6 +11,7 @@ import { cpus } from 'node:os';
 import { API_HEADER, runApiBench } from './api/run.js';
 import { runDeliveryBench } from './delivery.js';
 import { EVENTS_HEADER, runEventsBench } from './events.js';
+import { MEMORY_HEADER, runMemoryBench } from './memory.js';
 import { type BenchBackend, type BenchEnv, onBackend } from './support/backends.js';
 import { flag, printTable } from './support/table.js';
 
@@ -52,6 +53,13 @@ async function main(): Promise<void> {
         );
         if (rows) printTable(`Event intake on ${backend}, ${machine}`, EVENTS_HEADER, rows);
       }
+    }
+    if (mode === 'memory') {
+      printTable(
+        `Resident memory of the service on PGlite, ${machine}`,
+        MEMORY_HEADER,
+        await runMemoryBench(),
+      );
     }
     if (mode === 'delivery') await runDeliveryBench(backends);
   }

@@ -5,7 +5,11 @@ const OUT_DIR = 'node_modules/.cache/svc-bench';
 
 // The benchmark is bundled like the service (npm run build) and run from its own folder.
 export default defineConfig({
-  entry: { index: 'bench/index.ts', 'api-target': 'bench/api/target.ts' },
+  entry: {
+    index: 'bench/index.ts',
+    'api-target': 'bench/api/target.ts',
+    'memory-target': 'bench/memory-target.ts',
+  },
   format: ['esm'],
   target: 'node20',
   platform: 'node',

@@ -3,6 +3,8 @@ import { createInterface } from 'node:readline';
 
 export interface TargetProcess<Ready> {
   ready: Ready;
+  /** The value of the next `{ "<key>": … }` line the process prints. */
+  next<T>(key: string): Promise<T>;
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -23,15 +25,36 @@ export async function spawnTarget<Ready>(
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = createInterface({ input: child.stdout! });
-  const ready = await new Promise<Ready>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
-    lines.on('line', (line) => {
-      if (!line.startsWith('{"ready"')) return;
-      resolve((JSON.parse(line) as { ready: Ready }).ready);
-    });
+  const waiting = new Map<string, (value: unknown) => void>();
+  const arrived = new Map<string, unknown>();
+  lines.on('line', (line) => {
+    const key = /^\{"([a-z]+)"/.exec(line)?.[1];
+    if (key === undefined) return;
+    let value: unknown;
+    try {
+      value = (JSON.parse(line) as Record<string, unknown>)[key];
+    } catch {
+      return;
+    }
+    const waiter = waiting.get(key);
+    waiting.delete(key);
+    if (waiter) waiter(value);
+    else arrived.set(key, value);
   });
+  const next = <T>(key: string) =>
+    new Promise<T>((resolve, reject) => {
+      if (arrived.has(key)) {
+        resolve(arrived.get(key) as T);
+        arrived.delete(key);
+        return;
+      }
+      waiting.set(key, resolve as (value: unknown) => void);
+      child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before printing ${key}`)));
+    });
+  const ready = await next<Ready>('ready');
   return {
     ready,
+    next,
     child,
     async stop() {
       child.kill('SIGTERM');

@@ -24,5 +24,7 @@ export interface Db extends Queryable {
   close(): Promise<void>;
   /** How loaded the database side is right now (for /metrics): statements waiting, connections busy. */
   pressure(): { waiting: number; busy: number };
+  /** PGlite only: its thread's heap and the database's WebAssembly memory, in bytes (the benchmark's). */
+  memory?(): Promise<Record<string, number>>;
   readonly kind: 'pglite' | 'postgres';
 }

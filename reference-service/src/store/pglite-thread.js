@@ -7,7 +7,8 @@
  * the next before the last is answered. Plain JavaScript, because this file is started as it is, from
  * src/ under the tests and from dist/ in the built service.
  *
- * Requests: { id, bytes } or { id, close: true }. Answers: { id, bytes } or { id, error }. The first
+ * Requests: { id, bytes }, { id, memory: true } or { id, close: true }. Answers: { id, bytes }, { id, memory }
+ * or { id, error }. The first
  * message is { ready: true } or { failed: error }.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -20,6 +21,15 @@ function serialise(error) {
   return error instanceof Error
     ? { name: error.name, message: error.message }
     : { name: 'Error', message: String(error) };
+}
+
+const INIT_ONLY = '--init-only';
+if (process.argv[2] === INIT_ONLY) {
+  // Started as a child process by pglite.ts to create a new data dir (initdb) and end, taking initdb's
+  // memory with it.
+  const created = await PGlite.create(/** @type {string} */ (process.argv[3]));
+  await created.close();
+  process.exit(0);
 }
 
 /** @type {PGlite} */
@@ -48,38 +58,49 @@ function joined(pieces, size) {
 }
 
 let closing = false;
-port.on('message', (/** @type {{ id: number, bytes?: Uint8Array, close?: true }} */ message) => {
-  if (closing) {
-    port.postMessage({ id: message.id, error: { name: 'Error', message: 'the database is closing' } });
-    return;
-  }
-  if (message.close) {
-    closing = true;
-    pg.close().then(
-      () => port.postMessage({ id: message.id }),
+port.on(
+  'message',
+  (/** @type {{ id: number, bytes?: Uint8Array, close?: true, memory?: true }} */ message) => {
+    if (closing) {
+      port.postMessage({ id: message.id, error: { name: 'Error', message: 'the database is closing' } });
+      return;
+    }
+    if (message.memory) {
+      // This thread's JavaScript heap and PostgreSQL's WebAssembly memory (the benchmark reports them).
+      const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+      // @ts-expect-error `mod` is PGlite's Emscripten module, not part of its typed API.
+      const wasm = pg.mod?.HEAPU8?.length ?? 0;
+      port.postMessage({ id: message.id, memory: { heapUsed, heapTotal, external, arrayBuffers, wasm } });
+      return;
+    }
+    if (message.close) {
+      closing = true;
+      pg.close().then(
+        () => port.postMessage({ id: message.id }),
+        (error) => port.postMessage({ id: message.id, error: serialise(error) }),
+      );
+      return;
+    }
+    /** @type {Uint8Array[]} */
+    const pieces = [];
+    let size = 0;
+    // The streaming entry point hands the reply over untouched. The plain one (execProtocolRawSync) would
+    // also parse every message here and keep it for PGlite's own query API, which this thread never uses.
+    // Without a file-system sync (both file systems used here write through), all of the work happens in
+    // this call, so requests still run one at a time in the order they arrived.
+    pg.execProtocolRawStream(/** @type {Uint8Array} */ (message.bytes), {
+      syncToFs: false,
+      onRawData: (piece) => {
+        pieces.push(piece.slice());
+        size += piece.length;
+      },
+    }).then(
+      () => {
+        const reply = joined(pieces, size);
+        port.postMessage({ id: message.id, bytes: reply }, [reply.buffer]);
+      },
       (error) => port.postMessage({ id: message.id, error: serialise(error) }),
     );
-    return;
-  }
-  /** @type {Uint8Array[]} */
-  const pieces = [];
-  let size = 0;
-  // The streaming entry point hands the reply over untouched. The plain one (execProtocolRawSync) would
-  // also parse every message here and keep it for PGlite's own query API, which this thread never uses.
-  // Without a file-system sync (both file systems used here write through), all of the work happens in
-  // this call, so requests still run one at a time in the order they arrived.
-  pg.execProtocolRawStream(/** @type {Uint8Array} */ (message.bytes), {
-    syncToFs: false,
-    onRawData: (piece) => {
-      pieces.push(piece.slice());
-      size += piece.length;
-    },
-  }).then(
-    () => {
-      const reply = joined(pieces, size);
-      port.postMessage({ id: message.id, bytes: reply }, [reply.buffer]);
-    },
-    (error) => port.postMessage({ id: message.id, error: serialise(error) }),
-  );
-});
+  },
+);
 port.postMessage({ ready: true });
