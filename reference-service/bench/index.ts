@@ -1,6 +1,6 @@
 /**
  * `npm run bench -w @svc-kit/reference-service -- [mode…] [--seconds S] [--backends pglite,postgres]
- * [--minutes M]`: benchmarks, not tests. They print tables with targets and PASS / MISS and always exit 0
+ * [--minutes M] [--interval S] [--out DIR]` (the soak runs on the first backend listed): benchmarks, not tests. They print tables with targets and PASS / MISS and always exit 0
  * (the soak exits 1 when something was lost or memory grew past its bound).
  *
  * Modes: `api` (request path beside its anchors), `events` (event intake), `memory` (resident memory of
@@ -12,6 +12,7 @@ import { API_HEADER, runApiBench } from './api/run.js';
 import { runDeliveryBench } from './delivery.js';
 import { EVENTS_HEADER, runEventsBench } from './events.js';
 import { MEMORY_HEADER, runMemoryBench } from './memory.js';
+import { runSoak } from './soak/run.js';
 import { type BenchBackend, type BenchEnv, onBackend } from './support/backends.js';
 import { flag, printTable } from './support/table.js';
 
@@ -62,6 +63,18 @@ async function main(): Promise<void> {
       );
     }
     if (mode === 'delivery') await runDeliveryBench(backends);
+    if (mode === 'soak') {
+      const backend = backends[0] ?? 'pglite';
+      const passed = await onBackend(backend, (env) =>
+        runSoak(env, {
+          minutes: Number(flag('minutes', '10')),
+          intervalSeconds: Number(flag('interval', '60')),
+          outDir: flag('out', 'node_modules/.cache/svc-bench/soak'),
+          backend,
+        }),
+      );
+      if (passed === false) process.exitCode = 1;
+    }
   }
 }
 

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Fastify from 'fastify';
 import { readConfig } from '../../src/config.js';
 import { createServiceLogger } from '../../src/http/logger.js';
@@ -131,7 +132,18 @@ async function startAnchors(
     );
     return { updated: rows.length };
   });
-  app.get('/rss', async () => process.memoryUsage());
+  // Memory and event-loop delay (p50 / p99 / max in ms since the last read) of this process.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  app.get('/rss', async () => {
+    const delay = {
+      loopDelayP50: loopDelay.percentile(50) / 1e6,
+      loopDelayP99: loopDelay.percentile(99) / 1e6,
+      loopDelayMax: loopDelay.max / 1e6,
+    };
+    loopDelay.reset();
+    return { ...process.memoryUsage(), ...delay };
+  });
   // For the event intake bench: the read routes' endpoints paused, one live endpoint at the given receiver.
   app.post('/prepare-events', async (request) => {
     const { url } = request.body as { url: string };
@@ -154,6 +166,21 @@ async function startAnchors(
       deleted_at: null,
     });
     return { ok: true };
+  });
+  // The soak's final check: the outbox by status, and which events were logged delivered.
+  app.get('/soak-check', async () => {
+    const byStatus = await db.query<{ status: string; n: number }>(
+      `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = 'whk_benchreceiver' GROUP BY status`,
+    );
+    const delivered = await db.query<{ event_id: string }>(
+      `SELECT event_id FROM webhook_deliveries WHERE endpoint_id = 'whk_benchreceiver' AND status = 'delivered'`,
+    );
+    const [events] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
+    return {
+      byStatus: Object.fromEntries(byStatus.map((row) => [row.status, row.n])),
+      delivered: delivered.map((row) => row.event_id),
+      events: events?.n ?? 0,
+    };
   });
   app.get('/outbox', async () => {
     const rows = await db.query<{ status: string; n: number }>(
