@@ -26,7 +26,7 @@ const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b
 const WIDTH = 1000;
 const PANEL_H = 220;
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
 /** One panel: axes, a few ticks, a line per series, a legend; y from 0 to the largest value. */
 function panel(title: string, unit: string, series: readonly Series[], top: number, maxX: number): string {
@@ -38,7 +38,7 @@ function panel(title: string, unit: string, series: readonly Series[], top: numb
   const x = (value: number) => left + ((right - left) * value) / Math.max(1, maxX);
   const y = (value: number) => plotBottom - ((plotBottom - plotTop) * value) / maxY;
   const parts = [
-    `<text x="${left}" y="${top + 18}" font-size="15" font-weight="bold">${escape(title)}</text>`,
+    `<text x="${left}" y="${top + 18}" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
     `<line x1="${left}" y1="${plotBottom}" x2="${right}" y2="${plotBottom}" stroke="#333"/>`,
     `<line x1="${left}" y1="${plotTop}" x2="${left}" y2="${plotBottom}" stroke="#333"/>`,
   ];
@@ -56,7 +56,7 @@ function panel(title: string, unit: string, series: readonly Series[], top: numb
     );
   }
   parts.push(
-    `<text x="14" y="${(plotTop + plotBottom) / 2}" font-size="11" transform="rotate(-90 14 ${(plotTop + plotBottom) / 2})" text-anchor="middle">${escape(unit)}</text>`,
+    `<text x="14" y="${(plotTop + plotBottom) / 2}" font-size="11" transform="rotate(-90 14 ${(plotTop + plotBottom) / 2})" text-anchor="middle">${escapeXml(unit)}</text>`,
   );
   series.forEach((s, i) => {
     const colour = COLOURS[i % COLOURS.length]!;
@@ -67,7 +67,7 @@ function panel(title: string, unit: string, series: readonly Series[], top: numb
     }
     parts.push(
       `<rect x="${right + 15}" y="${plotTop + i * 18}" width="12" height="3" fill="${colour}"/>`,
-      `<text x="${right + 32}" y="${plotTop + i * 18 + 5}" font-size="11">${escape(s.name)}</text>`,
+      `<text x="${right + 32}" y="${plotTop + i * 18 + 5}" font-size="11">${escapeXml(s.name)}</text>`,
     );
   });
   return parts.join('\n');
@@ -118,7 +118,7 @@ export function soakSvg(title: string, samples: readonly Sample[]): string {
   const height = 60 + 4 * PANEL_H;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="DejaVu Sans, sans-serif">
 <rect width="100%" height="100%" fill="#fff"/>
-<text x="${WIDTH / 2}" y="24" font-size="17" text-anchor="middle" font-weight="bold">${escape(title)}</text>
+<text x="${WIDTH / 2}" y="24" font-size="17" text-anchor="middle" font-weight="bold">${escapeXml(title)}</text>
 ${panels.join('\n')}
 </svg>`;
 }

@@ -229,7 +229,7 @@ export async function runSoak(env: BenchEnv, options: SoakOptions): Promise<bool
       '| at | receiver | RSS | loop delay p99 | lag p50 / p99 | ' +
         routes.map((r) => `${r} req/s, p50 / p99`).join(' | ') +
         ' |',
-      '|---|---|---|---|---|' + routes.map(() => '---').join('|') + '|',
+      `|---|---|---|---|---|${routes.map(() => '---').join('|')}|`,
       ...samples.map(
         (s) =>
           `| ${s.at} s | ${s.receiver} | ${s.rssMb.toFixed(0)} MB | ${s.loopDelayP99.toFixed(1)} ms | ${s.lagP50.toFixed(0)} / ${s.lagP99.toFixed(0)} ms | ` +
