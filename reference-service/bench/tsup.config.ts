@@ -9,6 +9,7 @@ export default defineConfig({
     index: 'bench/index.ts',
     'api-target': 'bench/api/target.ts',
     'memory-target': 'bench/memory-target.ts',
+    'delivery-receiver': 'bench/delivery-receiver.ts',
   },
   format: ['esm'],
   target: 'node20',
