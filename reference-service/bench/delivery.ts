@@ -31,10 +31,10 @@ import type { ServiceContext } from '../src/http/service-context.js';
 import { resolveWithDns } from '../src/runtime.js';
 import { type OpenedStore, openStore } from '../src/store/open.js';
 import { insertEvent, insertEvents } from '../src/store/queries/events.js';
-import { insertWorkspace } from '../src/store/queries/workspaces.js';
 import { createSecretBox } from '../src/store/secret-box.js';
 import { createEmptyPostgres, POSTGRES_ADMIN_URL } from '../test/support/backends.js';
 import { seedActiveEndpoint } from '../test/support/endpoints.js';
+import { benchWorkspace } from './support/workspace.js';
 
 const IDLE_SAMPLES = Number(process.env.BENCH_IDLE_SAMPLES ?? 200);
 const IDLE_GAP_MS = 20;
@@ -187,15 +187,7 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
     now: () => Date.now(),
   };
   const receiver = await startReceiver();
-  const workspaceId = newId('ws');
-  await insertWorkspace(store.db, {
-    id: workspaceId,
-    name: 'bench',
-    webhooks_enabled: true,
-    suspended: false,
-    deletion_hold: false,
-    created_at: Date.now() - 1_000,
-  });
+  const workspaceId = await benchWorkspace(store.db);
   const { secret } = await seedActiveEndpoint(store.db, secretBox, workspaceId, receiver.url);
   const delivery = await startDelivery(ctx, pino({ level: 'silent' }));
   const newEvent = (label: string) => ({

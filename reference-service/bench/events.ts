@@ -15,13 +15,13 @@ import autocannon from 'autocannon';
 import { newId } from '../src/domain/ids.js';
 import { openStore } from '../src/store/open.js';
 import { insertEvents } from '../src/store/queries/events.js';
-import { insertWorkspace } from '../src/store/queries/workspaces.js';
 import { createSecretBox } from '../src/store/secret-box.js';
 import { seedActiveEndpoint } from '../test/support/endpoints.js';
 import type { ApiTargetReady } from './api/run.js';
 import type { BenchEnv } from './support/backends.js';
 import { type Row, verdict } from './support/table.js';
 import { spawnTarget } from './support/target-process.js';
+import { benchWorkspace } from './support/workspace.js';
 
 const BURST = 10_000;
 const BURST_TARGET = 10_000;
@@ -31,15 +31,7 @@ async function burstRate(env: Record<string, string | undefined>): Promise<numbe
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-events-'));
   const store = await openStore(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, dataDir } : { dataDir });
   try {
-    const workspaceId = newId('ws');
-    await insertWorkspace(store.db, {
-      id: workspaceId,
-      name: 'bench',
-      webhooks_enabled: true,
-      suspended: false,
-      deletion_hold: false,
-      created_at: Date.now() - 5_000,
-    });
+    const workspaceId = await benchWorkspace(store.db);
     await seedActiveEndpoint(
       store.db,
       createSecretBox(randomBytes(32)),
