@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { newId } from '../src/domain/ids.js';
 import { openStore } from '../src/store/open.js';
 import { insertEvents } from '../src/store/queries/events.js';
 import { createSecretBox } from '../src/store/secret-box.js';
