@@ -101,20 +101,22 @@ export async function setEndpointStatus(
   status: 'active' | 'paused',
   now: number,
 ): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE webhook_endpoints
-        SET status = $3,
-            consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
-            updated_at = $4
-      WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
-      RETURNING id`,
-    [workspaceId, id, status, now],
+  // The change and, on a pause, the announcement to the workers in one statement (one round trip).
+  const rows = await db.query<{ id: string; notified: boolean | null }>(
+    `WITH changed AS (
+       UPDATE webhook_endpoints
+          SET status = $3,
+              consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
+              updated_at = $4
+        WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
+        RETURNING id
+     )
+     -- notified is read so that the planner keeps the lateral join (and the call in it).
+     SELECT changed.id, announced.notified FROM changed
+       LEFT JOIN LATERAL (SELECT true AS notified, pg_notify($5, changed.id) WHERE $3 = 'paused') AS announced
+         ON true`,
+    [workspaceId, id, status, now, ENDPOINT_STOPPED_CHANNEL],
   );
-  if (status === 'paused')
-    await announceEndpointsStopped(
-      db,
-      rows.map((row) => row.id),
-    );
   return rows.length === 1;
 }
 

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
+import { ENDPOINT_STOPPED_CHANNEL, setEndpointStatus } from '../../src/store/queries/webhook-endpoints.js';
+import { insertWorkspace } from '../../src/store/queries/workspaces.js';
+import { createSecretBox } from '../../src/store/secret-box.js';
+import { BACKENDS } from '../support/backends.js';
+import { seedActiveEndpoint } from '../support/endpoints.js';
+
+describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) => {
+  it('announces a pause to the delivery workers in the same statement, and nothing on a resume', async () => {
+    const store = await backend.open();
+    try {
+      const workspaceId = newId('ws');
+      await insertWorkspace(store.db, {
+        id: workspaceId,
+        name: 'w',
+        webhooks_enabled: true,
+        suspended: false,
+        deletion_hold: false,
+        created_at: Date.now() - 5_000,
+      });
+      const endpoint = await seedActiveEndpoint(
+        store.db,
+        createSecretBox(randomBytes(32)),
+        workspaceId,
+        'https://hooks.example.com/x',
+      );
+      const heard: string[] = [];
+      const stop = await store.db.listen(ENDPOINT_STOPPED_CHANNEL, (payload) => {
+        if (payload !== '') heard.push(payload);
+      });
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+
+      expect(await setEndpointStatus(store.db, workspaceId, endpoint.id, 'paused', Date.now())).toBe(true);
+      await settle();
+      expect(heard).toEqual([endpoint.id]);
+      expect(await setEndpointStatus(store.db, workspaceId, endpoint.id, 'active', Date.now())).toBe(true);
+      await settle();
+      expect(heard).toEqual([endpoint.id]);
+      expect(await setEndpointStatus(store.db, workspaceId, 'whk_nope', 'paused', Date.now())).toBe(false);
+      await settle();
+      expect(heard).toEqual([endpoint.id]);
+      const [row] = await store.db.query<{ status: string }>(
+        'SELECT status FROM webhook_endpoints WHERE id = $1',
+        [endpoint.id],
+      );
+      expect(row!.status).toBe('active');
+      await stop();
+    } finally {
+      await store.close();
+    }
+  });
+});
