@@ -66,50 +66,49 @@ function joined(pieces, size) {
   return reply;
 }
 
+/** @typedef {{ id: number, bytes?: Uint8Array, close?: true, memory?: true }} Request */
+
 let closing = false;
-port.on(
-  'message',
-  (/** @type {{ id: number, bytes?: Uint8Array, close?: true, memory?: true }} */ message) => {
-    if (closing) {
-      port.postMessage({ id: message.id, error: { name: 'Error', message: 'the database is closing' } });
-      return;
-    }
-    if (message.memory) {
-      // This thread's JavaScript heap and PostgreSQL's WebAssembly memory (the benchmark reports them).
-      const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-      // @ts-expect-error `mod` is PGlite's Emscripten module, not part of its typed API.
-      const wasm = pg.mod?.HEAPU8?.length ?? 0;
-      port.postMessage({ id: message.id, memory: { heapUsed, heapTotal, external, arrayBuffers, wasm } });
-      return;
-    }
-    if (message.close) {
-      closing = true;
-      pg.close().then(
-        () => port.postMessage({ id: message.id }),
-        (error) => port.postMessage({ id: message.id, error: serialise(error) }),
-      );
-      return;
-    }
-    /** @type {Uint8Array[]} */
-    const pieces = [];
-    let size = 0;
-    // The streaming entry point hands the reply over untouched. The plain one (execProtocolRawSync) would
-    // also parse every message here and keep it for PGlite's own query API, which this thread never uses.
-    // Without a file-system sync (both file systems used here write through), all of the work happens in
-    // this call, so requests still run one at a time in the order they arrived.
-    pg.execProtocolRawStream(/** @type {Uint8Array} */ (message.bytes), {
-      syncToFs: false,
-      onRawData: (piece) => {
-        pieces.push(piece.slice());
-        size += piece.length;
-      },
-    }).then(
-      () => {
-        const reply = joined(pieces, size);
-        port.postMessage({ id: message.id, bytes: reply }, [reply.buffer]);
-      },
+port.on('message', (/** @type {Request} */ message) => {
+  if (closing) {
+    port.postMessage({ id: message.id, error: { name: 'Error', message: 'the database is closing' } });
+    return;
+  }
+  if (message.memory) {
+    // This thread's JavaScript heap and PostgreSQL's WebAssembly memory (the benchmark reports them).
+    const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+    // @ts-expect-error `mod` is PGlite's Emscripten module, not part of its typed API.
+    const wasm = pg.mod?.HEAPU8?.length ?? 0;
+    port.postMessage({ id: message.id, memory: { heapUsed, heapTotal, external, arrayBuffers, wasm } });
+    return;
+  }
+  if (message.close) {
+    closing = true;
+    pg.close().then(
+      () => port.postMessage({ id: message.id }),
       (error) => port.postMessage({ id: message.id, error: serialise(error) }),
     );
-  },
-);
+    return;
+  }
+  /** @type {Uint8Array[]} */
+  const pieces = [];
+  let size = 0;
+  // The streaming entry point hands the reply over untouched. The plain one (execProtocolRawSync) would
+  // also parse every message here and keep it for PGlite's own query API, which this thread never uses.
+  // Without a file-system sync (both file systems used here write through), all of the work happens in
+  // this call, so requests still run one at a time in the order they arrived.
+  pg.execProtocolRawStream(/** @type {Uint8Array} */ (message.bytes), {
+    syncToFs: false,
+    onRawData: (piece) => {
+      pieces.push(piece.slice());
+      size += piece.length;
+    },
+  }).then(
+    () => {
+      const reply = joined(pieces, size);
+      port.postMessage({ id: message.id, bytes: reply }, [reply.buffer]);
+    },
+    (error) => port.postMessage({ id: message.id, error: serialise(error) }),
+  );
+});
 port.postMessage({ ready: true });
