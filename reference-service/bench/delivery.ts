@@ -1,5 +1,5 @@
 /**
- * Delivery benchmark (not a test): `npm run bench -w @svc-kit/reference-service`.
+ * Delivery benchmark (not a test): `npm run bench -w @svc-kit/reference-service -- delivery`.
  *
  * One process, one run per backend: PGlite in a temporary data dir, then PostgreSQL on a throwaway database
  * (skipped, and said so, when no server answers at SVC_TEST_POSTGRES_URL, the test suite's admin URL). Each run
@@ -11,6 +11,8 @@
  * verdict is the median round's ratio. BENCH_BACKENDS (default `pglite,postgres`) picks the runs. Prints a
  * table per backend with PASS/MISS per target and always exits 0.
  */
+
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -18,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import pino from 'pino';
 import { Agent, request } from 'undici';
@@ -28,11 +31,11 @@ import type { ServiceContext } from '../src/http/service-context.js';
 import { PublicAddress } from '../src/public-address.js';
 import { resolveWithDns } from '../src/runtime.js';
 import { type OpenedStore, openStore } from '../src/store/open.js';
-import { insertEvent } from '../src/store/queries/events.js';
-import { insertWorkspace } from '../src/store/queries/workspaces.js';
+import { insertEvent, insertEvents } from '../src/store/queries/events.js';
 import { createSecretBox } from '../src/store/secret-box.js';
 import { createEmptyPostgres, POSTGRES_ADMIN_URL } from '../test/support/backends.js';
 import { seedActiveEndpoint } from '../test/support/endpoints.js';
+import { benchWorkspace } from './support/workspace.js';
 
 const IDLE_SAMPLES = Number(process.env.BENCH_IDLE_SAMPLES ?? 200);
 const IDLE_GAP_MS = 20;
@@ -40,6 +43,7 @@ const BURST = Number(process.env.BENCH_BURST ?? 10_000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const RAW_PASSES = 3;
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
+const RECEIVER = process.env.BENCH_RECEIVER === 'inline' ? 'inline' : 'process';
 /** The worker's default number of attempts in flight (src/delivery/worker.ts). */
 const CONCURRENCY = 64;
 
@@ -47,30 +51,22 @@ const TARGET_P99_MS = 100;
 const TARGET_RATIO = 0.5;
 
 /** Records when each event id arrived, and wakes whoever waits for one id or for a total. */
-async function startReceiver() {
+function arrivalBook() {
   const arrivedAt = new Map<string, number>();
   const waiting = new Map<string, (at: number) => void>();
   let arrivals = 0;
   let countWaiter: { n: number; resolve: (at: number) => void } | undefined;
-  const server = createServer((req, res) => {
-    const at = performance.now();
-    const eventId = String(req.headers[HEADER_NAMES.eventId]);
-    req.resume();
-    req.on('end', () => res.end('ok'));
-    arrivals++;
-    arrivedAt.set(eventId, at);
-    waiting.get(eventId)?.(at);
-    waiting.delete(eventId);
-    if (countWaiter && arrivals >= countWaiter.n) {
-      countWaiter.resolve(at);
-      countWaiter = undefined;
-    }
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    record(eventId: string, at: number) {
+      arrivals++;
+      arrivedAt.set(eventId, at);
+      waiting.get(eventId)?.(at);
+      waiting.delete(eventId);
+      if (countWaiter && arrivals >= countWaiter.n) {
+        countWaiter.resolve(at);
+        countWaiter = undefined;
+      }
+    },
     arrivalOf(eventId: string): Promise<number> {
       const at = arrivedAt.get(eventId);
       if (at !== undefined) return Promise.resolve(at);
@@ -84,9 +80,54 @@ async function startReceiver() {
       });
     },
     arrivals: () => arrivals,
+  };
+}
+
+type Receiver = Omit<ReturnType<typeof arrivalBook>, 'record'> & { url: string; close(): Promise<void> };
+
+/**
+ * The receiver: in a process of its own by default (BENCH_RECEIVER=process), so that the ratio measures the
+ * worker alone and the raw loop alone; BENCH_RECEIVER=inline keeps it in this process, as earlier runs had it.
+ */
+async function startReceiver(): Promise<Receiver> {
+  const book = arrivalBook();
+  if (RECEIVER === 'inline') {
+    const server = createServer((req, res) => {
+      const at = performance.now();
+      req.resume();
+      req.on('end', () => res.end('ok'));
+      book.record(String(req.headers[HEADER_NAMES.eventId]), at);
+    });
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      ...book,
+      url: `http://127.0.0.1:${port}/hooks`,
+      async close() {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+  const child = fork(fileURLToPath(new URL('./delivery-receiver.js', import.meta.url)), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the receiver exited (${code})`)));
+    child.on('message', (message: { port?: number; arrivals?: [string, number][] }) => {
+      if (message.port !== undefined) resolve(message.port);
+      // Wall-clock times from the other process, into this one's performance.now() scale.
+      for (const [eventId, at] of message.arrivals ?? []) book.record(eventId, at - performance.timeOrigin);
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    ...book,
+    url: `http://127.0.0.1:${port}/hooks`,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      child.disconnect();
+      await exited;
     },
   };
 }
@@ -147,15 +188,7 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
     now: () => Date.now(),
   };
   const receiver = await startReceiver();
-  const workspaceId = newId('ws');
-  await insertWorkspace(store.db, {
-    id: workspaceId,
-    name: 'bench',
-    webhooks_enabled: true,
-    suspended: false,
-    deletion_hold: false,
-    created_at: Date.now() - 1_000,
-  });
+  const workspaceId = await benchWorkspace(store.db);
   const { secret } = await seedActiveEndpoint(store.db, secretBox, workspaceId, receiver.url);
   const delivery = await startDelivery(ctx, pino({ level: 'silent' }));
   const newEvent = (label: string) => ({
@@ -256,7 +289,7 @@ interface Round {
  */
 async function burstRound(
   store: OpenedStore,
-  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  receiver: Receiver,
   newEvent: (i: number) => Parameters<typeof insertEvent>[1],
   secret: string,
 ): Promise<Round> {
@@ -265,9 +298,12 @@ async function burstRound(
     `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'delivered'`,
   );
   const insertStarted = performance.now();
-  await store.db.transaction(async (tx) => {
-    for (let i = 0; i < BURST; i++) await insertEvent(tx, newEvent(i));
-  });
+  await store.db.transaction((tx) =>
+    insertEvents(
+      tx,
+      Array.from({ length: BURST }, (_, i) => newEvent(i)),
+    ),
+  );
   const committed = performance.now();
   const cpuBefore = process.cpuUsage();
   const loopBefore = performance.eventLoopUtilization();
@@ -321,9 +357,9 @@ function printTable(title: string, rows: readonly Row[]): void {
   for (const row of rows) console.log(line(row));
 }
 
-async function main(): Promise<void> {
-  const machine = `Node ${process.versions.node}, ${cpus().length} cores, concurrency ${CONCURRENCY}`;
-  if (BACKENDS.includes('pglite')) {
+export async function runDeliveryBench(backends: readonly string[] = BACKENDS): Promise<void> {
+  const machine = `Node ${process.versions.node}, ${cpus().length} cores, concurrency ${CONCURRENCY}, receiver ${RECEIVER === 'process' ? 'in a process of its own' : 'in the bench process'}`;
+  if (backends.includes('pglite')) {
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
     try {
       const store = await openStore({ dataDir });
@@ -336,7 +372,7 @@ async function main(): Promise<void> {
       await rm(dataDir, { recursive: true, force: true });
     }
   }
-  if (!BACKENDS.includes('postgres')) return;
+  if (!backends.includes('postgres')) return;
 
   let database: Awaited<ReturnType<typeof createEmptyPostgres>>;
   try {
@@ -370,8 +406,3 @@ async function waitUntilLogged(db: ServiceContext['db'], n: number): Promise<voi
     await sleep(10);
   }
 }
-
-main().catch((error: unknown) => {
-  console.error('benchmark failed:', error);
-  process.exitCode = 1;
-});

@@ -5,11 +5,18 @@ const OUT_DIR = 'node_modules/.cache/svc-bench';
 
 // The benchmark is bundled like the service (npm run build) and run from its own folder.
 export default defineConfig({
-  entry: { delivery: 'bench/delivery.ts' },
+  entry: {
+    index: 'bench/index.ts',
+    'api-target': 'bench/api/target.ts',
+    'memory-target': 'bench/memory-target.ts',
+    'delivery-receiver': 'bench/delivery-receiver.ts',
+  },
   format: ['esm'],
   target: 'node20',
   platform: 'node',
   outDir: OUT_DIR,
+  // Loaded from node_modules as they are (CommonJS, native bindings), not bundled.
+  external: ['autocannon', '@resvg/resvg-js'],
   clean: true,
   silent: true,
   onSuccess: async () => copyRuntimeFiles(OUT_DIR),

@@ -27,6 +27,8 @@ export interface Config {
   deliveryPrefetch: number | undefined;
   /** Serve the relay behind `svc-webhooks listen`: on by default outside production (SVC_RELAY). */
   relay: boolean;
+  /** Where `/metrics` is served (a port of its own); unset: no metrics are served. */
+  metrics: { host: string; port: number } | undefined;
 }
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
@@ -66,6 +68,15 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'check name this instance by it, never by what a request says',
     );
   }
+  const metricsPort = env.SVC_METRICS_PORT;
+  let metrics: Config['metrics'];
+  if (metricsPort !== undefined && metricsPort !== '') {
+    const value = Number(metricsPort);
+    if (!/^\d+$/.test(metricsPort) || value > 65535) {
+      throw new ConfigError('SVC_METRICS_PORT must be 0 to 65535');
+    }
+    metrics = { host: env.SVC_METRICS_HOST || '127.0.0.1', port: value };
+  }
   return {
     relay: relaySetting === '' ? !production : relaySetting === 'on',
     host: env.HOST ?? '127.0.0.1',
@@ -81,6 +92,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production,
     deliveryLeaseMs,
     deliveryPrefetch,
+    metrics,
   };
 }
 

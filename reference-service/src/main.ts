@@ -1,6 +1,5 @@
-import pino from 'pino';
 import { ConfigError, readConfig } from './config.js';
-import { loggerOptions } from './http/logger.js';
+import { createServiceLogger } from './http/logger.js';
 import { SANDBOX_EMAIL, sandboxCards } from './sandbox/seed.js';
 import { type RunningService, startService } from './server.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
@@ -13,7 +12,9 @@ function printBanner(service: RunningService, backend: string, allowLocalhostWeb
     '',
     `svc-kit reference service listening on ${service.baseUrl} (${backend})`,
     `OpenAPI document: ${service.baseUrl}/v1/openapi.json`,
+    `Health: ${service.baseUrl}/healthz, readiness: ${service.baseUrl}/readyz`,
   ];
+  if (service.metricsUrl) lines.push(`Prometheus metrics: ${service.metricsUrl}`);
   if (allowLocalhostWebhooks) {
     lines.push(
       'WARNING: SVC_ALLOW_LOCALHOST_WEBHOOKS=1, webhook receivers on localhost are accepted (sandbox only)',
@@ -52,7 +53,7 @@ async function printSandboxCards(service: RunningService): Promise<void> {
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const logger = pino(loggerOptions(config.logLevel));
+  const logger = createServiceLogger(config.logLevel);
   const service = await startService(config, logger);
   await printSandboxCards(service);
   printBanner(

@@ -4,7 +4,11 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type RunningDelivery, startDelivery } from './delivery/start.js';
 import { buildApp } from './http/app.js';
+import { type CredentialCache, startCredentialCache } from './http/credential-cache.js';
 import type { ServiceContext } from './http/service-context.js';
+import { ServiceMetrics } from './ops/metrics.js';
+import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
+import { timedDb } from './ops/timed-db.js';
 import { Relay } from './relay/relay.js';
 import { openRuntime } from './runtime.js';
 import { startAdminSocket } from './sandbox/admin-socket.js';
@@ -15,6 +19,8 @@ export interface RunningService {
   app: FastifyInstance;
   baseUrl: string;
   seed: SeedResult | undefined;
+  /** The `/metrics` URL when SVC_METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   /** Stops taking requests, lets in-flight ones finish, then closes the store (and its lock). */
   close(): Promise<void>;
 }
@@ -24,7 +30,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let adminSocket: Server | undefined;
   let app: FastifyInstance | undefined;
   let delivery: RunningDelivery | undefined;
+  let metricsServer: MetricsServer | undefined;
+  const metrics = config.metrics ? new ServiceMetrics(ctx.db) : undefined;
+  if (metrics) ctx.db = timedDb(ctx.db, metrics.statementSeconds);
+  let credentials: CredentialCache | undefined;
   try {
+    credentials = await startCredentialCache(ctx.db);
+    ctx.credentials = credentials;
     // The sandbox workspace exists wherever the service is not in production.
     const seed = config.production ? undefined : await seedSandbox(ctx);
     const relay = config.relay
@@ -42,6 +54,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       sandboxRoutes: !config.production,
       trustedProxies: config.trustedProxies,
       relay,
+      readiness: { deliveryRunning: () => delivery?.running() ?? false },
+      ...(metrics ? { metrics } : {}),
     });
     const address = await app.listen({ host: config.host, port: config.port });
     ctx.publicAddress.settle(address);
@@ -53,25 +67,33 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         ...(config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs }),
         ...(config.deliveryPrefetch === undefined ? {} : { prefetch: config.deliveryPrefetch }),
       },
-      relay,
+      { relay, metrics },
     );
+    if (metrics && config.metrics) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
     const started = app;
     const runningDelivery = delivery;
+    const runningMetrics = metricsServer;
+    const runningCredentials = credentials;
     return {
       ctx,
       app: started,
       baseUrl: address,
       seed,
+      metricsUrl: metricsServer?.url,
       async close() {
+        await runningMetrics?.close();
         await started.close();
         await runningDelivery.stop();
+        await runningCredentials?.stop();
         await new Promise<void>((resolve) => (adminSocket ? adminSocket.close(() => resolve()) : resolve()));
         await store.close();
       },
     };
   } catch (error) {
+    await metricsServer?.close();
     await delivery?.stop();
     await app?.close();
+    await credentials?.stop();
     await store.close();
     throw error;
   }

@@ -66,6 +66,17 @@ describe('configuration', () => {
     expect(() => readConfig({ SVC_TRUSTED_PROXIES: 'proxy.internal' })).toThrow(ConfigError);
   });
 
+  it('serves metrics only when SVC_METRICS_PORT is set, on loopback unless told otherwise', () => {
+    expect(readConfig({}).metrics).toBeUndefined();
+    expect(readConfig({ SVC_METRICS_PORT: '9464' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(readConfig({ SVC_METRICS_PORT: '0', SVC_METRICS_HOST: '0.0.0.0' }).metrics).toEqual({
+      host: '0.0.0.0',
+      port: 0,
+    });
+    for (const SVC_METRICS_PORT of ['-1', '65536', 'on', '1.5', ' 9464'])
+      expect(() => readConfig({ SVC_METRICS_PORT })).toThrow(ConfigError);
+  });
+
   it('refuses an unusable port', () => {
     for (const PORT of ['-1', '65536', 'http', '1.5'])
       expect(() => readConfig({ PORT })).toThrow(ConfigError);

@@ -1,11 +1,15 @@
 import type { Logger } from 'pino';
 import type { ServiceContext } from '../http/service-context.js';
+import { measuredClient } from '../ops/delivery-metrics.js';
+import type { ServiceMetrics } from '../ops/metrics.js';
 import { createGuardedClient, type GuardedClientOptions } from '../outbound/guarded-client.js';
 import type { Relay } from '../relay/relay.js';
 import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './worker.js';
 
 export interface RunningDelivery {
   worker: DeliveryWorker;
+  /** True from a successful start until `stop` is called (the readiness check reads it). */
+  running(): boolean;
   stop(): Promise<void>;
 }
 
@@ -19,15 +23,17 @@ export async function startDelivery(
   ctx: ServiceContext,
   logger: Logger,
   tuning: DeliveryTuning = {},
-  relay?: Relay,
+  wiring: { relay?: Relay | undefined; metrics?: ServiceMetrics | undefined } = {},
 ): Promise<RunningDelivery> {
+  const { relay, metrics } = wiring;
   const totalTimeoutMs = tuning.totalTimeoutMs ?? 10_000;
-  const client = createGuardedClient({
+  const guarded = createGuardedClient({
     resolve: ctx.resolveHost,
     allowLocalhost: ctx.allowLocalhostWebhooks,
     connectTimeoutMs: tuning.connectTimeoutMs ?? 5_000,
     totalTimeoutMs,
   });
+  const client = metrics ? measuredClient(guarded, metrics) : guarded;
   const worker = createDeliveryWorker({
     db: ctx.db,
     secretBox: ctx.secretBox,
@@ -51,6 +57,7 @@ export async function startDelivery(
   let stopped: Promise<void> | undefined;
   return {
     worker,
+    running: () => stopped === undefined,
     // Idempotent: a second call (a shutdown hook after an explicit stop) waits for the first.
     stop() {
       stopped ??= worker.stop().then(() => client.close());

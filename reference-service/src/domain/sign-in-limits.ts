@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import ipaddr from 'ipaddr.js';
 import type { OutboundLimit } from '@svc-kit/contract';
+import ipaddr from 'ipaddr.js';
 
 const MINUTE = 60_000;
 

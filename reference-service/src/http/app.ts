@@ -6,6 +6,10 @@ import { ServiceError } from '../domain/errors.js';
 import { registerOAuthCallback } from '../integrations/oauth-callback.js';
 import { IntegrationService } from '../integrations/service.js';
 import { type IntegrationSettings, integrationSettingsFromEnv } from '../integrations/settings.js';
+import { AccessLogController } from '../ops/access-log.js';
+import { type Readiness, registerHealthRoutes } from '../ops/health.js';
+import type { ServiceMetrics } from '../ops/metrics.js';
+import { recordRequestMetrics } from '../ops/request-metrics.js';
 import { registerPeerRoutes } from '../peer/server.js';
 import { type PeerSettings, peerSettingsFromEnv } from '../peer/settings.js';
 import type { Relay } from '../relay/relay.js';
@@ -44,6 +48,10 @@ export interface AppOptions {
   relay?: Relay | undefined;
   /** Proxies whose `X-Forwarded-For` names the client address (SVC_TRUSTED_PROXIES); none by default. */
   trustedProxies?: readonly string[];
+  /** Serve `/healthz` and `/readyz` (see ops/health.ts). */
+  readiness?: Readiness;
+  /** Count and time every answer (served on a port of its own, see ops/metrics-server.ts). */
+  metrics?: ServiceMetrics;
 }
 
 /** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
@@ -68,6 +76,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     return503OnClosing: false,
     // Only `request.ip` follows it (the sign-in limits); the public URL and origin never come from a request.
     trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
+    logController: new AccessLogController(),
   });
 
   // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).
@@ -85,6 +94,9 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   });
   app.addHook('onRequest', requireHost);
   app.addHook('preHandler', nulInPathOrQuery(ctx));
+  if (options.metrics)
+    recordRequestMetrics(app, options.metrics, { ...operations, ...options.extraOperations });
+  if (options.readiness) await registerHealthRoutes(app, ctx.db, options.readiness);
 
   app.setErrorHandler(async (error: FastifyError | ServiceError, request, reply) => {
     if (error instanceof RateLimitedError) return sendRateLimited(request, reply, error);

@@ -49,7 +49,10 @@ export async function refuseInput(
   const requirements = requirementsOf(request);
   if (requirements) {
     try {
-      await authorize(ctx.db, request, requirements, { now: ctx.now(), publicOrigin: ctx.publicAddress.origin });
+      await authorize(ctx.db, request, requirements, {
+        now: ctx.now(),
+        publicOrigin: ctx.publicAddress.origin,
+      });
     } catch (error) {
       if (error instanceof ServiceError) return sendError(request, reply, error.code, error.message);
       // Never thrown on: this runs inside error handlers, whose own failures would leave Fastify's body.

@@ -1,4 +1,4 @@
-import type { LoggerOptions } from 'pino';
+import pino, { type Logger, type LoggerOptions } from 'pino';
 
 /**
  * Structured JSON logs. Fastify adds `reqId` (the same id as `error.request_id`) to every line logged for a
@@ -32,4 +32,13 @@ export function loggerOptions(level: string): LoggerOptions {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
+}
+
+/**
+ * The service's logger: JSON lines to stdout, written asynchronously (lines logged while a write is under
+ * way go out together in the next one, instead of one blocking write each); pino flushes what is left
+ * when the process exits.
+ */
+export function createServiceLogger(level: string): Logger {
+  return pino(loggerOptions(level), pino.destination({ dest: 1, sync: false }));
 }

@@ -106,6 +106,7 @@ export function registerOperations(
         const authorized = await authorize(ctx.db, request, requirements, {
           now,
           publicOrigin: ctx.publicAddress.origin,
+          credentials: ctx.credentials,
         });
         const input = {
           params: validate(op.pathParams, request.params, 'path parameters'),

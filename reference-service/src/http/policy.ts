@@ -6,6 +6,7 @@ import { CREDENTIAL_FAILURES, guessBucket, limitedAddress } from '../domain/sign
 import { workspaceRefusal } from '../domain/workspace-state.js';
 import type { Queryable } from '../store/db.js';
 import { getWorkspace, type WorkspaceRow } from '../store/queries/workspaces.js';
+import type { CredentialCache } from './credential-cache.js';
 import { type Principal, readCookie, resolvePrincipal, SESSION_COOKIE } from './principal.js';
 import { countRefusal } from './sign-in-guard.js';
 
@@ -32,9 +33,9 @@ export async function authorize(
   db: Queryable,
   request: FastifyRequest,
   requirements: Requirements,
-  context: { now: number; publicOrigin: string },
+  context: { now: number; publicOrigin: string; credentials?: CredentialCache | undefined },
 ): Promise<Authorized> {
-  const principal = await resolvePrincipal(db, request, context.now);
+  const principal = await resolvePrincipal(db, request, context.now, context.credentials);
   if (!principal) {
     if (presentsCredential(request)) {
       // Refused keys and cookies from one address are counted: past the budget, 429 instead of 401.
@@ -76,7 +77,8 @@ export async function authorize(
         : `this member does not hold the permission ${requirements.permission}`,
     );
   }
-  const workspace = await getWorkspace(db, principal.workspaceId);
+  const workspace =
+    principal.kind === 'key' ? principal.workspace : await getWorkspace(db, principal.workspaceId);
   if (!workspace) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
   if (requirements.suspended) {
     const refusal = workspaceRefusal(workspace);

@@ -5,9 +5,11 @@ import { parseApiKey, secretMatches } from '../domain/api-key.js';
 import { keyPermissions, sessionPermissions } from '../domain/permissions.js';
 import { isSteppedUp } from '../domain/step-up.js';
 import type { Queryable } from '../store/db.js';
-import { getApiKey } from '../store/queries/api-keys.js';
+import { getKeyPrincipal } from '../store/queries/key-principal.js';
 import { getMember } from '../store/queries/members.js';
 import { findLiveSession } from '../store/queries/sessions.js';
+import type { WorkspaceRow } from '../store/queries/workspaces.js';
+import type { CredentialCache } from './credential-cache.js';
 
 export const SESSION_COOKIE = '__Host-svc_session';
 
@@ -19,6 +21,8 @@ export type Principal =
       memberId: string;
       workspaceId: string;
       permissions: Set<Permission>;
+      /** Read with the key, in the same statement (or held with it in the credential cache). */
+      workspace: WorkspaceRow;
     }
   | {
       kind: 'session';
@@ -56,6 +60,7 @@ export async function resolvePrincipal(
   db: Queryable,
   request: FastifyRequest,
   now: number,
+  credentials?: CredentialCache,
 ): Promise<Principal | undefined> {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
@@ -63,17 +68,17 @@ export async function resolvePrincipal(
     const match = /^Bearer ([^\s]+)$/i.exec(authorization);
     const parsed = match ? parseApiKey(match[1]!) : undefined;
     if (!parsed) return undefined;
-    const row = await getApiKey(db, parsed.id);
+    const row = credentials ? await credentials.lookup(db, parsed.id) : await getKeyPrincipal(db, parsed.id);
     const matches = secretMatches(parsed.secret, row?.secret_hash ?? DUMMY_HASH);
     if (!row || !matches || row.revoked_at !== null) return undefined;
-    const member = await getMember(db, row.member_id);
-    if (!member || member.workspace_id !== row.workspace_id) return undefined;
+    if (row.member_workspace_id !== row.workspace_id) return undefined;
     return {
       kind: 'key',
       keyId: row.id,
-      memberId: member.id,
+      memberId: row.member_id,
       workspaceId: row.workspace_id,
-      permissions: keyPermissions(member.permissions, row.scopes),
+      permissions: keyPermissions(row.member_permissions, row.scopes),
+      workspace: row.workspace,
     };
   }
   const token = readCookie(request.headers.cookie, SESSION_COOKIE);

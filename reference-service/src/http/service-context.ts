@@ -2,6 +2,7 @@ import type { ResolveHost } from '../domain/url-policy.js';
 import type { PublicAddress } from '../public-address.js';
 import type { Db } from '../store/db.js';
 import type { SecretBox } from '../store/secret-box.js';
+import type { CredentialCache } from './credential-cache.js';
 
 /** Everything a request handler may use; built once in main.ts (or by a test). */
 export interface ServiceContext {
@@ -13,4 +14,6 @@ export interface ServiceContext {
   /** This instance's public URL and origin: configuration or the listening address, never the request. */
   publicAddress: PublicAddress;
   now(): number;
+  /** API keys seen recently, dropped on every announced change (see credential-cache.ts); unset: none kept. */
+  credentials?: CredentialCache | undefined;
 }

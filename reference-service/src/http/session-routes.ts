@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import type { OutboundLimit } from '@svc-kit/contract';
 import { PERMISSIONS } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { mintApiKey } from '../domain/api-key.js';
-import type { OutboundLimit } from '@svc-kit/contract';
 import { isCrossSiteLogin } from '../domain/cross-site.js';
 import { ServiceError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';

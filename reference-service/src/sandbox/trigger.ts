@@ -59,9 +59,8 @@ export async function triggerEvent(db: Db, input: TriggerInput): Promise<Trigger
     throw new TriggerError(`data does not fit ${type}${where}: ${issue?.message ?? 'invalid'}`);
   }
   const data = checked.data as Record<string, unknown>;
-  const event = await db.transaction((tx) =>
-    insertEvent(tx, { workspaceId: input.workspaceId, identity, type, data }),
-  );
+  // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
+  const event = await insertEvent(db, { workspaceId: input.workspaceId, identity, type, data });
   return { id: event.id, type, created_at: event.createdAt, identity };
 }
 
@@ -102,7 +101,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext)
       ctx.db,
       request,
       { permission: 'service:workspace:admin', stepUp: false, suspended: true },
-      { now: ctx.now(), publicOrigin: ctx.publicAddress.origin },
+      { now: ctx.now(), publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
     );
     const body = parseTriggerBody(request.body);
     try {

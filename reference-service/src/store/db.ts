@@ -22,5 +22,9 @@ export interface Db extends Queryable {
    */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** How loaded the database side is right now (for /metrics): statements waiting, connections busy. */
+  pressure(): { waiting: number; busy: number };
+  /** PGlite only: its thread's heap and the database's WebAssembly memory, in bytes (the benchmark's). */
+  memory?(): Promise<Record<string, number>>;
   readonly kind: 'pglite' | 'postgres';
 }

@@ -55,6 +55,7 @@ export async function openPostgres(connectionString: string): Promise<Db> {
     },
     listen: (channel, onNotify) => listenOnOwnConnection(connectionString, channel, onNotify),
     close: () => pool.end(),
+    pressure: () => ({ waiting: pool.waitingCount, busy: pool.totalCount - pool.idleCount }),
   };
 }
 

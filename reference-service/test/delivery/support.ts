@@ -157,7 +157,7 @@ export async function startDeliveringService(
       pollIntervalMs: 200,
       ...(options.totalTimeoutMs === undefined ? {} : { totalTimeoutMs: options.totalTimeoutMs }),
     },
-    options.relay,
+    { relay: options.relay },
   );
   return {
     ...service,

@@ -66,7 +66,8 @@ async function startHostileUpstream(): Promise<{
 function withFailingEventInserts(store: OpenedStore, failing: () => boolean): OpenedStore {
   const guard = (queryable: Queryable): Queryable => ({
     query: (sql, params) => {
-      if (failing() && sql.trimStart().startsWith('INSERT INTO events')) {
+      // The events are written by one statement (a WITH ... INSERT INTO events ...), wherever it starts.
+      if (failing() && sql.includes('INSERT INTO events')) {
         return Promise.reject(new Error('injected failure: the events table is unavailable'));
       }
       return queryable.query(sql, params);
@@ -80,6 +81,7 @@ function withFailingEventInserts(store: OpenedStore, failing: () => boolean): Op
     withAdvisoryLock: (key, fn) => store.db.withAdvisoryLock(key, fn),
     listen: (channel, onNotify) => store.db.listen(channel, onNotify),
     close: () => store.db.close(),
+    pressure: () => store.db.pressure(),
   };
   return { db, close: () => store.close() };
 }

@@ -135,8 +135,9 @@ export function webhookHandlers(ctx: ServiceContext) {
     body,
     now,
   }) => {
-    if (!(await setEndpointStatus(db, workspace.id, params.id, body.status, now))) throw notFound();
-    return answer('setWebhookStatus', 200, { endpoints: await liveEndpoints(db, workspace.id, now) });
+    const endpoints = await setEndpointStatus(db, workspace.id, params.id, body.status, now);
+    if (!endpoints) throw notFound();
+    return answer('setWebhookStatus', 200, { endpoints: endpoints.map((row) => endpointRecord(row, now)) });
   };
 
   const deleteWebhook: OperationHandler<Operations['deleteWebhook']> = async ({

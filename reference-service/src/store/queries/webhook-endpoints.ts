@@ -97,29 +97,43 @@ export async function announceEndpointsStopped(db: Queryable, ids: readonly stri
   await db.query('SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id', [ENDPOINT_STOPPED_CHANNEL, ids]);
 }
 
-/** Resuming (`active`) clears the failure run; pausing keeps it for the record. */
+/**
+ * Resuming (`active`) clears the failure run; pausing keeps it for the record and announces it to the
+ * delivery workers. One statement: the change, the announcement and the workspace's live endpoints after
+ * it (the changed row as written, the others as they are: a statement does not see its own changes).
+ * `undefined` when no live endpoint has this id.
+ */
 export async function setEndpointStatus(
   db: Queryable,
   workspaceId: string,
   id: string,
   status: 'active' | 'paused',
   now: number,
-): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    `UPDATE webhook_endpoints
-        SET status = $3,
-            consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
-            updated_at = $4
-      WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
-      RETURNING id`,
-    [workspaceId, id, status, now],
+): Promise<WebhookEndpointRow[] | undefined> {
+  const rows = await db.query<WebhookEndpointRow & { changed: boolean }>(
+    `WITH changed AS (
+       UPDATE webhook_endpoints
+          SET status = $3,
+              consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
+              updated_at = $4
+        WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
+        RETURNING *
+     ),
+     announced AS (
+       -- notified is read below, so that the planner keeps the call.
+       SELECT true AS notified, pg_notify($5, changed.id) FROM changed WHERE $3 = 'paused'
+     )
+     SELECT changed.*, true AS changed FROM changed
+      WHERE (SELECT count(*) FROM announced WHERE notified) >= 0
+     UNION ALL
+     SELECT e.*, false AS changed FROM webhook_endpoints e
+      WHERE e.workspace_id = $1 AND e.deleted_at IS NULL AND e.id <> $2
+        AND EXISTS (SELECT 1 FROM changed)
+     ORDER BY created_at, id`,
+    [workspaceId, id, status, now, ENDPOINT_STOPPED_CHANNEL],
   );
-  if (status === 'paused')
-    await announceEndpointsStopped(
-      db,
-      rows.map((row) => row.id),
-    );
-  return rows.length === 1;
+  if (!rows.some((row) => row.changed)) return undefined;
+  return rows.map(({ changed: _changed, ...row }) => row);
 }
 
 /** Soft delete: the row stays for the delivery log, the secrets are forgotten. */

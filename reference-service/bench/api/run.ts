@@ -1,0 +1,160 @@
+/**
+ * The API benchmark: autocannon with 10 connections against the real service (a process of its own, see
+ * target.ts) beside the anchors in the same process: a bare Fastify route with no query (the ceiling of
+ * the machine for an HTTP answer) and bare routes running one query of the same rows, or one UPDATE (the
+ * floor of a request that needs the database once). Each service route is measured right after its
+ * anchor, in alternating slices (median of three), because a shared machine's speed drifts within a minute.
+ */
+import autocannon from 'autocannon';
+import { type Row, verdict } from '../support/table.js';
+import { spawnTarget } from '../support/target-process.js';
+
+export interface ApiTargetReady {
+  service: string;
+  anchors: string;
+  apiKey: string;
+  endpointId: string;
+  toggleId: string;
+  identity: string;
+  backend: string;
+}
+
+const CONNECTIONS = 10;
+const READ_RATIO = 0.7;
+const WRITE_RATIO = 0.5;
+const READ_P99_MS = 10;
+
+interface Load {
+  rate: number;
+  p50: number;
+  p99: number;
+  failures: number;
+}
+
+async function load(
+  url: string,
+  seconds: number,
+  options: {
+    headers?: Record<string, string>;
+    requests?: autocannon.Request[];
+    method?: 'GET' | 'PATCH';
+  } = {},
+): Promise<Load> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.requests ? { requests: options.requests } : {}),
+  });
+  return {
+    rate: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+const fmt = (load: Load) => `${Math.round(load.rate)} req/s`;
+
+/** The round with the median rate (its p99 with it); failures summed over all rounds. */
+function median(loads: readonly Load[]): Load {
+  const sorted = [...loads].sort((x, y) => x.rate - y.rate);
+  const middle = sorted[Math.floor(sorted.length / 2)]!;
+  return { ...middle, failures: loads.reduce((sum, load) => sum + load.failures, 0) };
+}
+
+/** Rounds of a few seconds each, floor and route alternating, so that a drift of the machine hits both. */
+const ROUNDS = 3;
+
+/** Runs the whole comparison on one backend; DATABASE_URL in `env` picks PostgreSQL. */
+export async function runApiBench(env: Record<string, string | undefined>, seconds: number): Promise<Row[]> {
+  const target = await spawnTarget<ApiTargetReady>('./api-target.js', env);
+  try {
+    const t = target.ready;
+    const auth = { authorization: `Bearer ${t.apiKey}` };
+    const slice = Math.max(1, Math.round(seconds / ROUNDS));
+    const measure = async (url: string, options: Parameters<typeof load>[2] = {}) => {
+      await load(url, 1, options);
+      const loads: Load[] = [];
+      for (let round = 0; round < ROUNDS; round++) loads.push(await load(url, slice, options));
+      return median(loads);
+    };
+    /** Floor and route, warmed, then measured in alternating slices. */
+    const pair = async (
+      floorUrl: string,
+      floorOptions: Parameters<typeof load>[2],
+      serviceUrl: string,
+      serviceOptions: Parameters<typeof load>[2],
+    ): Promise<[Load, Load]> => {
+      await load(floorUrl, 1, floorOptions);
+      await load(serviceUrl, 1, serviceOptions);
+      const floors: Load[] = [];
+      const services: Load[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        floors.push(await load(floorUrl, slice, floorOptions));
+        services.push(await load(serviceUrl, slice, serviceOptions));
+      }
+      return [median(floors), median(services)];
+    };
+    const rows: Row[] = [];
+    const bare = await measure(`${t.anchors}/bare`);
+    rows.push(['bare Fastify route, no query', fmt(bare), `${bare.p99} ms`, '', '', '']);
+
+    const reads: [string, string, string][] = [
+      ['listWebhooks (10 endpoints)', '/query/webhooks', '/v1/workspace/webhooks'],
+      ['listContacts (100 rows)', '/query/contacts', `/v1/identities/${t.identity}/contacts`],
+      [
+        'listWebhookDeliveries (100 rows)',
+        '/query/deliveries',
+        `/v1/workspace/webhooks/${t.endpointId}/deliveries?limit=100`,
+      ],
+    ];
+    for (const [name, floorPath, servicePath] of reads) {
+      const [floor, service] = await pair(`${t.anchors}${floorPath}`, {}, `${t.service}${servicePath}`, {
+        headers: auth,
+      });
+      const ratio = service.rate / floor.rate;
+      const ok = ratio >= READ_RATIO && service.p99 <= READ_P99_MS && service.failures === 0;
+      rows.push([`  floor: one query of the same rows`, fmt(floor), `${floor.p99} ms`, '', '', '']);
+      rows.push([
+        `${name}${service.failures ? ` (${service.failures} failed)` : ''}`,
+        fmt(service),
+        `${service.p99} ms`,
+        `${ratio.toFixed(2)}× (${(service.rate / bare.rate).toFixed(2)}× bare)`,
+        `≥ ${READ_RATIO}×, p99 ≤ ${READ_P99_MS} ms`,
+        verdict(ok),
+      ]);
+    }
+
+    const toggle = (path: string): autocannon.Request[] =>
+      ['paused', 'active'].map((status) => ({
+        method: 'PATCH',
+        path,
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ status }),
+      }));
+    const path = `/v1/workspace/webhooks/${t.toggleId}`;
+    const [floor, write] = await pair(
+      `${t.anchors}/update`,
+      { requests: toggle('/update') },
+      `${t.service}${path}`,
+      { requests: toggle(path) },
+    );
+    const ratio = write.rate / floor.rate;
+    rows.push([`  floor: one UPDATE`, fmt(floor), `${floor.p99} ms`, '', '', '']);
+    rows.push([
+      `setWebhookStatus, toggling${write.failures ? ` (${write.failures} failed)` : ''}`,
+      fmt(write),
+      `${write.p99} ms`,
+      `${ratio.toFixed(2)}×`,
+      `≥ ${WRITE_RATIO}×`,
+      verdict(ratio >= WRITE_RATIO && write.failures === 0),
+    ]);
+    return rows;
+  } finally {
+    await target.stop();
+  }
+}
+
+export const API_HEADER: Row = ['measure', 'rate', 'p99', 'ratio to floor', 'target', 'result'];

@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface TargetProcess<Ready> {
+  ready: Ready;
+  /** The value of the next `{ "<key>": … }` line the process prints. */
+  next<T>(key: string): Promise<T>;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a bench script (bundled next to this one) in a process of its own and waits for its
+ * `{ "ready": … }` line on stdout; every other line (the service's logs) is read and dropped, as a log
+ * shipper would read it.
+ */
+export async function spawnTarget<Ready>(
+  script: string,
+  env: Record<string, string | undefined>,
+  args: readonly string[] = [],
+): Promise<TargetProcess<Ready>> {
+  const child = spawn(process.execPath, [new URL(script, import.meta.url).pathname, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lines = createInterface({ input: child.stdout! });
+  const waiting = new Map<string, (value: unknown) => void>();
+  const arrived = new Map<string, unknown>();
+  lines.on('line', (line) => {
+    const key = /^\{"([a-z]+)"/.exec(line)?.[1];
+    if (key === undefined) return;
+    let value: unknown;
+    try {
+      value = (JSON.parse(line) as Record<string, unknown>)[key];
+    } catch {
+      return;
+    }
+    const waiter = waiting.get(key);
+    waiting.delete(key);
+    if (waiter) waiter(value);
+    else arrived.set(key, value);
+  });
+  const next = <T>(key: string) =>
+    new Promise<T>((resolve, reject) => {
+      if (arrived.has(key)) {
+        resolve(arrived.get(key) as T);
+        arrived.delete(key);
+        return;
+      }
+      waiting.set(key, resolve as (value: unknown) => void);
+      child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before printing ${key}`)));
+    });
+  const ready = await next<Ready>('ready');
+  return {
+    ready,
+    next,
+    child,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { ServiceMetrics } from './metrics.js';
+
+export interface MetricsServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * `/metrics` on a port of its own, apart from the public API (opt-in with SVC_METRICS_PORT): an operator
+ * exposes it to the scraper only, and the API's surface does not grow an unauthenticated route.
+ */
+export async function startMetricsServer(
+  metrics: ServiceMetrics,
+  where: { host: string; port: number },
+  logger: Logger,
+): Promise<MetricsServer> {
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (request.method !== 'GET' || path !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    metrics.exposition().then(
+      ({ contentType, body }) => response.writeHead(200, { 'content-type': contentType }).end(body),
+      (error: unknown) => {
+        logger.error({ err: error }, 'collecting metrics failed');
+        response.writeHead(500, { 'content-type': 'text/plain' }).end('collecting metrics failed\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(where.port, where.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

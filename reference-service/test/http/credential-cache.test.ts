@@ -1,0 +1,123 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PERMISSIONS } from '@svc-kit/contract';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../../src/config.js';
+import { mintApiKey } from '../../src/domain/api-key.js';
+import { SANDBOX_MEMBER_ID, SANDBOX_WORKSPACE_ID } from '../../src/sandbox/seed.js';
+import { type RunningService, startService } from '../../src/server.js';
+import { insertApiKey, revokeApiKey } from '../../src/store/queries/api-keys.js';
+import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
+import { createEmptyPostgres } from '../support/backends.js';
+
+const ROUNDS = 5;
+
+async function listWebhooks(service: RunningService, key: string): Promise<number> {
+  const response = await fetch(`${service.baseUrl}/v1/workspace/webhooks`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** A fresh key of the sandbox owner with every scope, written straight to the store. */
+async function newKey(service: RunningService): Promise<{ id: string; token: string }> {
+  const key = mintApiKey();
+  await insertApiKey(service.ctx.db, {
+    id: key.id,
+    workspace_id: SANDBOX_WORKSPACE_ID,
+    member_id: SANDBOX_MEMBER_ID,
+    name: 'cache test',
+    secret_hash: key.secretHash,
+    scopes: ['service:workspace:admin'],
+    created_at: Date.now(),
+    revoked_at: null,
+  });
+  return key;
+}
+
+/**
+ * PGlite holds keys in memory (one process); PostgreSQL holds none, so that two instances agree at once.
+ * Each backend runs the same checks: `a` changes the store, `b` answers (two instances on PostgreSQL).
+ */
+describe.each(['pglite', 'postgres'] as const)('API keys and revocation on %s', (backend) => {
+  let a: RunningService;
+  let b: RunningService;
+  let dataDir: string;
+  let database: Awaited<ReturnType<typeof createEmptyPostgres>> | undefined;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'svc-cache-'));
+    if (backend === 'pglite') {
+      a = await startService(readConfig({ PORT: '0', SVC_DATA_DIR: dataDir }), pino({ level: 'silent' }));
+      b = a;
+      return;
+    }
+    database = await createEmptyPostgres();
+    const config = readConfig({ PORT: '0', DATABASE_URL: database.url, SVC_DATA_DIR: dataDir });
+    a = await startService(config, pino({ level: 'silent' }));
+    b = await startService(config, pino({ level: 'silent' }));
+  }, 120_000);
+
+  afterAll(async () => {
+    await a?.close();
+    if (b !== a) await b?.close();
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it(
+    backend === 'pglite'
+      ? 'answers a key seen before from memory, and refuses it on the very next call once revoked'
+      : 'holds no key in memory, and refuses a key revoked on one instance on the very next call to the other',
+    async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const key = await newKey(a);
+        const hitsBefore = b.ctx.credentials?.stats().hits ?? 0;
+        for (let i = 0; i < 3; i++) {
+          expect(await listWebhooks(a, key.token)).toBe(200);
+          expect(await listWebhooks(b, key.token)).toBe(200);
+        }
+        if (backend === 'pglite') expect(b.ctx.credentials!.stats().hits).toBeGreaterThan(hitsBefore);
+        else expect(b.ctx.credentials).toBeUndefined();
+
+        expect(await revokeApiKey(a.ctx.db, SANDBOX_WORKSPACE_ID, key.id, Date.now())).toBe(true);
+        // No waiting: the very next call on either instance is refused.
+        expect(await listWebhooks(b, key.token)).toBe(401);
+        expect(await listWebhooks(a, key.token)).toBe(401);
+      }
+    },
+  );
+
+  it('sees a change of the member or of the workspace on the very next call', async () => {
+    const key = await newKey(a);
+    expect(await listWebhooks(b, key.token)).toBe(200);
+    expect(await listWebhooks(b, key.token)).toBe(200);
+
+    await a.ctx.db.query(`UPDATE members SET permissions = '{}' WHERE id = $1`, [SANDBOX_MEMBER_ID]);
+    expect(await listWebhooks(b, key.token)).toBe(403);
+    await a.ctx.db.query(`UPDATE members SET permissions = $2 WHERE id = $1`, [
+      SANDBOX_MEMBER_ID,
+      [...PERMISSIONS],
+    ]);
+    expect(await listWebhooks(b, key.token)).toBe(200);
+
+    // The workspace row travels with the key: its webhooks flag is read from it.
+    const enabled = async () => {
+      const response = await fetch(`${b.baseUrl}/v1/workspace/webhooks`, {
+        headers: { authorization: `Bearer ${key.token}` },
+      });
+      return ((await response.json()) as { enabled: boolean }).enabled;
+    };
+    expect(await enabled()).toBe(true);
+    await setWorkspaceFlag(a.ctx.db, SANDBOX_WORKSPACE_ID, 'webhooks_enabled', false);
+    expect(await enabled()).toBe(false);
+    await setWorkspaceFlag(a.ctx.db, SANDBOX_WORKSPACE_ID, 'webhooks_enabled', true);
+    expect(await enabled()).toBe(true);
+
+    await a.ctx.db.query('DELETE FROM api_keys WHERE id = $1', [key.id]);
+    expect(await listWebhooks(b, key.token)).toBe(401);
+  });
+});

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
+import { DELIVERY_CHANNEL, insertEvents } from '../../src/store/queries/events.js';
+import { setEndpointStatus } from '../../src/store/queries/webhook-endpoints.js';
+import { insertWorkspace } from '../../src/store/queries/workspaces.js';
+import { createSecretBox } from '../../src/store/secret-box.js';
+import { BACKENDS } from '../support/backends.js';
+import { seedActiveEndpoint } from '../support/endpoints.js';
+
+describe.each(BACKENDS)('a burst of events in one statement on $name', (backend) => {
+  it('writes every event and exactly the outbox rows the fan-out rules ask for, and wakes the workers once', async () => {
+    const store = await backend.open();
+    try {
+      const box = createSecretBox(randomBytes(32));
+      const workspace = async (enabled: boolean) => {
+        const id = newId('ws');
+        await insertWorkspace(store.db, {
+          id,
+          name: id,
+          webhooks_enabled: enabled,
+          suspended: false,
+          deletion_hold: false,
+          created_at: Date.now() - 5_000,
+        });
+        return id;
+      };
+      const on = await workspace(true);
+      const off = await workspace(false);
+      const live = await seedActiveEndpoint(store.db, box, on, 'https://hooks.example.com/a');
+      const paused = await seedActiveEndpoint(store.db, box, on, 'https://hooks.example.com/b');
+      await setEndpointStatus(store.db, on, paused.id, 'paused', Date.now());
+      const filtered = await seedActiveEndpoint(store.db, box, on, 'https://hooks.example.com/c');
+      await store.db.query(`UPDATE webhook_endpoints SET events = '{contact.approved}' WHERE id = $1`, [
+        filtered.id,
+      ]);
+      await seedActiveEndpoint(store.db, box, off, 'https://hooks.example.com/d');
+
+      const notified: string[] = [];
+      const stop = await store.db.listen(DELIVERY_CHANNEL, (payload) => notified.push(payload));
+      const before = notified.length;
+      const events = await store.db.transaction((tx) =>
+        insertEvents(tx, [
+          ...Array.from({ length: 300 }, (_, i) => ({
+            workspaceId: on,
+            identity: 'alice',
+            type: 'integration.created' as const,
+            data: { integration: `i${i}` },
+          })),
+          ...Array.from({ length: 100 }, () => ({
+            workspaceId: on,
+            identity: 'alice',
+            type: 'contact.approved' as const,
+            data: { contact: 'sha256:00' },
+          })),
+          ...Array.from({ length: 50 }, () => ({
+            workspaceId: off,
+            identity: 'bob',
+            type: 'integration.created' as const,
+            data: { integration: 'x' },
+          })),
+        ]),
+      );
+      expect(events).toHaveLength(450);
+      expect(new Set(events.map((event) => event.id)).size).toBe(450);
+
+      const [counted] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
+      expect(counted!.n).toBe(450);
+      const rows = await store.db.query<{ endpoint_id: string; event_type: string; n: number }>(
+        `SELECT endpoint_id, event_type, count(*)::int AS n FROM webhook_deliveries
+          WHERE status = 'pending' GROUP BY endpoint_id, event_type ORDER BY endpoint_id, event_type`,
+      );
+      expect(rows).toEqual(
+        [
+          { endpoint_id: live.id, event_type: 'contact.approved', n: 100 },
+          { endpoint_id: live.id, event_type: 'integration.created', n: 300 },
+          { endpoint_id: filtered.id, event_type: 'contact.approved', n: 100 },
+        ].sort((x, y) => (x.endpoint_id + x.event_type).localeCompare(y.endpoint_id + y.event_type)),
+      );
+      // The body is the exact signed text, carrying the event's own id.
+      const [one] = await store.db.query<{ id: string; body: string }>('SELECT id, body FROM events LIMIT 1');
+      expect(JSON.parse(one!.body).id).toBe(one!.id);
+
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(notified.length - before).toBe(1);
+      await stop();
+    } finally {
+      await store.close();
+    }
+  });
+});
