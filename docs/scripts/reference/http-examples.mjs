@@ -97,7 +97,10 @@ export function curlCommand(id, request) {
   const op = operations[id];
   const lines = [`curl -X ${op.method} "$SVC_BASE_URL${filledPath(id, request)}"`];
   if (request.auth === 'apiKey') lines.push(`-H "Authorization: Bearer $SVC_API_KEY"`);
-  if (request.auth === 'session') lines.push(`-H "Cookie: __Host-svc_session=$SVC_SESSION"`);
+  if (request.auth === 'session') {
+    // A session write must show the portal's origin, as a browser sends it.
+    lines.push(`-H "Cookie: __Host-svc_session=$SVC_SESSION"`, `-H "Origin: $SVC_BASE_URL"`);
+  }
   if (request.body !== undefined) {
     lines.push(`-H 'Content-Type: application/json'`);
     lines.push(`-d ${shellQuote(JSON.stringify(request.body))}`);

@@ -44,7 +44,9 @@ export function prose(value) {
  * @param {unknown} value
  */
 export function code(value) {
-  return `<code>${escapeHtml(String(value))}</code>`;
+  // Markdown still parses inside inline HTML: brackets would turn a pattern such as `[a](?:b)` into a link.
+  const text = escapeHtml(String(value)).replaceAll('[', '&#91;').replaceAll(']', '&#93;');
+  return `<code>${text}</code>`;
 }
 
 /**

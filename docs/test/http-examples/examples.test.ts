@@ -44,6 +44,7 @@ async function runClient(statement: string, auth: 'apiKey' | 'session' | 'none')
           fetch: (input, init) => {
             const headers = new Headers(init?.headers);
             headers.set('cookie', `${SESSION_COOKIE}=${SANDBOX_SESSION}`);
+            headers.set('origin', new URL(server.url).origin);
             return fetch(input, { ...init, headers });
           },
         })
