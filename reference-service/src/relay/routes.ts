@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ID_PREFIXES } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -18,7 +19,7 @@ import {
   putListenerSecret,
   touchListeners,
 } from '../store/queries/listeners.js';
-import { insertEndpoint, removeEndpoint } from '../store/queries/webhook-endpoints.js';
+import { insertEndpoint, newEndpointRow, removeEndpoint } from '../store/queries/webhook-endpoints.js';
 import type { Relay } from './relay.js';
 import { SseListenerStream, streamIdOf } from './sse-stream.js';
 
@@ -107,20 +108,16 @@ async function openListener(
   secret: string,
   now: number,
 ): Promise<ListenerRow> {
-  const id = newId('whk');
+  const id = newId(ID_PREFIXES.webhookEndpoint);
   const row: ListenerRow = {
-    id,
-    workspace_id: workspaceId,
-    url: LISTENER_URL,
-    events,
-    status: 'active',
-    consecutive_failures: 0,
-    secret_enc: ctx.secretBox.seal(secret, id),
-    previous_secret_enc: null,
-    rotating_until: null,
-    created_at: now,
-    updated_at: now,
-    deleted_at: null,
+    ...newEndpointRow({
+      id,
+      workspaceId,
+      url: LISTENER_URL,
+      events,
+      secretEnc: ctx.secretBox.seal(secret, id),
+      now,
+    }),
     listener_stream: null,
   };
   await ctx.db.transaction(async (tx) => {

@@ -3,7 +3,7 @@
 
 import { createServer as createHttpServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedStore } from '../../src/store/open.js';
 import {
@@ -16,16 +16,7 @@ import {
 } from '../delivery/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, type Tenant } from '../support/harness.js';
-import { type CliProcess, cliOnce, listenerOf, runCli, startRelayService } from './support.js';
-
-/** A loopback port nothing listens on: bound once by the system, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { type CliProcess, cliOnce, freePort, listenerOf, runCli, startRelayService } from './support.js';
 
 type RelayService = Awaited<ReturnType<typeof startRelayService>>;
 
@@ -110,7 +101,7 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
   });
 
   it('says loudly when the local app is down, and the log records the failure with no answer', async () => {
-    const down = `http://127.0.0.1:${await closedPort()}/webhooks`;
+    const down = `http://127.0.0.1:${await freePort()}/webhooks`;
     const { cli, listener } = await listen(down);
     await cliOnce(['trigger', 'message.received'], env());
     await cli.printed(`Nothing is listening at ${down}`);

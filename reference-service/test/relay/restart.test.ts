@@ -1,22 +1,12 @@
 // The service process restarted under a running `svc-webhooks listen`: the CLI reconnects to the same
 // listener (same secret) and every event is delivered once.
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type Receiver, startExpressReceiver } from '../delivery/support.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
-import { cliOnce, listenerOf, runCli } from './support.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { cliOnce, freePort, listenerOf, runCli } from './support.js';
 
 describe('svc-webhooks listen across a restart of the service (PGlite, real processes)', () => {
   let entry: Awaited<ReturnType<typeof buildEntryPoint>>;

@@ -16,6 +16,7 @@ import {
   getEndpointEvenRemoved,
   insertEndpoint,
   listLiveEndpoints,
+  newEndpointRow,
   removeEndpoint,
   rotateEndpointSecret,
   setEndpointStatus,
@@ -89,21 +90,15 @@ export function webhookHandlers(ctx: ServiceContext) {
     if (!verdict.ok) throw new ServiceError('invalid_request', `invalid url: ${verdict.reason}`);
     const id = newId(ID_PREFIXES.webhookEndpoint);
     const secret = newSigningSecret();
-    const row: WebhookEndpointRow = {
+    const row = newEndpointRow({
       id,
-      workspace_id: workspace.id,
+      workspaceId: workspace.id,
       url: verdict.url,
       // A filter is a set: repeats add nothing, and a stable order makes records comparable.
       events: [...new Set(body.events)],
-      status: 'active',
-      consecutive_failures: 0,
-      secret_enc: ctx.secretBox.seal(secret, id),
-      previous_secret_enc: null,
-      rotating_until: null,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    };
+      secretEnc: ctx.secretBox.seal(secret, id),
+      now,
+    });
     await insertEndpoint(db, row);
     request.log.info({ endpoint_id: id }, 'webhook endpoint created');
     return answer('createWebhook', 201, { endpoint: endpointRecord(row, now), secret });

@@ -15,6 +15,31 @@ export interface WebhookEndpointRow {
   deleted_at: number | null;
 }
 
+/** A new endpoint's row: active, no failures, no rotation under way. */
+export function newEndpointRow(fields: {
+  id: string;
+  workspaceId: string;
+  url: string;
+  events: string[];
+  secretEnc: string;
+  now: number;
+}): WebhookEndpointRow {
+  return {
+    id: fields.id,
+    workspace_id: fields.workspaceId,
+    url: fields.url,
+    events: fields.events,
+    status: 'active',
+    consecutive_failures: 0,
+    secret_enc: fields.secretEnc,
+    previous_secret_enc: null,
+    rotating_until: null,
+    created_at: fields.now,
+    updated_at: fields.now,
+    deleted_at: null,
+  };
+}
+
 export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Promise<void> {
   await db.query(
     `INSERT INTO webhook_endpoints (id, workspace_id, url, events, status, consecutive_failures, secret_enc,
