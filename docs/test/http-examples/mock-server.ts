@@ -10,6 +10,7 @@ import type { exampleSandbox } from './fixture';
 export async function serveSandbox(
   sandbox: ReturnType<typeof exampleSandbox>,
 ): Promise<{ url: string; close: () => Promise<void> }> {
+  let port = 0;
   const server: Server = createServer(async (incoming, outgoing) => {
     const chunks: Buffer[] = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
@@ -17,6 +18,10 @@ export async function serveSandbox(
     for (const [name, value] of Object.entries(incoming.headers)) {
       if (typeof value === 'string') headers.set(name, value);
     }
+    // This front stands at the sandbox's address, as a proxy would: an Origin naming this front is the
+    // sandbox's own origin (what a browser on the portal sends).
+    if (headers.get('origin') === `http://127.0.0.1:${port}`)
+      headers.set('origin', new URL(sandbox.baseUrl).origin);
     // The handlers answer on the sandbox's base URL; the host the request came in on does not matter.
     const request = new Request(new URL(incoming.url ?? '/', sandbox.baseUrl), {
       method: incoming.method ?? 'GET',
@@ -33,7 +38,7 @@ export async function serveSandbox(
   });
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
+  ({ port } = server.address() as AddressInfo);
   return {
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
