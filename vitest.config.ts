@@ -3,6 +3,6 @@ import { defineConfig } from 'vitest/config';
 // One run over every workspace; each folder keeps its own vitest.config.ts.
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'packaging', 'reference-service', 'test-vectors', 'docs'],
+    projects: ['packages/*', 'reference-service', 'test-vectors', 'docs'],
   },
 });

@@ -44,7 +44,7 @@ describe.each(PUBLISHED)('the tarball of packages/%s', (name) => {
     expect(manifest.homepage).toBe(`https://github.com/svc-kit/svc-kit/tree/main/packages/${name}#readme`);
     expect(manifest.bugs).toEqual({ url: 'https://github.com/svc-kit/svc-kit/issues' });
     expect(manifest.keywords.length).toBeGreaterThan(2);
-    expect(manifest.scripts.prepack).toBe('node ../../packaging/prepack-guard.mjs');
+    expect(manifest.scripts.prepack).toBe('node ../packaging/prepack-guard.mjs');
   });
 });
 
