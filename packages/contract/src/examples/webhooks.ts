@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '@svc-kit/webhooks';
 import type { OperationExample } from './types.js';
 
 /** Examples of the workspace webhooks operations. The docs tests run each call against the mock and compare. */
@@ -21,20 +22,8 @@ export const webhooksExamples = {
             updated_at: 1767139200000,
           },
         ],
-        events: [
-          'message.received',
-          'contact.requested',
-          'contact.approved',
-          'contact.rejected',
-          'contact.blocked',
-          'contact.unblocked',
-          'contact.removed',
-          'contact.updated',
-          'integration.created',
-          'integration.authorized',
-          'integration.exposure_updated',
-          'integration.deleted',
-        ],
+        // The list answer names the catalogue itself: one list, kept by the receiver SDK.
+        events: [...EVENT_TYPES],
         enabled: true,
       },
     },
