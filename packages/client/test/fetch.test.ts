@@ -84,7 +84,7 @@ describe('authentication', () => {
     expect(inits[0]?.credentials).toBeUndefined();
   });
 
-  it('session mode sends credentials: include and no Authorization header', async () => {
+  it('session mode sends credentials: same-origin (the cookie never leaves for another origin) and no Authorization header', async () => {
     const inits: RequestInit[] = [];
     const seen: Seen[] = [];
     answerList(seen);
@@ -98,7 +98,7 @@ describe('authentication', () => {
       },
     });
     await portal.webhooks.list();
-    expect(inits[0]?.credentials).toBe('include');
+    expect(inits[0]?.credentials).toBe('same-origin');
     expect(seen[0]?.headers.get('authorization')).toBeNull();
   });
 

@@ -15,6 +15,7 @@ import { type PeerSettings, peerSettingsFromEnv } from '../peer/settings.js';
 import type { Relay } from '../relay/relay.js';
 import { registerRelayRoutes } from '../relay/routes.js';
 import { registerSandboxRoutes } from '../sandbox/trigger.js';
+import { registerConditionalGet } from './conditional-get.js';
 import {
   clientErrorHandler,
   frameworkErrorsHandler,
@@ -93,6 +94,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     reply.header('x-request-id', request.id);
   });
   app.addHook('onRequest', requireHost);
+  registerConditionalGet(app);
   app.addHook('preHandler', nulInPathOrQuery(ctx));
   if (options.metrics)
     recordRequestMetrics(app, options.metrics, { ...operations, ...options.extraOperations });

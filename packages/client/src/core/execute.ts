@@ -33,9 +33,10 @@ export async function execute(
   );
   const init: RequestInit = { method: op.method, headers };
   if (prepared.body !== undefined) init.body = prepared.body;
-  // Only the portal sends cookies. Some edge runtimes reject the `credentials` field, so it is set only
-  // when it is needed.
-  if (config.auth.kind === 'session') init.credentials = 'include';
+  // Only the portal sends cookies, and only to its own origin: 'same-origin' keeps the session cookie
+  // from leaving with a request to any other address, whatever baseUrl says. Some edge runtimes reject
+  // the `credentials` field, so it is set only when it is needed.
+  if (config.auth.kind === 'session') init.credentials = 'same-origin';
 
   const { log } = config;
   for (let retriesDone = 0; ; retriesDone++) {

@@ -50,7 +50,7 @@ export interface ApiKeyClientOptions extends CommonClientOptions {
   session?: false | undefined;
 }
 
-/** The browser portal: the session cookie, sent by the browser (`credentials: 'include'`). */
+/** The browser portal: the session cookie, sent by the browser to its own origin only (`credentials: 'same-origin'`). */
 export interface SessionClientOptions extends CommonClientOptions {
   session: true;
   apiKey?: never;

@@ -1,0 +1,145 @@
+import { useEffect, useState } from 'preact/hooks';
+import { account, type SessionInfo } from './api/account.js';
+import { type Problem, toProblem } from './api/problem.js';
+import { DeliveriesPage } from './pages/deliveries.js';
+import { KeysPage } from './pages/keys.js';
+import { MfaPage } from './pages/mfa.js';
+import { SignInPage } from './pages/sign-in.js';
+import { WebhooksPage } from './pages/webhooks.js';
+import { ProblemNote } from './ui/problem-note.js';
+import { go, useRoute } from './ui/router.js';
+import { StepUpProvider } from './ui/step-up.js';
+
+type Loaded =
+  | { state: 'loading' }
+  | { state: 'out' }
+  | { state: 'in'; session: SessionInfo }
+  | { state: 'failed'; problem: Problem };
+
+const PAGES: [string, string][] = [
+  ['webhooks', 'Webhooks'],
+  ['keys', 'API keys'],
+  ['members', 'Members'],
+  ['contacts', 'Contacts'],
+  ['integrations', 'Integrations'],
+  ['mfa', 'MFA'],
+];
+
+export function App() {
+  const route = useRoute();
+  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  const refresh = async () => {
+    try {
+      setLoaded({ state: 'in', session: await account.session() });
+    } catch (error) {
+      const problem = toProblem(error);
+      setLoaded(problem.status === 401 ? { state: 'out' } : { state: 'failed', problem });
+    }
+  };
+  useEffect(() => {
+    void refresh();
+  }, []);
+
+  if (loaded.state === 'loading') return <p class="narrow">Loading…</p>;
+  if (loaded.state === 'failed') {
+    return (
+      <main id="main" class="narrow">
+        <h1>The portal could not reach the service</h1>
+        <ProblemNote problem={loaded.problem} />
+      </main>
+    );
+  }
+  const [page = '', ...rest] = route;
+  if (loaded.state === 'out') {
+    if (page === 'invite' && rest[0])
+      return <SignInPage mode="invite" inviteToken={rest[0]} onSignedIn={afterSignIn(refresh)} />;
+    return <SignInPage mode={page === 'signup' ? 'signup' : 'login'} onSignedIn={afterSignIn(refresh)} />;
+  }
+  const { session } = loaded;
+  return (
+    <StepUpProvider onSteppedUp={refresh}>
+      <Shell session={session} page={page} onLoggedOut={() => setLoaded({ state: 'out' })} />
+      <Page session={session} page={page} rest={rest} refresh={refresh} />
+    </StepUpProvider>
+  );
+}
+
+/** After signing in, a member without MFA is taken to the enrolment first. */
+function afterSignIn(refresh: () => Promise<void>) {
+  return async () => {
+    await refresh();
+    const session = await account.session().catch(() => undefined);
+    go(session && !session.member.mfa_enrolled ? 'mfa' : 'webhooks');
+  };
+}
+
+function Page({
+  session,
+  page,
+  rest,
+  refresh,
+}: {
+  session: SessionInfo;
+  page: string;
+  rest: string[];
+  refresh: () => Promise<void>;
+}) {
+  switch (page) {
+    case 'mfa':
+      return <MfaPage enrolled={session.member.mfa_enrolled} onEnrolled={refresh} />;
+    case 'keys':
+      return <KeysPage session={session} />;
+    case 'webhooks':
+      return rest[0] ? (
+        <DeliveriesPage endpointId={rest[0]} session={session} />
+      ) : (
+        <WebhooksPage session={session} onChanged={refresh} />
+      );
+    default:
+      if (page !== 'webhooks') go(session.member.mfa_enrolled ? 'webhooks' : 'mfa');
+      return null;
+  }
+}
+
+function Shell({
+  session,
+  page,
+  onLoggedOut,
+}: {
+  session: SessionInfo;
+  page: string;
+  onLoggedOut: () => void;
+}) {
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const logOut = async () => {
+    try {
+      await account.logOut();
+      go('login');
+      onLoggedOut();
+    } catch (error) {
+      setProblem(toProblem(error));
+    }
+  };
+  return (
+    <header>
+      <nav aria-label="Portal">
+        <span class="brand">svc-kit sandbox</span>
+        {PAGES.map(([path, label]) => (
+          <a key={path} href={`#/${path}`} aria-current={page === path ? 'page' : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      <div class="who">
+        <span>
+          {session.member.email} · {session.workspace.name}
+          {!session.member.mfa_enrolled && ' · MFA not set up'}
+        </span>
+        <button type="button" onClick={logOut}>
+          Log out
+        </button>
+      </div>
+      <ProblemNote problem={problem} />
+    </header>
+  );
+}

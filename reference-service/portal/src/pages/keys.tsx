@@ -1,0 +1,123 @@
+import type { Permission } from '@svc-kit/contract';
+import { useEffect, useState } from 'preact/hooks';
+import { account, type KeyRow, type MintedKey, type SessionInfo } from '../api/account.js';
+import { ShownOnce } from '../ui/copy-button.js';
+import { ProblemNote } from '../ui/problem-note.js';
+import { useStepUp } from '../ui/step-up.js';
+import { when } from '../ui/time.js';
+import { useAction } from '../ui/use-action.js';
+
+/** API keys: a key is never wider than its member, so the picker offers only the member's permissions. */
+export function KeysPage({ session }: { session: SessionInfo }) {
+  const guard = useStepUp();
+  const [keys, setKeys] = useState<KeyRow[] | undefined>(undefined);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<Permission[]>([]);
+  const [minted, setMinted] = useState<MintedKey | undefined>(undefined);
+  const list = useAction();
+  const mint = useAction();
+  const revoke = useAction();
+  const reload = () => list.run(async () => setKeys((await account.listKeys()).keys));
+  useEffect(() => {
+    void reload();
+  }, []);
+  const own = session.member.permissions;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const key = await mint.run(() => guard(() => account.mintKey({ name: name.trim(), scopes })));
+    if (key) {
+      setMinted(key);
+      setName('');
+      setScopes([]);
+      void reload();
+    }
+  };
+  const toggle = (scope: Permission, on: boolean) =>
+    setScopes((current) => (on ? [...current, scope] : current.filter((s) => s !== scope)));
+
+  return (
+    <main id="main">
+      <h1>API keys</h1>
+      <p>
+        Programs use a key as <code>Authorization: Bearer …</code>. A key carries at most your own
+        permissions.
+      </p>
+      <form onSubmit={submit} aria-labelledby="mint-title">
+        <h2 id="mint-title">Mint a key</h2>
+        <label for="key-name">Name</label>
+        <input
+          id="key-name"
+          required
+          maxLength={64}
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        <fieldset>
+          <legend>Scopes (your permissions)</legend>
+          {own.map((scope) => (
+            <label class="inline" key={scope}>
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(e) => toggle(scope, e.currentTarget.checked)}
+              />
+              <code>{scope}</code>
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={mint.busy || scopes.length === 0}>
+          Mint key
+        </button>
+        <ProblemNote problem={mint.problem} />
+      </form>
+      {minted && <ShownOnce title="API key" value={minted.api_key} testId="api-key" />}
+      <h2>Keys of this workspace</h2>
+      <ProblemNote problem={list.problem} />
+      <ProblemNote problem={revoke.problem} />
+      {keys && keys.length === 0 && <p>No keys yet.</p>}
+      {keys && keys.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Id</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Created</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((key) => (
+              <tr key={key.id}>
+                <td>{key.name}</td>
+                <td>
+                  <code>{key.id}</code>
+                </td>
+                <td>{key.scopes.join(', ')}</td>
+                <td>{when(key.created_at)}</td>
+                <td>
+                  {key.revoked_at !== null ? (
+                    `revoked ${when(key.revoked_at)}`
+                  ) : (
+                    <button
+                      type="button"
+                      aria-label={`Revoke key ${key.name}`}
+                      disabled={revoke.busy}
+                      onClick={async () => {
+                        await revoke.run(() => guard(() => account.revokeKey(key.id)));
+                        void reload();
+                      }}
+                    >
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,199 @@
+import type { EventType, WebhookEndpoint, WebhookList } from '@svc-kit/contract';
+import { useEffect, useState } from 'preact/hooks';
+import { account, type SessionInfo } from '../api/account.js';
+import { api } from '../api/service.js';
+import { ShownOnce } from '../ui/copy-button.js';
+import { ProblemNote } from '../ui/problem-note.js';
+import { useStepUp } from '../ui/step-up.js';
+import { when } from '../ui/time.js';
+import { useAction } from '../ui/use-action.js';
+
+interface Secret {
+  title: string;
+  value: string;
+  note: string;
+}
+
+/** Webhook endpoints of the workspace, the delivery switch, and the shown-once signing secrets. */
+export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onChanged: () => void }) {
+  const guard = useStepUp();
+  const [list, setList] = useState<WebhookList | undefined>(undefined);
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<EventType[]>([]);
+  const [secret, setSecret] = useState<Secret | undefined>(undefined);
+  const load = useAction();
+  const act = useAction();
+  const reload = () => load.run(async () => setList(await api.webhooks.list()));
+  useEffect(() => {
+    void reload();
+  }, []);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const created = await act.run(() => guard(() => api.webhooks.create({ url: url.trim(), events })));
+    if (created) {
+      setSecret({ title: 'Signing secret', value: created.secret, note: `for ${created.endpoint.url}` });
+      setUrl('');
+      setEvents([]);
+      void reload();
+    }
+  };
+  const rotate = async (endpoint: WebhookEndpoint) => {
+    const rotated = await act.run(() => guard(() => api.webhooks.rotateSecret(endpoint.id)));
+    if (rotated) {
+      setSecret({
+        title: 'New signing secret',
+        value: rotated.secret,
+        note: `for ${endpoint.url}; the previous secret keeps verifying until ${when(rotated.previous_accepted_until)}`,
+      });
+      void reload();
+    }
+  };
+  const setStatus = async (endpoint: WebhookEndpoint, status: 'active' | 'paused') => {
+    if (await act.run(() => guard(() => api.webhooks.setStatus(endpoint.id, { status })))) void reload();
+  };
+  const remove = async (endpoint: WebhookEndpoint) => {
+    if (!confirm(`Delete the endpoint ${endpoint.url}? Its delivery log stays readable.`)) return;
+    await act.run(() => guard(() => api.webhooks.delete(endpoint.id)));
+    void reload();
+  };
+  const toggleDelivery = async (enabled: boolean) => {
+    if (await act.run(() => guard(() => account.setWebhooksEnabled(enabled)))) {
+      onChanged();
+      void reload();
+    }
+  };
+  const enabled = list?.enabled ?? session.workspace.webhooks_enabled;
+
+  return (
+    <main id="main">
+      <h1>Webhook endpoints</h1>
+      <section aria-labelledby="delivery-title" class="card">
+        <h2 id="delivery-title">Delivery for this workspace</h2>
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked={enabled}
+            disabled={act.busy}
+            onChange={(e) => toggleDelivery(e.currentTarget.checked)}
+          />
+          Deliver webhooks
+        </label>
+        <p class="muted">
+          While this is off, events are still recorded but nothing is sent to any endpoint of the workspace,
+          and nothing is queued for later. Turn it on before expecting a delivery.
+        </p>
+      </section>
+      <ProblemNote problem={load.problem} />
+      <form onSubmit={create} aria-labelledby="create-title" class="card">
+        <h2 id="create-title">Add an endpoint</h2>
+        <label for="endpoint-url">Receiver URL</label>
+        <input
+          id="endpoint-url"
+          type="url"
+          required
+          placeholder="https://example.com/webhooks"
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+        />
+        <fieldset>
+          <legend>Events (none ticked: every event)</legend>
+          {(list?.events ?? []).map((name) => (
+            <label class="inline" key={name}>
+              <input
+                type="checkbox"
+                checked={(events as string[]).includes(name)}
+                onChange={(e) => {
+                  const on = e.currentTarget.checked;
+                  setEvents((current) =>
+                    on ? [...current, name as EventType] : current.filter((n) => n !== name),
+                  );
+                }}
+              />
+              <code>{name}</code>
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={act.busy}>
+          Add endpoint
+        </button>
+      </form>
+      <ProblemNote problem={act.problem} />
+      {secret && (
+        <div>
+          <ShownOnce title={secret.title} value={secret.value} testId="signing-secret" />
+          <p data-testid="secret-note">{secret.note}</p>
+        </div>
+      )}
+      <h2>Endpoints</h2>
+      {list && list.endpoints.length === 0 && <p>No endpoints yet.</p>}
+      {list && list.endpoints.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">URL</th>
+              <th scope="col">Events</th>
+              <th scope="col">Status</th>
+              <th scope="col">Rotation</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.endpoints.map((endpoint) => (
+              <tr key={endpoint.id} data-endpoint={endpoint.id}>
+                <td>
+                  <a href={`#/webhooks/${encodeURIComponent(endpoint.id)}`}>{endpoint.url}</a>
+                </td>
+                <td>{endpoint.events.length === 0 ? 'every event' : endpoint.events.join(', ')}</td>
+                <td>
+                  {endpoint.status}
+                  {endpoint.consecutive_failures > 0 &&
+                    ` (${endpoint.consecutive_failures} failures in a row)`}
+                </td>
+                <td>
+                  {endpoint.rotating_until === null
+                    ? '—'
+                    : `old secret valid until ${when(endpoint.rotating_until)}`}
+                </td>
+                <td class="actions">
+                  <a href={`#/webhooks/${encodeURIComponent(endpoint.id)}`}>Delivery log</a>
+                  {endpoint.status === 'active' ? (
+                    <button
+                      type="button"
+                      onClick={() => setStatus(endpoint, 'paused')}
+                      aria-label={`Pause ${endpoint.url}`}
+                    >
+                      Pause
+                    </button>
+                  ) : (
+                    <button
+                      type="button"
+                      onClick={() => setStatus(endpoint, 'active')}
+                      aria-label={`Resume ${endpoint.url}`}
+                    >
+                      Resume
+                    </button>
+                  )}
+                  <button
+                    type="button"
+                    onClick={() => rotate(endpoint)}
+                    aria-label={`Rotate the secret of ${endpoint.url}`}
+                  >
+                    Rotate secret
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() => remove(endpoint)}
+                    aria-label={`Delete ${endpoint.url}`}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </main>
+  );
+}
