@@ -8,7 +8,8 @@ export default defineConfig({
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  clean: true,
+  // dist/portal/ is the portal's Vite build (portal/), served by the service: a service build keeps it.
+  clean: ['!portal', '!portal/**'],
   sourcemap: true,
   dts: false,
   onSuccess: async () => copyRuntimeFiles('dist'),

@@ -29,6 +29,8 @@ export interface Config {
   relay: boolean;
   /** Where `/metrics` is served (a port of its own); unset: no metrics are served. */
   metrics: { host: string; port: number } | undefined;
+  /** `SVC_SIGNUP` (open|closed): whether anyone may sign up in the portal; open by default outside production. */
+  signUpOpen: boolean;
 }
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
@@ -61,6 +63,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const relaySetting = env.SVC_RELAY ?? '';
   if (!['', 'on', 'off'].includes(relaySetting)) throw new ConfigError('SVC_RELAY must be on or off');
+  const signUp = env.SVC_SIGNUP ?? '';
+  if (!['', 'open', 'closed'].includes(signUp)) throw new ConfigError('SVC_SIGNUP must be open or closed');
   const publicUrl = readPublicUrl(env.SVC_PUBLIC_URL || undefined, 'SVC_PUBLIC_URL', production);
   if (production && publicUrl === undefined) {
     throw new ConfigError(
@@ -93,6 +97,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryLeaseMs,
     deliveryPrefetch,
     metrics,
+    signUpOpen: signUp === '' ? !production : signUp === 'open',
   };
 }
 

@@ -52,6 +52,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     app = await buildApp(ctx, {
       logger,
       sandboxRoutes: !config.production,
+      signUpOpen: config.signUpOpen,
       trustedProxies: config.trustedProxies,
       relay,
       readiness: { deliveryRunning: () => delivery?.running() ?? false },

@@ -36,6 +36,10 @@ export const ERROR_CODES = {
     status: 404,
     description: 'No such resource, or none the caller may see.',
   },
+  conflict: {
+    status: 409,
+    description: 'The request clashes with what exists (an account with this email, MFA already enrolled).',
+  },
   idempotency_mismatch: {
     status: 422,
     description: 'An Idempotency-Key was reused within 24 hours with different arguments.',

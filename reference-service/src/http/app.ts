@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Logger } from 'pino';
 import { RateLimitedError } from '../domain/contacts/rate-limited.js';
 import { ServiceError } from '../domain/errors.js';
+import { accountsPlugin } from '../features/accounts/plugin.js';
 import { registerOAuthCallback } from '../integrations/oauth-callback.js';
 import { IntegrationService } from '../integrations/service.js';
 import { type IntegrationSettings, integrationSettingsFromEnv } from '../integrations/settings.js';
@@ -53,6 +54,8 @@ export interface AppOptions {
   readiness?: Readiness;
   /** Count and time every answer (served on a port of its own, see ops/metrics-server.ts). */
   metrics?: ServiceMetrics;
+  /** Anyone may create an account with `POST /v1/accounts` (config.ts: off in production by default). */
+  signUpOpen?: boolean;
 }
 
 /** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
@@ -125,6 +128,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   app.get('/v1/openapi.json', async () => openApi);
 
   registerSessionRoutes(app, ctx);
+  await app.register(accountsPlugin, { ctx, signUpOpen: options.signUpOpen ?? false });
   if (options.sandboxRoutes) registerSandboxRoutes(app, ctx);
   const relay = options.relay;
   if (relay !== undefined) {

@@ -62,19 +62,20 @@ export async function openSession(
   ctx: ServiceContext,
   memberId: string,
   steppedUp: boolean,
-): Promise<{ token: string; expiresAt: number }> {
+): Promise<{ id: string; token: string; expiresAt: number }> {
   const now = ctx.now();
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now + SESSION_LIFETIME_MS;
+  const id = newId('ses');
   await insertSession(ctx.db, {
-    id: newId('ses'),
+    id,
     member_id: memberId,
     token_hash: hashSessionToken(token),
     created_at: now,
     expires_at: expiresAt,
     stepped_up_at: steppedUp ? now : null,
   });
-  return { token, expiresAt };
+  return { id, token, expiresAt };
 }
 
 export function sessionCookie(token: string, expiresAt: number, now: number): string {

@@ -4,6 +4,7 @@ import { mintApiKey } from '../domain/api-key.js';
 import { newId } from '../domain/ids.js';
 import { hashPassword } from '../domain/password.js';
 import { generateTotpSecret } from '../domain/totp.js';
+import { markOwner } from '../features/accounts/queries.js';
 import type { ServiceContext } from '../http/service-context.js';
 import { ensureIdentityKey, peerEndpointOf, signerFor } from '../peer/own-identity.js';
 import { insertApiKey } from '../store/queries/api-keys.js';
@@ -51,6 +52,7 @@ export async function seedSandbox(ctx: ServiceContext): Promise<SeedResult> {
         mfa_secret_enc: ctx.secretBox.seal(totpSecret, SANDBOX_MEMBER_ID),
         created_at: now,
       });
+      await markOwner(tx, SANDBOX_MEMBER_ID);
       for (const slug of SANDBOX_IDENTITIES) {
         const id = newId('idn');
         await insertIdentity(tx, { id, workspace_id: SANDBOX_WORKSPACE_ID, slug, created_at: now });

@@ -4,7 +4,7 @@ export interface MemberRow {
   id: string;
   workspace_id: string;
   email: string;
-  password_hash: string;
+  password_hash: string | null;
   permissions: string[];
   mfa_secret_enc: string | null;
   created_at: number;
@@ -26,13 +26,22 @@ export async function insertMember(db: Queryable, row: MemberRow): Promise<void>
   );
 }
 
+/**
+ * A member not removed (migration 0012), by e-mail as typed or as the portal stores it (trimmed, lower
+ * case); an invited member without a password yet has `password_hash` null, and no password matches it.
+ */
 export async function getMemberByEmail(db: Queryable, email: string): Promise<MemberRow | undefined> {
-  const rows = await db.query<MemberRow>('SELECT * FROM members WHERE email = $1', [email]);
+  const rows = await db.query<MemberRow>(
+    `SELECT * FROM members WHERE email IN ($1, lower(btrim($1))) AND removed_at IS NULL
+      ORDER BY (email = $1) DESC LIMIT 1`,
+    [email],
+  );
   return rows[0];
 }
 
+/** A member not removed: a removed member's sessions and keys are gone, and this refuses them once more. */
 export async function getMember(db: Queryable, id: string): Promise<MemberRow | undefined> {
-  const rows = await db.query<MemberRow>('SELECT * FROM members WHERE id = $1', [id]);
+  const rows = await db.query<MemberRow>('SELECT * FROM members WHERE id = $1 AND removed_at IS NULL', [id]);
   return rows[0];
 }
 

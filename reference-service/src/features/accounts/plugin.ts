@@ -1,0 +1,10 @@
+import type { FastifyInstance } from 'fastify';
+import { type AccountRouteOptions, registerSessionAccountRoutes } from './session-routes.js';
+
+/**
+ * The service's own account routes behind the portal (sign-up, the session, MFA enrolment, members, the
+ * key list, the workspace switch). Not part of the /v1 contract; listed in the service README.
+ */
+export async function accountsPlugin(app: FastifyInstance, options: AccountRouteOptions): Promise<void> {
+  registerSessionAccountRoutes(app, options);
+}

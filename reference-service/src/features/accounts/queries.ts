@@ -1,0 +1,201 @@
+import type { Queryable } from '../../store/db.js';
+
+/** The columns of a member the portal's account routes read (migration 0012 added the last four). */
+export interface AccountRow {
+  id: string;
+  workspace_id: string;
+  email: string;
+  password_hash: string | null;
+  permissions: string[];
+  mfa_secret_enc: string | null;
+  mfa_pending_enc: string | null;
+  owner: boolean;
+  removed_at: number | null;
+  created_at: number;
+}
+
+export async function insertAccount(
+  db: Queryable,
+  row: Omit<AccountRow, 'mfa_secret_enc' | 'mfa_pending_enc' | 'removed_at'>,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO members (id, workspace_id, email, password_hash, permissions, owner, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [row.id, row.workspace_id, row.email, row.password_hash, row.permissions, row.owner, row.created_at],
+  );
+}
+
+/** A member not removed, by id. */
+export async function getAccount(db: Queryable, id: string): Promise<AccountRow | undefined> {
+  const rows = await db.query<AccountRow>('SELECT * FROM members WHERE id = $1 AND removed_at IS NULL', [id]);
+  return rows[0];
+}
+
+export async function markOwner(db: Queryable, memberId: string): Promise<void> {
+  await db.query('UPDATE members SET owner = TRUE WHERE id = $1', [memberId]);
+}
+
+export async function listAccounts(
+  db: Queryable,
+  workspaceId: string,
+): Promise<(AccountRow & { invited: boolean })[]> {
+  return db.query(
+    `SELECT m.*, (i.member_id IS NOT NULL) AS invited
+       FROM members m LEFT JOIN member_invites i ON i.member_id = m.id
+      WHERE m.workspace_id = $1 AND m.removed_at IS NULL
+      ORDER BY m.created_at, m.id`,
+    [workspaceId],
+  );
+}
+
+export async function setPendingMfa(db: Queryable, memberId: string, sealed: string): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE members SET mfa_pending_enc = $2
+      WHERE id = $1 AND removed_at IS NULL AND mfa_secret_enc IS NULL RETURNING id`,
+    [memberId, sealed],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Enrols the pending seed: only if it is still the one the code was checked against and MFA is not
+ * enrolled yet, so two confirmations racing enrol once. The code's step counts as used.
+ */
+export async function enrolPendingMfa(
+  db: Queryable,
+  memberId: string,
+  pending: string,
+  sealed: string,
+  step: number,
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE members SET mfa_secret_enc = $3, mfa_pending_enc = NULL, totp_last_step = $4
+      WHERE id = $1 AND mfa_pending_enc = $2 AND mfa_secret_enc IS NULL AND removed_at IS NULL
+      RETURNING id`,
+    [memberId, pending, sealed, step],
+  );
+  return rows.length === 1;
+}
+
+export async function replaceRecoveryCodes(
+  db: Queryable,
+  memberId: string,
+  hashes: readonly string[],
+  now: number,
+): Promise<void> {
+  await db.query('DELETE FROM member_recovery_codes WHERE member_id = $1', [memberId]);
+  await db.query(
+    `INSERT INTO member_recovery_codes (member_id, code_hash, created_at)
+     SELECT $1, hash, $3 FROM unnest($2::text[]) AS hash`,
+    [memberId, hashes, now],
+  );
+}
+
+/** Marks an unused code used, in one statement: true once per code, whichever instance asks first. */
+export async function useRecoveryCode(
+  db: Queryable,
+  memberId: string,
+  hash: string,
+  now: number,
+): Promise<boolean> {
+  const rows = await db.query<{ member_id: string }>(
+    `UPDATE member_recovery_codes SET used_at = $3
+      WHERE member_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING member_id`,
+    [memberId, hash, now],
+  );
+  return rows.length === 1;
+}
+
+export async function countUnusedRecoveryCodes(db: Queryable, memberId: string): Promise<number> {
+  const rows = await db.query<{ n: number | string }>(
+    'SELECT count(*) AS n FROM member_recovery_codes WHERE member_id = $1 AND used_at IS NULL',
+    [memberId],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+export async function deleteSession(db: Queryable, sessionId: string): Promise<void> {
+  await db.query('DELETE FROM sessions WHERE id = $1', [sessionId]);
+}
+
+export async function insertInvite(
+  db: Queryable,
+  row: { member_id: string; token_hash: string; invited_by: string; created_at: number; expires_at: number },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO member_invites (member_id, token_hash, invited_by, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5)`,
+    [row.member_id, row.token_hash, row.invited_by, row.created_at, row.expires_at],
+  );
+}
+
+/**
+ * Takes a live invite by its token hash and sets the invited member's password, in one statement: the row
+ * goes with the acceptance, so a token works once even when two acceptances race.
+ */
+export async function acceptInvite(
+  db: Queryable,
+  tokenHash: string,
+  passwordHash: string,
+  now: number,
+): Promise<AccountRow | undefined> {
+  const rows = await db.query<AccountRow>(
+    `WITH taken AS (
+       DELETE FROM member_invites WHERE token_hash = $1 AND expires_at > $3 RETURNING member_id
+     )
+     UPDATE members m SET password_hash = $2
+       FROM taken WHERE m.id = taken.member_id AND m.removed_at IS NULL
+     RETURNING m.*`,
+    [tokenHash, passwordHash, now],
+  );
+  return rows[0];
+}
+
+/**
+ * Removes a member: every key revoked, every session and open invite deleted, the permissions emptied and
+ * the row marked removed. The caller runs it in one transaction; migration 0011's triggers announce the
+ * key and member changes, so cached credentials are dropped at commit.
+ */
+export async function removeAccount(db: Queryable, memberId: string, now: number): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE members SET removed_at = $2, permissions = '{}', mfa_pending_enc = NULL
+      WHERE id = $1 AND removed_at IS NULL RETURNING id`,
+    [memberId, now],
+  );
+  if (rows.length === 0) return false;
+  await db.query('UPDATE api_keys SET revoked_at = $2 WHERE member_id = $1 AND revoked_at IS NULL', [
+    memberId,
+    now,
+  ]);
+  await db.query('DELETE FROM sessions WHERE member_id = $1', [memberId]);
+  await db.query('DELETE FROM member_invites WHERE member_id = $1', [memberId]);
+  return true;
+}
+
+export interface KeyListRow {
+  id: string;
+  name: string;
+  scopes: string[];
+  created_at: number;
+  revoked_at: number | null;
+  member_id: string;
+}
+
+export async function listKeys(db: Queryable, workspaceId: string): Promise<KeyListRow[]> {
+  return db.query<KeyListRow>(
+    `SELECT id, name, scopes, created_at, revoked_at, member_id FROM api_keys
+      WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC`,
+    [workspaceId],
+  );
+}
+
+export async function getSessionTimes(
+  db: Queryable,
+  sessionId: string,
+): Promise<{ expires_at: number; stepped_up_at: number | null } | undefined> {
+  const rows = await db.query<{ expires_at: number; stepped_up_at: number | null }>(
+    'SELECT expires_at, stepped_up_at FROM sessions WHERE id = $1',
+    [sessionId],
+  );
+  return rows[0];
+}

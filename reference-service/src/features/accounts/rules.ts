@@ -1,0 +1,133 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { OutboundLimit } from '@svc-kit/contract';
+import { base32Encode } from '../../domain/totp.js';
+
+/**
+ * The account rules of the portal, without I/O: passwords, e-mails, invites, recovery codes and who may
+ * remove whom. The service layer (sign-up.ts, mfa.ts, members.ts) applies them.
+ */
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export const PASSWORD_MIN_LENGTH = 12;
+/** scrypt reads any length, but nobody types more; a cap keeps a 1 MiB "password" from being hashed. */
+export const PASSWORD_MAX_LENGTH = 256;
+
+/** Why a password is refused, in words for the person; `undefined` when it is acceptable. */
+export function passwordProblem(password: string, email: string): string | undefined {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN_LENGTH) return `the password needs at least ${PASSWORD_MIN_LENGTH} characters`;
+  if (length > PASSWORD_MAX_LENGTH) return `the password may have at most ${PASSWORD_MAX_LENGTH} characters`;
+  if (new Set(password).size < 4) return 'the password repeats too few different characters';
+  const lowered = password.toLowerCase();
+  if (lowered === email || lowered.includes(email.split('@')[0] ?? email))
+    return 'the password must not contain the e-mail address';
+  return undefined;
+}
+
+/** E-mails are compared trimmed and in lower case: `Ann@X.example` and `ann@x.example` are one account. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Deliberately loose: one `@`, something on both sides, no spaces or controls. Mail is never sent. */
+export function isEmail(email: string): boolean {
+  return email.length <= 254 && /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(email);
+}
+
+/** Sign-ups per client address: 5, then one more every 12 minutes (every attempt counts, not only failures). */
+export const SIGN_UP_ATTEMPTS: OutboundLimit = {
+  capacity: 5,
+  perMs: 1 / (12 * MINUTE),
+  what: 'sign-ups from this address',
+};
+/** Wrong invite tokens per client address: 10, then one a minute (tokens carry 256 bits; this is hygiene). */
+export const INVITE_GUESSES: OutboundLimit = {
+  capacity: 10,
+  perMs: 1 / MINUTE,
+  what: 'wrong invite tokens from this address',
+};
+
+/** An invite can be accepted once, within 7 days. */
+export const INVITE_LIFETIME_MS = 7 * 24 * HOUR;
+
+export function inviteExpired(expiresAt: number, now: number): boolean {
+  return now >= expiresAt;
+}
+
+export function newInviteToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Tokens, like session cookies, are looked up by a hash: a database leak opens no invite. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export const RECOVERY_CODE_COUNT = 10;
+
+/** 16 base32 characters (80 random bits), shown in groups of four: `ABCD-EFGH-JKLM-NPQR`. */
+export function newRecoveryCode(): string {
+  return base32Encode(randomBytes(10)).match(/.{4}/g)!.join('-');
+}
+
+/** What the person types is forgiven spaces, dashes and case; the hash is of the 16 characters alone. */
+export function canonicalRecoveryCode(text: string): string {
+  return text.replace(/[\s-]/g, '').toUpperCase();
+}
+
+export function hashRecoveryCode(memberId: string, code: string): string {
+  return createHash('sha256')
+    .update(`${memberId}\n${canonicalRecoveryCode(code)}`)
+    .digest('hex');
+}
+
+/** Permissions asked for that the asker does not hold: an invite (like a key) is never wider than its author. */
+export function permissionsBeyond(held: readonly string[], asked: readonly string[]): string[] {
+  const own = new Set(held);
+  return [...new Set(asked)].filter((permission) => !own.has(permission));
+}
+
+export interface MemberStanding {
+  id: string;
+  owner: boolean;
+  permissions: readonly string[];
+}
+
+/**
+ * Who may remove whom: never oneself (the last admin could lock the workspace), never the owner; the owner
+ * may remove anyone else; any other admin only members holding nothing the admin lacks.
+ */
+export function removalRefusal(actor: MemberStanding, target: MemberStanding): string | undefined {
+  if (actor.id === target.id) return 'you cannot remove yourself';
+  if (target.owner) return 'the owner of the workspace cannot be removed';
+  if (actor.owner) return undefined;
+  const beyond = permissionsBeyond(actor.permissions, target.permissions);
+  if (beyond.length > 0) return `only the owner may remove a member holding ${beyond.join(', ')}`;
+  return undefined;
+}
+
+/** A workspace name as a person wrote it, or one derived from the e-mail. */
+export function workspaceNameFor(asked: string | undefined, email: string): string {
+  const name = asked?.trim();
+  if (name) return name;
+  return `${email.split('@')[0] ?? 'my'}'s workspace`;
+}
+
+/**
+ * The two identities of a new workspace: `<base>-alice` and `<base>-bob`, the base from the workspace name
+ * (lower-case letters, digits and dashes) and a random suffix so that slugs stay unique across workspaces.
+ */
+export function identitySlugsFor(workspaceName: string): [string, string] {
+  const base =
+    workspaceName
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 16)
+      .replace(/-+$/, '') || 'ws';
+  const suffix = randomBytes(3).toString('hex');
+  return [`${base}-${suffix}-alice`, `${base}-${suffix}-bob`];
+}

@@ -1,0 +1,39 @@
+import { PERMISSIONS } from '@svc-kit/contract';
+import { z } from 'zod';
+import { PASSWORD_MAX_LENGTH } from './rules.js';
+
+/** The bodies of the account routes; the password policy itself is checked by rules.ts, in words. */
+
+const email = z.string().min(3).max(320);
+const password = z
+  .string()
+  .min(1)
+  .max(PASSWORD_MAX_LENGTH * 4);
+
+export const signUpBody = z.strictObject({
+  email,
+  password,
+  workspace_name: z
+    .string()
+    .max(64)
+    .regex(/^[^\p{Cc}]*$/u, 'no control characters')
+    .optional(),
+});
+
+export const confirmMfaBody = z.strictObject({
+  code: z.string().regex(/^[0-9]{6}$/, 'expected a 6-digit code'),
+});
+
+export const inviteBody = z.strictObject({
+  email,
+  permissions: z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length * 2),
+});
+
+export const acceptInviteBody = z.strictObject({
+  token: z.string().min(1).max(128),
+  password,
+});
+
+export const memberPath = z.strictObject({ id: z.string().min(1).max(64) });
+
+export const workspacePatchBody = z.strictObject({ webhooks_enabled: z.boolean() });

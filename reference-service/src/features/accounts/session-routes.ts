@@ -1,0 +1,65 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isCrossSiteLogin } from '../../domain/cross-site.js';
+import { ServiceError } from '../../domain/errors.js';
+import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
+import { siteHeaders } from '../../http/policy.js';
+import { SESSION_COOKIE } from '../../http/principal.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { openSession, parse, sessionCookie } from '../../http/session-routes.js';
+import { spendGuess } from '../../http/sign-in-guard.js';
+import { deleteSession } from './queries.js';
+import { isEmail, normalizeEmail, passwordProblem, SIGN_UP_ATTEMPTS } from './rules.js';
+import { signUpBody } from './schemas.js';
+import { requireSession, sessionView } from './session-view.js';
+import { signUp } from './sign-up.js';
+
+export interface AccountRouteOptions {
+  ctx: ServiceContext;
+  /** Sign-up is open (everywhere but production, unless SVC_SIGNUP=open; see config.ts). */
+  signUpOpen: boolean;
+}
+
+/** Sign-up, the session's own view, and logout. */
+export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUpOpen }: AccountRouteOptions) {
+  app.post('/v1/accounts', async (request: FastifyRequest, reply: FastifyReply) => {
+    // No session yet: refused only when a browser says another site posted it (as log-in).
+    if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
+      throw new ServiceError('cross_site', 'a sign-up must come from the portal’s own origin');
+    if (!signUpOpen)
+      throw new ServiceError(
+        'forbidden',
+        'sign-up is closed on this service; ask its operator for an account',
+      );
+    const body = parse(signUpBody, request.body, 'body');
+    const email = normalizeEmail(body.email);
+    if (!isEmail(email))
+      throw new ServiceError('invalid_request', 'invalid body: email is not an e-mail address');
+    const problem = passwordProblem(body.password, email);
+    if (problem) throw new ServiceError('invalid_request', `invalid body: ${problem}`);
+    // Every well-formed sign-up spends one token of the address's budget, successful or not: accounts cost
+    // scrypt and rows, and an e-mail answered 409 is information.
+    await spendGuess(
+      ctx.db,
+      [[guessBucket('sign-up', limitedAddress(request.ip)), SIGN_UP_ATTEMPTS]],
+      ctx.now(),
+    );
+    const created = await signUp(ctx, { email, password: body.password, workspaceName: body.workspace_name });
+    request.log.info({ workspace_id: created.workspaceId, member_id: created.memberId }, 'account signed up');
+    const session = await openSession(ctx, created.memberId, false);
+    const view = await sessionView(ctx, session.id, created.memberId);
+    reply.header('set-cookie', sessionCookie(session.token, session.expiresAt, ctx.now()));
+    return reply.code(201).send(view);
+  });
+
+  app.get('/v1/session', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { sessionId, member } = await requireSession(ctx, request);
+    return reply.code(200).send(await sessionView(ctx, sessionId, member.id));
+  });
+
+  app.delete('/v1/session', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { sessionId } = await requireSession(ctx, request);
+    await deleteSession(ctx.db, sessionId);
+    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0`);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,70 @@
+import type { FastifyRequest } from 'fastify';
+import { ServiceError } from '../../domain/errors.js';
+import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
+import { authorize } from '../../http/policy.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { listIdentities } from '../../store/queries/identities.js';
+import { getWorkspace } from '../../store/queries/workspaces.js';
+import { type AccountRow, getAccount, getSessionTimes } from './queries.js';
+
+/** What GET /v1/session answers (portal-api.md): who is signed in, where, and until when. */
+export interface SessionView {
+  member: { id: string; email: string; permissions: string[]; mfa_enrolled: boolean; owner: boolean };
+  workspace: { id: string; name: string; webhooks_enabled: boolean };
+  identities: { slug: string }[];
+  expires_at: number;
+  stepped_up_until: number | null;
+}
+
+export interface SignedIn {
+  sessionId: string;
+  member: AccountRow;
+}
+
+/**
+ * The portal's own calls take a session, never an API key (a key answers 401, as without any credential):
+ * a program has no use for them, and minting or step-up are the person's. Cross-site state changes are
+ * refused by `authorize`.
+ */
+export async function requireSession(ctx: ServiceContext, request: FastifyRequest): Promise<SignedIn> {
+  const { principal } = await authorize(
+    ctx.db,
+    request,
+    { stepUp: false, suspended: false },
+    { now: ctx.now(), publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
+  );
+  if (principal.kind !== 'session')
+    throw new ServiceError('unauthenticated', 'this route takes a portal session, not an API key');
+  const member = await getAccount(ctx.db, principal.memberId);
+  if (!member) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
+  return { sessionId: principal.sessionId, member };
+}
+
+export async function sessionView(
+  ctx: ServiceContext,
+  sessionId: string,
+  memberId: string,
+): Promise<SessionView> {
+  const member = await getAccount(ctx.db, memberId);
+  const times = await getSessionTimes(ctx.db, sessionId);
+  const workspace = member && (await getWorkspace(ctx.db, member.workspace_id));
+  if (!member || !times || !workspace)
+    throw new ServiceError('unauthenticated', 'no portal session and no live API key');
+  const identities = await listIdentities(ctx.db, workspace.id);
+  const now = ctx.now();
+  const enrolled = member.mfa_secret_enc !== null;
+  const until = times.stepped_up_at === null ? null : times.stepped_up_at + STEP_UP_WINDOW_MS;
+  return {
+    member: {
+      id: member.id,
+      email: member.email,
+      permissions: member.permissions,
+      mfa_enrolled: enrolled,
+      owner: member.owner,
+    },
+    workspace: { id: workspace.id, name: workspace.name, webhooks_enabled: workspace.webhooks_enabled },
+    identities: identities.map((identity) => ({ slug: identity.slug })),
+    expires_at: times.expires_at,
+    stepped_up_until: enrolled && until !== null && until > now ? until : null,
+  };
+}

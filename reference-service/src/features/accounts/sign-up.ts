@@ -1,0 +1,79 @@
+import { PERMISSIONS } from '@svc-kit/contract';
+import { ServiceError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { hashPassword } from '../../domain/password.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { ensureIdentityKey } from '../../peer/own-identity.js';
+import type { Queryable } from '../../store/db.js';
+import { insertIdentity } from '../../store/queries/identities.js';
+import { insertWorkspace } from '../../store/queries/workspaces.js';
+import { insertAccount } from './queries.js';
+import { identitySlugsFor, workspaceNameFor } from './rules.js';
+
+export interface NewWorkspace {
+  workspaceId: string;
+  memberId: string;
+  slugs: [string, string];
+}
+
+/**
+ * A workspace with its owner (every permission) and two identities with their key pairs, in the caller's
+ * transaction. Webhooks start enabled, as on the staging environment the sandbox stands for. An e-mail in
+ * use answers 409 `conflict` (decided on the open-choices page); the unique index decides, so two
+ * sign-ups racing for one e-mail create one account.
+ */
+export async function createWorkspaceWithOwner(
+  ctx: ServiceContext,
+  tx: Queryable,
+  input: { email: string; passwordHash: string | null; workspaceName: string | undefined },
+): Promise<NewWorkspace> {
+  const now = ctx.now();
+  const workspaceId = newId('ws');
+  const memberId = newId('mem');
+  const name = workspaceNameFor(input.workspaceName, input.email);
+  await insertWorkspace(tx, {
+    id: workspaceId,
+    name,
+    webhooks_enabled: true,
+    suspended: false,
+    deletion_hold: false,
+    created_at: now,
+  });
+  try {
+    await insertAccount(tx, {
+      id: memberId,
+      workspace_id: workspaceId,
+      email: input.email,
+      password_hash: input.passwordHash,
+      permissions: [...PERMISSIONS],
+      owner: true,
+      created_at: now,
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505')
+      throw new ServiceError('conflict', 'an account with this e-mail already exists; sign in instead');
+    throw error;
+  }
+  const slugs = identitySlugsFor(name);
+  for (const slug of slugs) {
+    const id = newId('idn');
+    await insertIdentity(tx, { id, workspace_id: workspaceId, slug, created_at: now });
+    await ensureIdentityKey(tx, ctx.secretBox, id, now);
+  }
+  return { workspaceId, memberId, slugs };
+}
+
+/** Sign-up from the portal: the password is hashed before the transaction, which then writes everything or nothing. */
+export async function signUp(
+  ctx: ServiceContext,
+  input: { email: string; password: string; workspaceName: string | undefined },
+): Promise<NewWorkspace> {
+  const passwordHash = await hashPassword(input.password);
+  return ctx.db.transaction((tx) =>
+    createWorkspaceWithOwner(ctx, tx, {
+      email: input.email,
+      passwordHash,
+      workspaceName: input.workspaceName,
+    }),
+  );
+}
