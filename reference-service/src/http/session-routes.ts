@@ -20,6 +20,7 @@ import {
 } from '../domain/sign-in-limits.js';
 import { STEP_UP_WINDOW_MS } from '../domain/step-up.js';
 import { matchTotpStep } from '../domain/totp.js';
+import { redeemRecoveryCode } from '../features/accounts/mfa.js';
 import { insertApiKey, revokeApiKey } from '../store/queries/api-keys.js';
 import { acceptTotpStep, getMember, getMemberByEmail } from '../store/queries/members.js';
 import { insertSession, markSteppedUp } from '../store/queries/sessions.js';
@@ -43,7 +44,11 @@ const loginBody = z.strictObject({
   email: z.string().min(1).max(320),
   password: z.string().min(1).max(1024),
 });
-const stepUpBody = z.strictObject({ code: z.string().regex(/^[0-9]{6}$/, 'expected a 6-digit code') });
+/** A TOTP code, or one of the single-use recovery codes issued at enrolment (features/accounts/mfa.ts). */
+const stepUpBody = z.union([
+  z.strictObject({ code: z.string().regex(/^[0-9]{6}$/, 'expected a 6-digit code') }),
+  z.strictObject({ recovery_code: z.string().min(1).max(64) }),
+]);
 const mintKeyBody = z.strictObject({
   name: z.string().min(1).max(64),
   scopes: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length),
@@ -141,11 +146,17 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
       throw new ServiceError('step_up_required', 'MFA is not enrolled for this member');
     // Counted per member, whatever the session: a stolen session cannot reset the count by logging in again.
     const giveBack = await spendGuess(ctx.db, [[guessBucket('step-up', member.id), STEP_UP_FAILURES]], now);
-    const seed = ctx.secretBox.open(member.mfa_secret_enc, member.id);
-    const step = matchTotpStep(seed, body.code, now);
-    if (step === undefined) throw new ServiceError('step_up_required', 'the MFA code did not verify');
-    if (!(await acceptTotpStep(ctx.db, member.id, step))) {
-      throw new ServiceError('step_up_required', 'this MFA code was already used; wait for the next one');
+    if ('recovery_code' in body) {
+      if (!(await redeemRecoveryCode(ctx, member.id, body.recovery_code, now)))
+        throw new ServiceError('step_up_required', 'the recovery code did not verify or was used before');
+      request.log.info({ member_id: member.id }, 'stepped up with a recovery code');
+    } else {
+      const seed = ctx.secretBox.open(member.mfa_secret_enc, member.id);
+      const step = matchTotpStep(seed, body.code, now);
+      if (step === undefined) throw new ServiceError('step_up_required', 'the MFA code did not verify');
+      if (!(await acceptTotpStep(ctx.db, member.id, step))) {
+        throw new ServiceError('step_up_required', 'this MFA code was already used; wait for the next one');
+      }
     }
     await giveBack();
     await markSteppedUp(ctx.db, principal.sessionId, now);

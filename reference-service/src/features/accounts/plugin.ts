@@ -1,5 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { type AccountRouteOptions, registerSessionAccountRoutes } from './session-routes.js';
+import {
+  type AccountRouteOptions,
+  registerMfaRoutes,
+  registerSessionAccountRoutes,
+} from './session-routes.js';
+import { registerWorkspaceRoutes } from './workspace-routes.js';
 
 /**
  * The service's own account routes behind the portal (sign-up, the session, MFA enrolment, members, the
@@ -7,4 +12,6 @@ import { type AccountRouteOptions, registerSessionAccountRoutes } from './sessio
  */
 export async function accountsPlugin(app: FastifyInstance, options: AccountRouteOptions): Promise<void> {
   registerSessionAccountRoutes(app, options);
+  registerMfaRoutes(app, options);
+  registerWorkspaceRoutes(app, options);
 }

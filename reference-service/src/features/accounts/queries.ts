@@ -199,3 +199,17 @@ export async function getSessionTimes(
   );
   return rows[0];
 }
+
+/** The e-mail of the member a live invite is for, without taking the invite. */
+export async function findLiveInvite(
+  db: Queryable,
+  tokenHash: string,
+  now: number,
+): Promise<{ member_id: string; email: string } | undefined> {
+  const rows = await db.query<{ member_id: string; email: string }>(
+    `SELECT i.member_id, m.email FROM member_invites i JOIN members m ON m.id = i.member_id
+      WHERE i.token_hash = $1 AND i.expires_at > $2 AND m.removed_at IS NULL`,
+    [tokenHash, now],
+  );
+  return rows[0];
+}

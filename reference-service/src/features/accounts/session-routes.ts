@@ -7,9 +7,10 @@ import { SESSION_COOKIE } from '../../http/principal.js';
 import type { ServiceContext } from '../../http/service-context.js';
 import { openSession, parse, sessionCookie } from '../../http/session-routes.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
+import { confirmEnrolment, startEnrolment } from './mfa.js';
 import { deleteSession } from './queries.js';
 import { isEmail, normalizeEmail, passwordProblem, SIGN_UP_ATTEMPTS } from './rules.js';
-import { signUpBody } from './schemas.js';
+import { confirmMfaBody, signUpBody } from './schemas.js';
 import { requireSession, sessionView } from './session-view.js';
 import { signUp } from './sign-up.js';
 
@@ -61,5 +62,24 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
     await deleteSession(ctx.db, sessionId);
     reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0`);
     return reply.code(204).send();
+  });
+}
+
+/** MFA enrolment: a new seed with its QR code, then its confirmation by a first code. */
+export function registerMfaRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
+  app.post('/v1/session/mfa', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { member } = await requireSession(ctx, request);
+    const enrolment = await startEnrolment(ctx, member);
+    reply.header('cache-control', 'no-store');
+    return reply.code(200).send(enrolment);
+  });
+
+  app.post('/v1/session/mfa/confirm', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { sessionId, member } = await requireSession(ctx, request);
+    const { code } = parse(confirmMfaBody, request.body, 'body');
+    const confirmed = await confirmEnrolment(ctx, member, sessionId, code);
+    request.log.info({ member_id: member.id }, 'MFA enrolled');
+    reply.header('cache-control', 'no-store');
+    return reply.code(200).send(confirmed);
   });
 }

@@ -1,0 +1,125 @@
+import { ServiceError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { hashPassword } from '../../domain/password.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import {
+  type AccountRow,
+  acceptInvite,
+  findLiveInvite,
+  getAccount,
+  insertAccount,
+  insertInvite,
+  listAccounts,
+  removeAccount,
+} from './queries.js';
+import {
+  hashToken,
+  INVITE_LIFETIME_MS,
+  isEmail,
+  newInviteToken,
+  normalizeEmail,
+  passwordProblem,
+  permissionsBeyond,
+  removalRefusal,
+} from './rules.js';
+
+export interface MemberView {
+  id: string;
+  email: string;
+  permissions: string[];
+  mfa_enrolled: boolean;
+  owner: boolean;
+  created_at: number;
+  invited: boolean;
+}
+
+export function memberView(row: AccountRow, invited: boolean): MemberView {
+  return {
+    id: row.id,
+    email: row.email,
+    permissions: row.permissions,
+    mfa_enrolled: row.mfa_secret_enc !== null,
+    owner: row.owner,
+    created_at: row.created_at,
+    invited,
+  };
+}
+
+export async function listMembers(ctx: ServiceContext, workspaceId: string): Promise<MemberView[]> {
+  return (await listAccounts(ctx.db, workspaceId)).map((row) => memberView(row, row.invited));
+}
+
+/**
+ * Invites a member into the actor's workspace with at most the actor's permissions. The token is answered
+ * once and kept as a hash; it opens the account once, within 7 days.
+ */
+export async function inviteMember(
+  ctx: ServiceContext,
+  actor: AccountRow,
+  input: { email: string; permissions: readonly string[] },
+): Promise<{ member: MemberView; invite_token: string }> {
+  const email = normalizeEmail(input.email);
+  if (!isEmail(email))
+    throw new ServiceError('invalid_request', 'invalid body: email is not an e-mail address');
+  const beyond = permissionsBeyond(actor.permissions, input.permissions);
+  if (beyond.length > 0)
+    throw new ServiceError('forbidden', `an invite cannot carry permissions you lack: ${beyond.join(', ')}`);
+  const now = ctx.now();
+  const token = newInviteToken();
+  const row: AccountRow = {
+    id: newId('mem'),
+    workspace_id: actor.workspace_id,
+    email,
+    password_hash: null,
+    permissions: [...new Set(input.permissions)],
+    mfa_secret_enc: null,
+    mfa_pending_enc: null,
+    owner: false,
+    removed_at: null,
+    created_at: now,
+  };
+  try {
+    await ctx.db.transaction(async (tx) => {
+      await insertAccount(tx, row);
+      await insertInvite(tx, {
+        member_id: row.id,
+        token_hash: hashToken(token),
+        invited_by: actor.id,
+        created_at: now,
+        expires_at: now + INVITE_LIFETIME_MS,
+      });
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505')
+      throw new ServiceError('conflict', 'this e-mail already belongs to an account');
+    throw error;
+  }
+  return { member: memberView(row, true), invite_token: token };
+}
+
+/** Sets the invited member's password and takes the invite: the member that can now sign in. */
+export async function acceptMemberInvite(
+  ctx: ServiceContext,
+  input: { token: string; password: string },
+): Promise<AccountRow> {
+  const now = ctx.now();
+  const tokenHash = hashToken(input.token);
+  const invite = await findLiveInvite(ctx.db, tokenHash, now);
+  if (!invite) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
+  const problem = passwordProblem(input.password, invite.email);
+  if (problem) throw new ServiceError('invalid_request', `invalid body: ${problem}`);
+  const member = await acceptInvite(ctx.db, tokenHash, await hashPassword(input.password), ctx.now());
+  if (!member) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
+  return member;
+}
+
+/** Removes a member of the actor's workspace: keys revoked, sessions and invite gone, in one transaction. */
+export async function removeMember(ctx: ServiceContext, actor: AccountRow, targetId: string): Promise<void> {
+  const target = await getAccount(ctx.db, targetId);
+  if (!target || target.workspace_id !== actor.workspace_id)
+    throw new ServiceError('not_found', 'no such member');
+  const refusal = removalRefusal(actor, target);
+  if (refusal) throw new ServiceError('forbidden', refusal);
+  const removed = await ctx.db.transaction((tx) => removeAccount(tx, target.id, ctx.now()));
+  if (!removed) throw new ServiceError('not_found', 'no such member');
+}

@@ -1,0 +1,102 @@
+import QRCode from 'qrcode';
+import { ServiceError } from '../../domain/errors.js';
+import { guessBucket, STEP_UP_FAILURES } from '../../domain/sign-in-limits.js';
+import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
+import { generateTotpSecret, matchTotpStep } from '../../domain/totp.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { spendGuess } from '../../http/sign-in-guard.js';
+import { markSteppedUp } from '../../store/queries/sessions.js';
+import {
+  type AccountRow,
+  enrolPendingMfa,
+  replaceRecoveryCodes,
+  setPendingMfa,
+  useRecoveryCode,
+} from './queries.js';
+import { hashRecoveryCode, newRecoveryCode, RECOVERY_CODE_COUNT } from './rules.js';
+
+/** The pending seed is sealed bound to another record name than the enrolled one: neither opens as the other. */
+const pendingBinding = (memberId: string) => `${memberId}:pending-mfa`;
+
+export interface Enrolment {
+  otpauth_uri: string;
+  secret: string;
+  qr_svg: string;
+}
+
+/** The `otpauth://` URI every authenticator app reads (RFC 6238 defaults, written out for the picky ones). */
+export function otpauthUri(issuer: string, account: string, secret: string): string {
+  const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
+  const query = new URLSearchParams({ secret, issuer, algorithm: 'SHA1', digits: '6', period: '30' });
+  return `otpauth://totp/${label}?${query.toString().replace(/\+/g, '%20')}`;
+}
+
+/**
+ * Offers a new TOTP seed to a member without MFA: kept sealed as pending until a first code confirms it;
+ * a second call replaces it. The QR code is drawn here, as SVG text, so that the portal loads nothing.
+ */
+export async function startEnrolment(ctx: ServiceContext, member: AccountRow): Promise<Enrolment> {
+  if (member.mfa_secret_enc !== null) throw new ServiceError('conflict', 'MFA is already enrolled');
+  const secret = generateTotpSecret();
+  if (!(await setPendingMfa(ctx.db, member.id, ctx.secretBox.seal(secret, pendingBinding(member.id)))))
+    throw new ServiceError('conflict', 'MFA is already enrolled');
+  const issuer = `svc-kit ${new URL(ctx.publicAddress.origin).host}`;
+  const uri = otpauthUri(issuer, member.email, secret);
+  const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  return { otpauth_uri: uri, secret, qr_svg: svg };
+}
+
+/**
+ * Confirms the pending seed with a first code (counted with the member's step-up guesses), enrols it,
+ * issues the recovery codes (answered once, stored hashed) and steps this session up.
+ */
+export async function confirmEnrolment(
+  ctx: ServiceContext,
+  member: AccountRow,
+  sessionId: string,
+  code: string,
+): Promise<{ recovery_codes: string[]; stepped_up_until: number }> {
+  if (member.mfa_secret_enc !== null) throw new ServiceError('conflict', 'MFA is already enrolled');
+  const pending = member.mfa_pending_enc;
+  if (pending === null)
+    throw new ServiceError('conflict', 'no MFA enrolment was started; POST /v1/session/mfa first');
+  const now = ctx.now();
+  const giveBack = await spendGuess(ctx.db, [[guessBucket('step-up', member.id), STEP_UP_FAILURES]], now);
+  const secret = ctx.secretBox.open(pending, pendingBinding(member.id));
+  const step = matchTotpStep(secret, code, now);
+  if (step === undefined)
+    throw new ServiceError(
+      'invalid_request',
+      'the code does not match the new secret; check the phone’s clock and enter the current code',
+    );
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  const enrolled = await ctx.db.transaction(async (tx) => {
+    if (!(await enrolPendingMfa(tx, member.id, pending, ctx.secretBox.seal(secret, member.id), step)))
+      return false;
+    await replaceRecoveryCodes(
+      tx,
+      member.id,
+      codes.map((value) => hashRecoveryCode(member.id, value)),
+      now,
+    );
+    await markSteppedUp(tx, sessionId, now);
+    return true;
+  });
+  if (!enrolled)
+    throw new ServiceError(
+      'conflict',
+      'the enrolment changed meanwhile (another confirmation or a new secret)',
+    );
+  await giveBack();
+  return { recovery_codes: codes, stepped_up_until: now + STEP_UP_WINDOW_MS };
+}
+
+/** Spends one recovery code of the member (the caller has taken a step-up guess): true once per code. */
+export function redeemRecoveryCode(
+  ctx: ServiceContext,
+  memberId: string,
+  code: string,
+  now: number,
+): Promise<boolean> {
+  return useRecoveryCode(ctx.db, memberId, hashRecoveryCode(memberId, code), now);
+}

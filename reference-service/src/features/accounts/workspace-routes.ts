@@ -1,0 +1,95 @@
+import type { Permission } from '@svc-kit/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isCrossSiteLogin } from '../../domain/cross-site.js';
+import { ServiceError } from '../../domain/errors.js';
+import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
+import { workspaceRefusal } from '../../domain/workspace-state.js';
+import { authorize, siteHeaders } from '../../http/policy.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { openSession, parse, sessionCookie } from '../../http/session-routes.js';
+import { spendGuess } from '../../http/sign-in-guard.js';
+import { setWorkspaceFlag } from '../../store/queries/workspaces.js';
+import { acceptMemberInvite, inviteMember, listMembers, removeMember } from './members.js';
+import { getAccount, listKeys } from './queries.js';
+import { INVITE_GUESSES } from './rules.js';
+import { acceptInviteBody, inviteBody, memberPath, workspacePatchBody } from './schemas.js';
+import type { AccountRouteOptions } from './session-routes.js';
+import { sessionView } from './session-view.js';
+
+const ADMIN: Permission = 'service:workspace:admin';
+
+/** Members, invites, the key list and the workspace's webhooks switch. */
+export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
+  /** A session or key holding the admin permission (and a fresh step-up when asked): the acting member. */
+  const admin = async (request: FastifyRequest, stepUp: boolean, suspended = false) => {
+    const authorized = await authorize(
+      ctx.db,
+      request,
+      { permission: ADMIN, stepUp, suspended },
+      { now: ctx.now(), publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
+    );
+    const actor = await getAccount(ctx.db, authorized.principal.memberId);
+    if (!actor) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
+    return { actor, workspace: authorized.workspace };
+  };
+
+  app.get('/v1/workspace/keys', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { workspace } = await admin(request, false);
+    return reply.code(200).send({ keys: await listKeys(ctx.db, workspace.id) });
+  });
+
+  app.get('/v1/workspace/members', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { workspace } = await admin(request, false);
+    return reply.code(200).send({ members: await listMembers(ctx, workspace.id) });
+  });
+
+  app.post('/v1/workspace/members', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { actor } = await admin(request, true, true);
+    const body = parse(inviteBody, request.body, 'body');
+    const invited = await inviteMember(ctx, actor, body);
+    request.log.info({ member_id: invited.member.id, invited_by: actor.id }, 'member invited');
+    reply.header('cache-control', 'no-store');
+    return reply.code(201).send(invited);
+  });
+
+  app.delete('/v1/workspace/members/:id', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { actor } = await admin(request, true);
+    const { id } = parse(memberPath, request.params, 'path parameters');
+    await removeMember(ctx, actor, id);
+    request.log.info({ member_id: id, removed_by: actor.id }, 'member removed');
+    return reply.code(204).send();
+  });
+
+  app.patch('/v1/workspace', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { workspace } = await admin(request, true);
+    const body = parse(workspacePatchBody, request.body, 'body');
+    // Switching deliveries off is always possible; switching them on is refused to a suspended workspace.
+    const refusal = body.webhooks_enabled ? workspaceRefusal(workspace) : undefined;
+    if (refusal) throw new ServiceError(refusal, 'the workspace is suspended or on hold; webhooks stay off');
+    await setWorkspaceFlag(ctx.db, workspace.id, 'webhooks_enabled', body.webhooks_enabled);
+    return reply
+      .code(200)
+      .send({ id: workspace.id, name: workspace.name, webhooks_enabled: body.webhooks_enabled });
+  });
+
+  app.post('/v1/invites/accept', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
+      throw new ServiceError('cross_site', 'an invite must be accepted on the portal’s own origin');
+    const body = parse(acceptInviteBody, request.body, 'body');
+    const bucket = guessBucket('invite', limitedAddress(request.ip));
+    const giveBack = await spendGuess(ctx.db, [[bucket, INVITE_GUESSES]], ctx.now());
+    let member: Awaited<ReturnType<typeof acceptMemberInvite>>;
+    try {
+      member = await acceptMemberInvite(ctx, body);
+    } catch (error) {
+      // Only an unknown token is a guess; a right token with a weak password is not.
+      if (!(error instanceof ServiceError && error.code === 'not_found')) await giveBack();
+      throw error;
+    }
+    await giveBack();
+    request.log.info({ member_id: member.id }, 'invite accepted');
+    const session = await openSession(ctx, member.id, false);
+    reply.header('set-cookie', sessionCookie(session.token, session.expiresAt, ctx.now()));
+    return reply.code(201).send(await sessionView(ctx, session.id, member.id));
+  });
+}
