@@ -31,6 +31,8 @@ export interface Config {
   metrics: { host: string; port: number } | undefined;
   /** `SVC_SIGNUP` (open|closed): whether anyone may sign up in the portal; open by default outside production. */
   signUpOpen: boolean;
+  /** The portal's build, served at `/` (`SVC_PORTAL_DIR`, default dist/portal in the package). */
+  portalDir: string;
 }
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
@@ -98,6 +100,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryPrefetch,
     metrics,
     signUpOpen: signUp === '' ? !production : signUp === 'open',
+    portalDir: resolve(env.SVC_PORTAL_DIR ?? resolve(PACKAGE_DIR, 'dist', 'portal')),
   };
 }
 

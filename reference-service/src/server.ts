@@ -53,6 +53,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       logger,
       sandboxRoutes: !config.production,
       signUpOpen: config.signUpOpen,
+      portalDir: config.portalDir,
       trustedProxies: config.trustedProxies,
       relay,
       readiness: { deliveryRunning: () => delivery?.running() ?? false },

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { RateLimitedError } from '../domain/contacts/rate-limited.js';
 import { ServiceError } from '../domain/errors.js';
 import { accountsPlugin } from '../features/accounts/plugin.js';
+import { portalPlugin } from '../features/portal-static/plugin.js';
 import { registerOAuthCallback } from '../integrations/oauth-callback.js';
 import { IntegrationService } from '../integrations/service.js';
 import { type IntegrationSettings, integrationSettingsFromEnv } from '../integrations/settings.js';
@@ -56,6 +57,8 @@ export interface AppOptions {
   metrics?: ServiceMetrics;
   /** Anyone may create an account with `POST /v1/accounts` (config.ts: off in production by default). */
   signUpOpen?: boolean;
+  /** The built portal served at `/` (config.ts: dist/portal); unset: `/` says how to build it. */
+  portalDir?: string | undefined;
 }
 
 /** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
@@ -129,6 +132,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
 
   registerSessionRoutes(app, ctx);
   await app.register(accountsPlugin, { ctx, signUpOpen: options.signUpOpen ?? false });
+  await app.register(portalPlugin, { dir: options.portalDir });
   if (options.sandboxRoutes) registerSandboxRoutes(app, ctx);
   const relay = options.relay;
   if (relay !== undefined) {

@@ -5,7 +5,6 @@ import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../../domain/workspace-state.js';
 import { authorize, siteHeaders } from '../../http/policy.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { openSession, parse, sessionCookie } from '../../http/session-routes.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { setWorkspaceFlag } from '../../store/queries/workspaces.js';
