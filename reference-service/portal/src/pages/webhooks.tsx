@@ -177,7 +177,7 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
                   <button
                     type="button"
                     onClick={() => rotate(endpoint)}
-                    aria-label={`Rotate the secret of ${endpoint.url}`}
+                    aria-label={`Rotate secret of ${endpoint.url}`}
                   >
                     Rotate secret
                   </button>

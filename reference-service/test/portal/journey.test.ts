@@ -1,0 +1,178 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OpenedStore } from '../../src/store/open.js';
+import { BACKENDS } from '../support/backends.js';
+import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
+import { type PortalInstance, startPortalInstance } from './support/instance.js';
+import { enrolMfa, eventually, screenshot, shownOnce, signUp } from './support/pages.js';
+import { buildPortal } from './support/portal-build.js';
+import { startReceiver, type TestReceiver } from './support/receiver.js';
+import { authenticator } from './support/totp.js';
+
+const PASSWORD = 'a long pass phrase for the portal';
+
+/**
+ * A newcomer's first session in the portal, in Debian's Chromium against the real service: sign up, enrol
+ * MFA, mint a key, register an endpoint at a receiver that verifies with the SDK, send a test event and
+ * watch it arrive in the live log, rotate (both secrets verify), pause (nothing is sent), and a step-up
+ * refused for a wrong code. Screenshots for the guide come from the PGlite run.
+ */
+describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (backend) => {
+  const shots = backend.name === 'pglite';
+  let store: OpenedStore;
+  let service: PortalInstance;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let receiver: TestReceiver;
+  let watch: { errors: string[] };
+  let totp: ReturnType<typeof authenticator> | undefined;
+  // Each run has a database of its own, so one address fits every run (and the screenshots stay alike).
+  const email = 'newcomer@portal.example';
+
+  beforeAll(async () => {
+    await buildPortal();
+    [store, browser, receiver] = await Promise.all([backend.open(), launchChromium(), startReceiver()]);
+    service = await startPortalInstance(store);
+    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    page = await context.newPage();
+    watch = watchPage(page);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await service?.close();
+    await receiver?.close();
+    await store?.close();
+  });
+
+  const code = async (secret: string) => {
+    totp ??= authenticator(secret);
+    return totp.next();
+  };
+  const logRows = () => page.locator('[data-testid="delivery-log"] tbody tr');
+
+  it('signs up and enrols MFA from the QR page', async () => {
+    await page.goto(`${service.baseUrl}/#/signup`);
+    await page.getByRole('heading', { name: 'Create your sandbox account' }).waitFor();
+    await expectAccessible(page, 'sign-up');
+    await screenshot(page, 'sign-up', shots);
+    await signUp(page, service.baseUrl, email, PASSWORD, 'Newcomer');
+    await expectAccessible(page, 'MFA start');
+    await page.getByRole('button', { name: 'Start MFA setup' }).click();
+    const qr = page.getByRole('img', { name: /QR code/ });
+    await qr.waitFor();
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml/);
+    await expectAccessible(page, 'MFA enrolment');
+    await screenshot(page, 'mfa', shots);
+    const secret = await shownOnce(page, 'totp-secret');
+    await page.getByLabel('First code from the app').fill(await code(secret));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    const codes = (await shownOnce(page, 'recovery-codes')).split('\n');
+    expect(codes).toHaveLength(10);
+    await expectAccessible(page, 'recovery codes');
+  });
+
+  it('mints an API key shown once, which works against /v1', async () => {
+    await page.goto(`${service.baseUrl}/#/keys`);
+    await page.getByLabel('Name').fill('ci');
+    await page.getByLabel('service:workspace:admin').check();
+    await page.getByRole('button', { name: 'Mint key' }).click();
+    const key = await shownOnce(page, 'api-key');
+    expect(key).toMatch(/^svc_/);
+    await page.getByRole('cell', { name: 'ci', exact: true }).waitFor();
+    await expectAccessible(page, 'API keys');
+    await screenshot(page, 'keys', shots);
+    const answer = await fetch(`${service.baseUrl}/v1/workspace/webhooks`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(answer.status).toBe(200);
+  });
+
+  it('creates an endpoint at a verifying receiver and sees a test event delivered in the live log', async () => {
+    await page.goto(`${service.baseUrl}/#/webhooks`);
+    expect(await page.getByLabel('Deliver webhooks').isChecked()).toBe(true);
+    await page.getByLabel('Receiver URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    receiver.trust('first', await shownOnce(page, 'signing-secret'));
+    await expectAccessible(page, 'webhook endpoints');
+    await screenshot(page, 'webhooks', shots);
+
+    await page.getByRole('link', { name: 'Delivery log' }).click();
+    await page.getByText('No delivery yet.').waitFor();
+    await page.getByLabel('Event type').selectOption('message.received');
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    // The log is live: the row appears without a reload.
+    const row = logRows().first();
+    await row.and(page.locator('[data-status="delivered"]')).waitFor({ timeout: 15_000 });
+    const eventId = await row.getAttribute('data-event-id');
+    expect(receiver.arrivals.map((a) => a.eventId)).toContain(eventId);
+    await expect.poll(() => row.textContent()).toContain('message.received');
+    expect(await row.textContent()).toContain('200');
+    expect(await row.textContent()).toContain(`{"received":"${eventId}"}`);
+    await expectAccessible(page, 'delivery log');
+    await screenshot(page, 'delivery-log', shots);
+  });
+
+  it('rotates the secret: the receiver verifies the next delivery with the old and with the new one', async () => {
+    await page.goto(`${service.baseUrl}/#/webhooks`);
+    await page.getByRole('button', { name: /^Rotate secret of/ }).click();
+    receiver.trust('second', await shownOnce(page, 'signing-secret'));
+    expect(await page.getByTestId('secret-note').textContent()).toMatch(
+      /previous secret keeps verifying until/,
+    );
+    await page.getByRole('cell', { name: /old secret valid until/ }).waitFor();
+
+    await page.getByRole('link', { name: 'Delivery log' }).click();
+    await logRows().first().waitFor();
+    const before = receiver.arrivals.length;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const arrival = await eventually('the rotated delivery', () => receiver.arrivals[before]);
+    expect(arrival.verifiedBy).toEqual(['first', 'second']);
+    await eventually('two rows in the live log', async () => (await logRows().count()) === 2);
+  });
+
+  it('pauses the endpoint: a test event then reaches nobody and the log stays as it was', async () => {
+    await page.goto(`${service.baseUrl}/#/webhooks`);
+    await page.getByRole('button', { name: /^Pause / }).click();
+    await page.getByRole('button', { name: /^Resume / }).waitFor();
+    await page.getByRole('link', { name: 'Delivery log' }).click();
+    await eventually('the log', async () => (await logRows().count()) === 2);
+    const before = receiver.arrivals.length;
+    const requestsBefore = receiver.refused;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText(/^Sent message\.received/).waitFor();
+    // Longer than a worker poll (200 ms) plus a log poll (1.5 s) plus a delivery.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(receiver.arrivals.length).toBe(before);
+    expect(receiver.refused).toBe(requestsBefore);
+    expect(await logRows().count()).toBe(2);
+  });
+
+  it('logs out and in again; a wrong step-up code is refused in words, the right one lets the action through', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor();
+
+    await page.getByLabel('Receiver URL').fill(`${receiver.url}?second`);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm it is you' });
+    await dialog.waitFor();
+    await expectAccessible(page, 'step-up dialog');
+    await screenshot(page, 'step-up', shots);
+    await dialog.getByLabel('Code from your authenticator app').fill('000000');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    const refusal = dialog.getByRole('alert');
+    await expect.poll(() => refusal.textContent()).toMatch(/did not verify|already used/);
+    expect(await refusal.textContent()).toMatch(/Request id: req_|Request id: \S+/);
+    expect(await page.getByTestId('signing-secret').count()).toBe(0);
+
+    await dialog.getByLabel('Code from your authenticator app').fill(await code(''));
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    await shownOnce(page, 'signing-secret');
+    expect(await page.getByRole('link', { name: 'Delivery log' }).count()).toBe(2);
+    expect(watch.errors).toEqual([]);
+  });
+});

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { type RunningDelivery, startDelivery } from '../../../src/delivery/start.js';
+import { buildApp } from '../../../src/http/app.js';
+import { loggerOptions } from '../../../src/http/logger.js';
+import type { ServiceContext } from '../../../src/http/service-context.js';
+import { PublicAddress } from '../../../src/public-address.js';
+import type { OpenedStore } from '../../../src/store/open.js';
+import { createSecretBox } from '../../../src/store/secret-box.js';
+import { testResolve } from '../../support/harness.js';
+import { PORTAL_DIST } from './portal-build.js';
+
+/** A sandbox service as `npm start` runs it: portal, sign-up open, sandbox trigger, delivery worker. */
+export interface PortalInstance {
+  baseUrl: string;
+  ctx: ServiceContext;
+  logs(): string;
+  close(): Promise<void>;
+}
+
+export async function startPortalInstance(store: OpenedStore): Promise<PortalInstance> {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write: (chunk: Buffer, _encoding, done) => {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const ctx: ServiceContext = {
+    db: store.db,
+    secretBox: createSecretBox(randomBytes(32)),
+    resolveHost: testResolve,
+    // The sandbox opt-in: the test's receiver, peer and MCP server all listen on loopback.
+    allowLocalhostWebhooks: true,
+    publicAddress: new PublicAddress(),
+    now: () => Date.now(),
+  };
+  const app = await buildApp(ctx, {
+    logger: pino(loggerOptions('info'), sink),
+    sandboxRoutes: true,
+    signUpOpen: true,
+    peer: { allowLocalhost: true, timeoutMs: 5000 },
+    integrations: { allowLocalhost: true, timeoutMs: 5000, catalogue: {} },
+    portalDir: PORTAL_DIST,
+  });
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  ctx.publicAddress.settle(baseUrl);
+  const delivery: RunningDelivery = await startDelivery(ctx, pino({ level: 'warn' }, sink), {
+    pollIntervalMs: 200,
+  });
+  return {
+    baseUrl,
+    ctx,
+    logs: () => lines.join(''),
+    async close() {
+      await app.close();
+      await delivery.stop();
+    },
+  };
+}
