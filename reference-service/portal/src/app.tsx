@@ -1,8 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { account, type SessionInfo } from './api/account.js';
 import { type Problem, toProblem } from './api/problem.js';
+import { ContactsPage } from './pages/contacts.js';
 import { DeliveriesPage } from './pages/deliveries.js';
+import { IntegrationsPage } from './pages/integrations.js';
 import { KeysPage } from './pages/keys.js';
+import { MembersPage } from './pages/members.js';
 import { MfaPage } from './pages/mfa.js';
 import { SignInPage } from './pages/sign-in.js';
 import { WebhooksPage } from './pages/webhooks.js';
@@ -89,6 +92,17 @@ function Page({
       return <MfaPage enrolled={session.member.mfa_enrolled} onEnrolled={refresh} />;
     case 'keys':
       return <KeysPage session={session} />;
+    case 'members':
+      return <MembersPage session={session} />;
+    case 'contacts':
+      return <ContactsPage session={session} slug={rest[0] ?? firstIdentity(session)} />;
+    case 'integrations':
+      // `#/integrations/authorized/<name>`: where the OAuth callback sends the browser back.
+      return rest[0] === 'authorized' ? (
+        <IntegrationsPage session={session} slug={firstIdentity(session)} authorized={rest[1]} />
+      ) : (
+        <IntegrationsPage session={session} slug={rest[0] ?? firstIdentity(session)} />
+      );
     case 'webhooks':
       return rest[0] ? (
         <DeliveriesPage endpointId={rest[0]} session={session} />
@@ -142,4 +156,8 @@ function Shell({
       <ProblemNote problem={problem} />
     </header>
   );
+}
+
+function firstIdentity(session: SessionInfo): string {
+  return session.identities[0]?.slug ?? '';
 }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { RateLimitedError } from '../domain/contacts/rate-limited.js';
 import { ServiceError } from '../domain/errors.js';
 import { accountsPlugin } from '../features/accounts/plugin.js';
+import { registerIdentityCardRoute } from '../features/identity-card/route.js';
 import { portalPlugin } from '../features/portal-static/plugin.js';
 import { registerOAuthCallback } from '../integrations/oauth-callback.js';
 import { IntegrationService } from '../integrations/service.js';
@@ -133,6 +134,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   registerSessionRoutes(app, ctx);
   await app.register(accountsPlugin, { ctx, signUpOpen: options.signUpOpen ?? false });
   await app.register(portalPlugin, { dir: options.portalDir });
+  registerIdentityCardRoute(app, ctx);
   if (options.sandboxRoutes) registerSandboxRoutes(app, ctx);
   const relay = options.relay;
   if (relay !== undefined) {

@@ -26,6 +26,10 @@ export function registerOAuthCallback(app: FastifyInstance, service: Integration
     try {
       const row = await service.finishAuthorization(state, code, now());
       if (!row) return sendError(request, reply, 'not_found', 'no authorization is waiting for this state');
+      // A person's browser goes back to the portal's integrations page; a program gets the JSON answer.
+      if (request.headers['sec-fetch-mode'] === 'navigate') {
+        return reply.redirect(`/#/integrations/authorized/${encodeURIComponent(row.slug)}`, 303);
+      }
       return reply.code(200).send({ status: 'authorized', integration: row.slug });
     } catch (error) {
       if (error instanceof UpstreamFailure) {

@@ -102,3 +102,11 @@ export const account = {
   sendTestEvent: (body: { type: string; identity?: string }) =>
     send<unknown>('POST', '/sandbox/events', body),
 };
+
+/** An identity's own contact card (a service route, not part of the contract). */
+export function identityCard(slug: string) {
+  return send<{ slug: string; fingerprint: string; card: string }>(
+    'GET',
+    `/v1/identities/${encodeURIComponent(slug)}/card`,
+  );
+}

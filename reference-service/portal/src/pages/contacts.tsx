@@ -1,0 +1,99 @@
+import type { Contact } from '@svc-kit/contract';
+import { useEffect, useState } from 'preact/hooks';
+import { identityCard, type SessionInfo } from '../api/account.js';
+import { api } from '../api/service.js';
+import { CopyButton } from '../ui/copy-button.js';
+import { IdentityPicker } from '../ui/identity-picker.js';
+import { ProblemNote } from '../ui/problem-note.js';
+import { useAction } from '../ui/use-action.js';
+import { ContactRow } from './contact-row.js';
+
+/** An identity's contacts: its own card to hand out, a request by pasted card, and the contact list. */
+export function ContactsPage({ session, slug }: { session: SessionInfo; slug: string }) {
+  const [card, setCard] = useState<{ card: string; fingerprint: string } | undefined>(undefined);
+  const [contacts, setContacts] = useState<Contact[] | undefined>(undefined);
+  const [pasted, setPasted] = useState('');
+  const [note, setNote] = useState('');
+  const [said, setSaid] = useState('');
+  const own = useAction();
+  const load = useAction();
+  const ask = useAction();
+  const reload = () => load.run(async () => setContacts((await api.contacts.list(slug)).contacts));
+  useEffect(() => {
+    setCard(undefined);
+    setContacts(undefined);
+    void own.run(async () => setCard(await identityCard(slug)));
+    void reload();
+  }, [slug]);
+
+  const request = async (event: Event) => {
+    event.preventDefault();
+    setSaid('');
+    const answer = await ask.run(() =>
+      api.contacts.request(slug, { card: pasted.trim(), ...(note.trim() ? { note: note.trim() } : {}) }),
+    );
+    if (answer) {
+      setSaid(
+        `Requested ${answer.contact.display_name}: ${answer.status === 'active' ? 'already a contact' : 'waiting for approval'}.`,
+      );
+      setPasted('');
+      setNote('');
+      void reload();
+    }
+  };
+
+  return (
+    <main id="main">
+      <h1>Contacts</h1>
+      <IdentityPicker session={session} page="contacts" slug={slug} />
+      <section class="card" aria-labelledby="own-card-title">
+        <h2 id="own-card-title">Your card</h2>
+        <p class="muted">
+          Hand this card to someone who should be able to request you as a contact. It holds no secret.
+        </p>
+        <ProblemNote problem={own.problem} />
+        {card && (
+          <>
+            <p>
+              Fingerprint: <code data-testid="own-fingerprint">{card.fingerprint}</code>
+            </p>
+            <label for="own-card">Card of {slug}</label>
+            <textarea id="own-card" readOnly value={card.card} data-testid="own-card" />
+            <CopyButton text={card.card} label="Copy card" />
+          </>
+        )}
+      </section>
+      <form class="card" onSubmit={request} aria-labelledby="request-title">
+        <h2 id="request-title">Request a contact</h2>
+        <label for="pasted-card">Their card</label>
+        <textarea
+          id="pasted-card"
+          required
+          value={pasted}
+          onInput={(e) => setPasted(e.currentTarget.value)}
+        />
+        <label for="request-note">Note (optional)</label>
+        <input
+          id="request-note"
+          maxLength={1024}
+          value={note}
+          onInput={(e) => setNote(e.currentTarget.value)}
+        />
+        <button type="submit" disabled={ask.busy}>
+          Send request
+        </button>
+        <p role="status">{said}</p>
+        <ProblemNote problem={ask.problem} />
+      </form>
+      <h2 id="contacts-title">Contacts of {slug}</h2>
+      <button type="button" onClick={reload} disabled={load.busy}>
+        Refresh list
+      </button>
+      <ProblemNote problem={load.problem} />
+      {contacts && contacts.length === 0 && <p>No contacts yet.</p>}
+      {contacts?.map((contact) => (
+        <ContactRow key={contact.fingerprint} slug={slug} contact={contact} onChanged={reload} />
+      ))}
+    </main>
+  );
+}

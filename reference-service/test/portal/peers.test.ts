@@ -1,0 +1,133 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OpenedStore } from '../../src/store/open.js';
+import { type OAuthUpstream, startOAuthUpstream } from '../integrations/upstreams.js';
+import { BACKENDS } from '../support/backends.js';
+import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
+import { type PortalInstance, startPortalInstance } from './support/instance.js';
+import { enrolMfa, screenshot, signUp } from './support/pages.js';
+import { buildPortal } from './support/portal-build.js';
+import { authenticator } from './support/totp.js';
+
+const PASSWORD = 'a long pass phrase for the portal';
+
+interface Person {
+  service: PortalInstance;
+  page: Page;
+  slug: string;
+}
+
+/**
+ * The journey's second half: two people on two service instances (each with its own database) become
+ * contacts through their portals by pasting a card, and one connects a real MCP server (the SDK's, behind
+ * OAuth) to her identity, authorizes it through the redirect and back, and offers a tool that the other
+ * then sees among her tools.
+ */
+describe.each(BACKENDS)(
+  'contacts and integrations across two instances on $name',
+  { timeout: 60_000 },
+  (backend) => {
+    const shots = backend.name === 'pglite';
+    const stores: OpenedStore[] = [];
+    const services: PortalInstance[] = [];
+    let browser: Browser;
+    let upstream: OAuthUpstream;
+    let alice: Person;
+    let bob: Person;
+    const errors: string[][] = [];
+
+    async function person(name: string): Promise<Person> {
+      const store = await backend.open();
+      stores.push(store);
+      const service = await startPortalInstance(store);
+      services.push(service);
+      const page = await (await browser.newContext({ viewport: { width: 1200, height: 800 } })).newPage();
+      errors.push(watchPage(page).errors);
+      await signUp(page, service.baseUrl, `${name}@portal.example`, PASSWORD, name);
+      const totp = authenticator('');
+      await enrolMfa(page, async (secret) => {
+        Object.assign(totp, authenticator(secret));
+        return totp.next();
+      });
+      await page.goto(`${service.baseUrl}/#/contacts`);
+      const slug = await page.getByLabel('Identity').inputValue();
+      return { service, page, slug };
+    }
+
+    beforeAll(async () => {
+      await buildPortal();
+      [browser, upstream] = await Promise.all([launchChromium(), startOAuthUpstream()]);
+      [alice, bob] = await Promise.all([person('alice'), person('bob')]);
+    }, 90_000);
+    afterAll(async () => {
+      await browser?.close();
+      for (const service of services) await service.close();
+      await upstream?.close();
+      for (const store of stores) await store.close();
+    });
+
+    it('bob requests alice by pasting her card; alice approves in her portal; both see an active contact', async () => {
+      await alice.page.getByTestId('own-card').waitFor();
+      const card = await alice.page.getByTestId('own-card').inputValue();
+      const aliceFingerprint = (await alice.page.getByTestId('own-fingerprint').textContent()) ?? '';
+      await expectAccessible(alice.page, 'contacts');
+
+      await bob.page.getByLabel('Their card').fill(card);
+      await bob.page.getByLabel('Note (optional)').fill('hello from bob');
+      await bob.page.getByRole('button', { name: 'Send request' }).click();
+      await bob.page.getByText(/waiting for approval/).waitFor();
+      await bob.page.locator(`[data-contact="${aliceFingerprint}"][data-status="pending_out"]`).waitFor();
+
+      await alice.page.getByRole('button', { name: 'Refresh list' }).click();
+      const request = alice.page.locator('[data-status="pending_in"]');
+      await request.waitFor();
+      await request.getByLabel('Preset when approving').selectOption('colleague');
+      await request.getByRole('button', { name: /^Approve/ }).click();
+      await alice.page.locator('[data-status="active"]').waitFor();
+      await expectAccessible(alice.page, 'contacts with an active contact');
+
+      await bob.page.getByRole('button', { name: 'Refresh list' }).click();
+      await bob.page.locator(`[data-contact="${aliceFingerprint}"][data-status="active"]`).waitFor();
+      const contact = bob.page.locator(`[data-contact="${aliceFingerprint}"]`);
+      await contact.getByLabel(/^Petname/).fill('Alice from the other instance');
+      await contact.getByRole('button', { name: /^Save petname/ }).click();
+      await bob.page.getByRole('heading', { name: /^Alice from the other instance/ }).waitFor();
+      await screenshot(bob.page, 'contacts', shots);
+    });
+
+    it('alice connects an MCP server behind OAuth, authorizes it through the redirect, and offers a tool bob sees', async () => {
+      await alice.page.goto(`${alice.service.baseUrl}/#/integrations`);
+      await alice.page.getByLabel('Name', { exact: true }).fill('tools');
+      await alice.page.getByLabel('Server URL').fill(upstream.url);
+      await alice.page.getByLabel('Transport').selectOption('streamable-http');
+      await alice.page.getByRole('button', { name: 'Connect' }).click();
+      const created = alice.page.getByTestId('integration-created');
+      await created.waitFor();
+      expect(await created.textContent()).toMatch(/0 tools listed/);
+      expect(await created.textContent()).toMatch(/Trouble: .*authoriz/);
+      await alice.page.getByRole('cell', { name: 'needs_authorization' }).waitFor();
+      await expectAccessible(alice.page, 'integrations');
+
+      // Off to the upstream's authorization server and back to the portal, in the browser.
+      await alice.page.getByRole('button', { name: 'Authorize tools' }).click();
+      await alice.page.waitForURL(/#\/integrations\/authorized\/tools$/);
+      await alice.page.getByText(/The upstream authorized/).waitFor();
+      await alice.page.getByRole('cell', { name: 'healthy' }).waitFor();
+
+      await alice.page.getByRole('button', { name: 'Exposure of tools' }).click();
+      await alice.page.getByText('(version 0)').waitFor();
+      await alice.page.getByLabel(/^echo/).selectOption('passthrough');
+      await alice.page.getByRole('button', { name: 'Save exposure' }).click();
+      await alice.page.getByText('Saved as version 1.').waitFor();
+      await alice.page.getByText('(version 1)').waitFor();
+      await expectAccessible(alice.page, 'exposure editor');
+      await screenshot(alice.page, 'integrations', shots);
+
+      const aliceRow = bob.page.locator('[data-status="active"]');
+      await aliceRow.getByRole('button', { name: /^Show tools/ }).click();
+      await aliceRow.getByText(/^echo/).waitFor();
+      expect(await aliceRow.getByRole('listitem').count()).toBe(1);
+      for (const list of errors) expect(list).toEqual([]);
+    });
+  },
+);
