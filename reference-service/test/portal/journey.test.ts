@@ -4,7 +4,7 @@ import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
-import { enrolMfa, eventually, screenshot, shownOnce, signUp } from './support/pages.js';
+import { eventually, screenshot, shownOnce, signUp } from './support/pages.js';
 import { buildPortal } from './support/portal-build.js';
 import { startReceiver, type TestReceiver } from './support/receiver.js';
 import { authenticator } from './support/totp.js';
