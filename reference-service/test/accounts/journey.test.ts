@@ -218,6 +218,7 @@ describe.each(BACKENDS)('the portal’s accounts from sign-up to a removed membe
       members: { id: string; invited: boolean }[];
     };
     expect(members.members.map((m) => m.invited)).toEqual([false, false]);
+    expect(members.members).toHaveLength(2);
     const keys = (await call('GET', '/v1/workspace/keys', { cookie: owner })).body as {
       keys: { name: string; member_id: string; revoked_at: number | null }[];
     };
@@ -225,6 +226,37 @@ describe.each(BACKENDS)('the portal’s accounts from sign-up to a removed membe
       expect.objectContaining({ name: 'narrow', member_id: invited.id, revoked_at: null }),
     ]);
     expect(JSON.stringify(keys)).not.toContain(memberKey.split('_')[2]);
+
+    // A reader without service:workspace:admin: no key list, no member list, no key of any scope.
+    const readerEmail = uniqueEmail('reader');
+    const readerInvite = await call('POST', '/v1/workspace/members', {
+      cookie: owner,
+      body: { email: readerEmail, permissions: ['service:contacts:read'] },
+    });
+    const reader = cookieOf(
+      await call('POST', '/v1/invites/accept', {
+        body: { token: (readerInvite.body as { invite_token: string }).invite_token, password: PASSWORD },
+        from: freshAddress(),
+      }),
+    );
+    await enrol(reader, readerEmail);
+    for (const scopes of [['service:workspace:admin'], ['service:contacts:read']]) {
+      expectError(
+        await call('POST', '/v1/workspace/keys', { cookie: reader, body: { name: 'r', scopes } }),
+        403,
+        'forbidden',
+      );
+    }
+    expectError(await call('GET', '/v1/workspace/keys', { cookie: reader }), 403, 'forbidden');
+    expectError(await call('GET', '/v1/workspace/members', { cookie: reader }), 403, 'forbidden');
+    expectError(
+      await call('PATCH', '/v1/workspace', { cookie: reader, body: { webhooks_enabled: false } }),
+      403,
+      'forbidden',
+    );
+    expect((await call('GET', '/v1/session', { cookie: reader })).body).toMatchObject({
+      member: { permissions: ['service:contacts:read'], owner: false, mfa_enrolled: true },
+    });
 
     // Removal: the key and the session are refused on the very next call.
     expect((await call('DELETE', `/v1/workspace/members/${invited.id}`, { cookie: owner })).status).toBe(204);
