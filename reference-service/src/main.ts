@@ -20,24 +20,49 @@ function printBanner(service: RunningService, backend: string, allowLocalhostWeb
       'WARNING: SVC_ALLOW_LOCALHOST_WEBHOOKS=1, webhook receivers on localhost are accepted (sandbox only)',
     );
   }
+  lines.push('', ...portalBlock(service));
   if (service.seed?.seeded) {
     lines.push(
-      '',
-      'Sandbox workspace created. These secrets are shown now and never again:',
-      `  API key (all scopes):  ${service.seed.apiKey}`,
-      `  owner login:           ${SANDBOX_EMAIL} / ${service.seed.password}`,
-      `  owner TOTP secret:     ${service.seed.totpSecret}`,
+      `  API key (all scopes):  ${service.seed.apiKey}  (for scripts; shown once)`,
       `  try: curl -H "Authorization: Bearer ${service.seed.apiKey}" ${service.baseUrl}/v1/workspace/webhooks`,
     );
   } else if (service.seed) {
-    lines.push('', `Sandbox workspace already seeded. New API key: ${CLI} mint-key`);
+    lines.push(`  New API key for scripts: ${CLI} mint-key`);
   }
   lines.push(
-    `Portal-only operations (createWebhook, POST /v1/workspace/keys) need a stepped-up session:`,
+    `From a terminal instead of the portal, portal-only operations (createWebhook, minting keys) take:`,
     `  ${CLI} session     (prints the Cookie and Origin headers to send)`,
     '',
   );
   console.log(lines.join('\n'));
+}
+
+/**
+ * Where the portal is and how to get in: the exact origin (the portal's calls must come from it, so
+ * `localhost` in place of `127.0.0.1` would be refused as another site), and on first start the sandbox
+ * owner's secrets, shown once.
+ */
+function portalBlock(service: RunningService): string[] {
+  const url = `${service.ctx.publicAddress.origin}/`;
+  const lines = ['==== Portal ====', `  open ${url} in a browser (this exact address)`];
+  if (service.seed?.seeded) {
+    lines.push(
+      '  and sign in with the sandbox owner (shown now and never again):',
+      `    email:        ${SANDBOX_EMAIL}`,
+      `    password:     ${service.seed.password}`,
+      `    TOTP secret:  ${service.seed.totpSecret}  (add it to an authenticator app; or: ${CLI} totp)`,
+    );
+  } else if (service.seed) {
+    lines.push(
+      `  sign in as ${SANDBOX_EMAIL} with the password printed on the first start,`,
+      '  or sign up there for a workspace of your own',
+    );
+  } else {
+    lines.push('  sign in, or sign up where the operator opened it (SVC_SIGNUP=open)');
+  }
+  if (!service.portalBuilt)
+    lines.push(`  (the portal is not built: npm run build -w @svc-kit/reference-service)`);
+  return lines;
 }
 
 /** The sandbox identities' cards, to paste into requestContact (see PEER-PROTOCOL.md). */

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -19,6 +21,8 @@ export interface RunningService {
   app: FastifyInstance;
   baseUrl: string;
   seed: SeedResult | undefined;
+  /** Whether dist/portal holds a build to serve at `/`. */
+  portalBuilt: boolean;
   /** The `/metrics` URL when SVC_METRICS_PORT is set. */
   metricsUrl: string | undefined;
   /** Stops taking requests, lets in-flight ones finish, then closes the store (and its lock). */
@@ -81,6 +85,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       app: started,
       baseUrl: address,
       seed,
+      portalBuilt: existsSync(join(config.portalDir, 'index.html')),
       metricsUrl: metricsServer?.url,
       async close() {
         await runningMetrics?.close();

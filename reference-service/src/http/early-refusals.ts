@@ -19,6 +19,8 @@ export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
 /** What a route asks of its caller, set as route config by registerOperations. */
 export interface RouteRequirements {
   requirements?: Requirements;
+  /** Taken without a credential (sign-up, accepting an invite): bad input is answered as such, never 401. */
+  publicRoute?: boolean;
 }
 
 const AUTHENTICATED: Requirements = { stepUp: false, suspended: false };
@@ -27,7 +29,9 @@ const AUTHENTICATED: Requirements = { stepUp: false, suspended: false };
 function requirementsOf(request: FastifyRequest): Requirements | undefined {
   let configured: Requirements | undefined;
   try {
-    configured = (request.routeOptions.config as RouteRequirements | undefined)?.requirements;
+    const config = request.routeOptions.config as RouteRequirements | undefined;
+    if (config?.publicRoute) return undefined;
+    configured = config?.requirements;
   } catch {
     // A request refused before routing has no route options.
   }

@@ -1,6 +1,8 @@
 import { PERMISSIONS } from '@svc-kit/contract';
 import { mintApiKey } from '../domain/api-key.js';
+import { ServiceError } from '../domain/errors.js';
 import { currentTotp } from '../domain/totp.js';
+import { createWorkspaceForOwner } from '../features/accounts/operator.js';
 import { SESSION_COOKIE } from '../http/principal.js';
 import type { ServiceContext } from '../http/service-context.js';
 import { openSession } from '../http/session-routes.js';
@@ -9,6 +11,25 @@ import { getMember } from '../store/queries/members.js';
 import { setWorkspaceFlag, type WorkspaceFlag } from '../store/queries/workspaces.js';
 import { SANDBOX_EMAIL, SANDBOX_MEMBER_ID, SANDBOX_WORKSPACE_ID, seedSandbox } from './seed.js';
 import { TriggerError, triggerEvent } from './trigger.js';
+
+/** `create-workspace <name> --owner <email>`: a workspace for someone where sign-up is closed. */
+async function createWorkspace(ctx: ServiceContext, args: string[]): Promise<string> {
+  const [name, flag, email, ...rest] = args;
+  if (name === undefined || flag !== '--owner' || email === undefined || rest.length)
+    throw new AdminUsageError('usage: create-workspace <name> --owner <email>');
+  try {
+    const created = await createWorkspaceForOwner(ctx, name, email);
+    return [
+      `workspace ${created.workspaceId} created (identities ${created.slugs.join(', ')}), owner ${email}`,
+      'send the owner this link (shown once; it works once, until',
+      `${new Date(created.expiresAt).toISOString()}); they choose their password there and enrol MFA:`,
+      `  ${created.link}`,
+    ].join('\n');
+  } catch (error) {
+    if (error instanceof ServiceError) throw new AdminUsageError(error.message);
+    throw error;
+  }
+}
 
 /** `trigger <type> [--identity slug]`: emits one event through the outbox, like `stripe trigger`. */
 async function trigger(ctx: ServiceContext, args: string[]): Promise<string> {
@@ -39,6 +60,7 @@ export const ADMIN_COMMANDS = [
   'unsuspend',
   'deletion-hold',
   'trigger',
+  'create-workspace',
 ] as const;
 export type AdminCommand = (typeof ADMIN_COMMANDS)[number];
 
@@ -123,6 +145,8 @@ export async function runAdminCommand(ctx: ServiceContext, command: string, args
       return setFlag(ctx, 'deletion_hold', onOff(args[0], 'deletion-hold'));
     case 'trigger':
       return trigger(ctx, args);
+    case 'create-workspace':
+      return createWorkspace(ctx, args);
     default:
       throw new AdminUsageError(`unknown command ${command}; commands: ${ADMIN_COMMANDS.join(', ')}`);
   }

@@ -16,7 +16,10 @@ commands:
   suspend | unsuspend   suspend the sandbox workspace or lift the suspension
   deletion-hold on|off  put the sandbox workspace on deletion hold or lift it
   trigger <type> [--identity slug]
-                        emit one catalogued event (default identity: sandbox-alice) and deliver it`;
+                        emit one catalogued event (default identity: sandbox-alice) and deliver it
+  create-workspace <name> --owner <email>
+                        create a workspace and its owner (also where sign-up is closed, in production);
+                        prints a one-time link on which the owner sets a password`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;

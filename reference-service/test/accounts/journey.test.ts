@@ -1,11 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base32Decode, currentTotp } from '../../src/domain/totp.js';
+import { currentTotp } from '../../src/domain/totp.js';
 import { startCredentialCache } from '../../src/http/credential-cache.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { type RawAnswer, rawCall } from '../support/raw-call.js';
-import { cookieOf, expectError, freshAddress, PASSWORD, portalCall, uniqueEmail } from './support.js';
+import {
+  cookieOf,
+  enrolMfa,
+  expectError,
+  freshAddress,
+  PASSWORD,
+  portalCall,
+  uniqueEmail,
+} from './support.js';
 
 /** A clock the test moves by whole TOTP steps, so that every code is new to the service. */
 const clock = { at: Date.now(), now: () => clock.at };
@@ -35,38 +43,7 @@ describe.each(BACKENDS)('the portal’s accounts from sign-up to a removed membe
     await store?.close();
   });
 
-  /** Enrols MFA for the session's member: the secret from the answer, the first code computed here. */
-  async function enrol(cookie: string, email: string) {
-    const started = await call('POST', '/v1/session/mfa', { cookie });
-    expect(started.status).toBe(200);
-    const { otpauth_uri, secret, qr_svg } = started.body as Record<string, string>;
-    expect(base32Decode(secret!)).toHaveLength(20);
-    const uri = new URL(otpauth_uri!);
-    expect(uri.protocol).toBe('otpauth:');
-    expect(uri.searchParams.get('secret')).toBe(secret);
-    expect(uri.searchParams.get('issuer')).toMatch(/^svc-kit 127\.0\.0\.1:\d+$/);
-    expect(decodeURIComponent(uri.pathname)).toContain(email);
-    expect(qr_svg).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    expect(qr_svg).not.toMatch(/<script|href=|https?:\/\/(?!www\.w3\.org)/);
-    // A wrong code is refused and enrols nothing.
-    const wrong = await call('POST', '/v1/session/mfa/confirm', { cookie, body: { code: '000000' } });
-    if (currentTotp(secret!, clock.at) !== '000000') expectError(wrong, 400, 'invalid_request');
-    nextStep();
-    const confirmed = await call('POST', '/v1/session/mfa/confirm', {
-      cookie,
-      body: { code: currentTotp(secret!, clock.at) },
-    });
-    expect(confirmed.status).toBe(200);
-    const { recovery_codes, stepped_up_until } = confirmed.body as {
-      recovery_codes: string[];
-      stepped_up_until: number;
-    };
-    expect(recovery_codes).toHaveLength(10);
-    expect(new Set(recovery_codes).size).toBe(10);
-    for (const code of recovery_codes) expect(code).toMatch(/^[A-Z2-7]{4}(-[A-Z2-7]{4}){3}$/);
-    expect(stepped_up_until).toBe(clock.at + 15 * 60_000);
-    return { secret: secret!, recoveryCodes: recovery_codes };
-  }
+  const enrol = (cookie: string, email: string) => enrolMfa(service.baseUrl, cookie, email, clock);
 
   it('signs up, enrols MFA, invites, and removal refuses the member’s key and session at once', async () => {
     const ownerEmail = uniqueEmail('owner');
@@ -218,6 +195,7 @@ describe.each(BACKENDS)('the portal’s accounts from sign-up to a removed membe
       members: { id: string; invited: boolean }[];
     };
     expect(members.members.map((m) => m.invited)).toEqual([false, false]);
+    expect(members.members).toHaveLength(2);
     const keys = (await call('GET', '/v1/workspace/keys', { cookie: owner })).body as {
       keys: { name: string; member_id: string; revoked_at: number | null }[];
     };
@@ -225,6 +203,37 @@ describe.each(BACKENDS)('the portal’s accounts from sign-up to a removed membe
       expect.objectContaining({ name: 'narrow', member_id: invited.id, revoked_at: null }),
     ]);
     expect(JSON.stringify(keys)).not.toContain(memberKey.split('_')[2]);
+
+    // A reader without service:workspace:admin: no key list, no member list, no key of any scope.
+    const readerEmail = uniqueEmail('reader');
+    const readerInvite = await call('POST', '/v1/workspace/members', {
+      cookie: owner,
+      body: { email: readerEmail, permissions: ['service:contacts:read'] },
+    });
+    const reader = cookieOf(
+      await call('POST', '/v1/invites/accept', {
+        body: { token: (readerInvite.body as { invite_token: string }).invite_token, password: PASSWORD },
+        from: freshAddress(),
+      }),
+    );
+    await enrol(reader, readerEmail);
+    for (const scopes of [['service:workspace:admin'], ['service:contacts:read']]) {
+      expectError(
+        await call('POST', '/v1/workspace/keys', { cookie: reader, body: { name: 'r', scopes } }),
+        403,
+        'forbidden',
+      );
+    }
+    expectError(await call('GET', '/v1/workspace/keys', { cookie: reader }), 403, 'forbidden');
+    expectError(await call('GET', '/v1/workspace/members', { cookie: reader }), 403, 'forbidden');
+    expectError(
+      await call('PATCH', '/v1/workspace', { cookie: reader, body: { webhooks_enabled: false } }),
+      403,
+      'forbidden',
+    );
+    expect((await call('GET', '/v1/session', { cookie: reader })).body).toMatchObject({
+      member: { permissions: ['service:contacts:read'], owner: false, mfa_enrolled: true },
+    });
 
     // Removal: the key and the session are refused on the very next call.
     expect((await call('DELETE', `/v1/workspace/members/${invited.id}`, { cookie: owner })).status).toBe(204);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { base32Decode, currentTotp } from '../../src/domain/totp.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
 import { type RawAnswer, rawCall } from '../support/raw-call.js';
 
@@ -51,4 +52,39 @@ export function expectError(answer: RawAnswer, status: number, code: string): vo
   expect({ status: answer.status, body: answer.body }).toMatchObject({ status, body: { error: { code } } });
   const error = (answer.body as { error: { request_id: string } }).error;
   expect(error.request_id).toBe(answer.headers['x-request-id']);
+}
+
+/** Enrols MFA for the session's member: the secret from the answer, the first code computed here. */
+export async function enrolMfa(baseUrl: string, cookie: string, email: string, clock: { at: number }) {
+  const call = (method: string, path: string, options: Parameters<typeof portalCall>[3] = {}) =>
+    portalCall(baseUrl, method, path, options);
+  const started = await call('POST', '/v1/session/mfa', { cookie });
+  expect(started.status).toBe(200);
+  const { otpauth_uri, secret, qr_svg } = started.body as Record<string, string>;
+  expect(base32Decode(secret!)).toHaveLength(20);
+  const uri = new URL(otpauth_uri!);
+  expect(uri.protocol).toBe('otpauth:');
+  expect(uri.searchParams.get('secret')).toBe(secret);
+  expect(uri.searchParams.get('issuer')).toMatch(/^svc-kit 127\.0\.0\.1:\d+$/);
+  expect(decodeURIComponent(uri.pathname)).toContain(email);
+  expect(qr_svg).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  expect(qr_svg).not.toMatch(/<script|href=|https?:\/\/(?!www\.w3\.org)/);
+  // A wrong code is refused and enrols nothing.
+  const wrong = await call('POST', '/v1/session/mfa/confirm', { cookie, body: { code: '000000' } });
+  if (currentTotp(secret!, clock.at) !== '000000') expectError(wrong, 400, 'invalid_request');
+  clock.at += 30_000;
+  const confirmed = await call('POST', '/v1/session/mfa/confirm', {
+    cookie,
+    body: { code: currentTotp(secret!, clock.at) },
+  });
+  expect(confirmed.status).toBe(200);
+  const { recovery_codes, stepped_up_until } = confirmed.body as {
+    recovery_codes: string[];
+    stepped_up_until: number;
+  };
+  expect(recovery_codes).toHaveLength(10);
+  expect(new Set(recovery_codes).size).toBe(10);
+  for (const code of recovery_codes) expect(code).toMatch(/^[A-Z2-7]{4}(-[A-Z2-7]{4}){3}$/);
+  expect(stepped_up_until).toBe(clock.at + 15 * 60_000);
+  return { secret: secret!, recoveryCodes: recovery_codes };
 }

@@ -8,6 +8,8 @@ import {
 import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_COOKIE } from '../../src/http/principal.js';
+import { openSession } from '../../src/http/session-routes.js';
 import { ensureIdentityKey } from '../../src/peer/own-identity.js';
 import { PEER_VERBS } from '../../src/peer/protocol.js';
 import { Relay } from '../../src/relay/relay.js';
@@ -55,6 +57,8 @@ interface Target {
   documented: ReadonlySet<number>;
   /** Peer routes answer the peer protocol's codes (PEER-PROTOCOL.md), not the /v1 registry. */
   peer?: boolean;
+  /** Ends the session it is called with (logout): called with a fresh session of the tenant, not theirs. */
+  spendsSession?: boolean;
 }
 
 // --- generators ---------------------------------------------------------------------------------------
@@ -278,6 +282,96 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       fields: [],
       documented: statuses(400, 401, 403, 404),
     },
+    // The portal's account routes (src/features/accounts, README "Portal accounts").
+    {
+      name: 'sign-up',
+      method: 'POST',
+      path: '/v1/accounts',
+      valid,
+      fields: ['email', 'password', 'workspace_name'],
+      documented: statuses(400, 403, 409),
+    },
+    {
+      name: 'session view',
+      method: 'GET',
+      path: '/v1/session',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403),
+    },
+    {
+      name: 'logout',
+      method: 'DELETE',
+      path: '/v1/session',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403),
+      spendsSession: true,
+    },
+    {
+      name: 'mfa enrolment',
+      method: 'POST',
+      path: '/v1/session/mfa',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403, 409),
+    },
+    {
+      name: 'mfa confirmation',
+      method: 'POST',
+      path: '/v1/session/mfa/confirm',
+      valid,
+      fields: ['code'],
+      documented: statuses(400, 401, 403, 409),
+    },
+    {
+      name: 'list keys',
+      method: 'GET',
+      path: '/v1/workspace/keys',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403),
+    },
+    {
+      name: 'list members',
+      method: 'GET',
+      path: '/v1/workspace/members',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403),
+    },
+    {
+      name: 'invite member',
+      method: 'POST',
+      path: '/v1/workspace/members',
+      valid,
+      fields: ['email', 'permissions'],
+      documented: statuses(400, 401, 403, 409),
+    },
+    {
+      name: 'remove member',
+      method: 'DELETE',
+      path: '/v1/workspace/members/{member}',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403, 404),
+    },
+    {
+      name: 'webhooks switch',
+      method: 'PATCH',
+      path: '/v1/workspace',
+      valid,
+      fields: ['webhooks_enabled'],
+      documented: statuses(400, 401, 403),
+    },
+    {
+      name: 'accept invite',
+      method: 'POST',
+      path: '/v1/invites/accept',
+      valid,
+      fields: ['token', 'password'],
+      documented: statuses(400, 403, 404),
+    },
     {
       name: 'oauth callback',
       method: 'GET',
@@ -365,6 +459,7 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
       extra: {
         relay,
         sandboxRoutes: true,
+        signUpOpen: true,
         integrations: { allowLocalhost: false, timeoutMs: 500, catalogue: {} },
       },
     });
@@ -384,6 +479,7 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
       slug: [slug, 'nobody'],
       fingerprint: [key.fingerprint, `sha256:${'a'.repeat(64)}`],
       name: ['none', 'hostile'],
+      member: [tenant.memberId, 'mem_0000000000000000'],
     };
     last = await databaseFingerprint(store.db, WRITTEN_BY_REFUSALS);
   });
@@ -440,6 +536,11 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
         async (values, search, payload, who, extra, type) => {
           const path = `${expandPath(target.path, values as Record<string, string>)}${search}`;
           const headers = headersFor(who, extra, type);
+          if (target.spendsSession && headers.cookie === tenant.steppedUpSession) {
+            const spare = await openSession(service.ctx, tenant.memberId, true);
+            headers.cookie = `${SESSION_COOKIE}=${spare.token}`;
+            last = await databaseFingerprint(store.db, WRITTEN_BY_REFUSALS);
+          }
           const withBody = target.method !== 'GET' && target.method !== 'HEAD';
           let response: Response;
           try {
@@ -493,7 +594,7 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
     for (const op of operationList) await attack(operationTarget(op, valid));
   }, 180_000);
 
-  it('the service’s own routes: sessions, keys, OAuth callback, sandbox, peer protocol', async () => {
+  it('the service’s own routes: sessions, accounts, keys, OAuth callback, sandbox, peer protocol', async () => {
     for (const target of ownTargets(valid)) await attack(target);
   }, 180_000);
 

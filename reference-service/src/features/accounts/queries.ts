@@ -1,17 +1,11 @@
 import type { Queryable } from '../../store/db.js';
+import type { MemberRow } from '../../store/queries/members.js';
 
-/** The columns of a member the portal's account routes read (migration 0012 added the last four). */
-export interface AccountRow {
-  id: string;
-  workspace_id: string;
-  email: string;
-  password_hash: string | null;
-  permissions: string[];
-  mfa_secret_enc: string | null;
+/** A member with the columns migration 0012 added, as the portal's account routes read it. */
+export interface AccountRow extends MemberRow {
   mfa_pending_enc: string | null;
   owner: boolean;
   removed_at: number | null;
-  created_at: number;
 }
 
 export async function insertAccount(

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isCrossSiteLogin } from '../../domain/cross-site.js';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
+import type { RouteRequirements } from '../../http/early-refusals.js';
 import { siteHeaders } from '../../http/policy.js';
 import { SESSION_COOKIE } from '../../http/principal.js';
 import type { ServiceContext } from '../../http/service-context.js';
@@ -14,6 +15,9 @@ import { confirmMfaBody, signUpBody } from './schemas.js';
 import { requireSession, sessionView } from './session-view.js';
 import { signUp } from './sign-up.js';
 
+/** Route config: no credential is asked, so unreadable input is answered 400, not 401 (early-refusals.ts). */
+export const PUBLIC_ROUTE: RouteRequirements = { publicRoute: true };
+
 export interface AccountRouteOptions {
   ctx: ServiceContext;
   /** Sign-up is open (everywhere but production, unless SVC_SIGNUP=open; see config.ts). */
@@ -22,7 +26,7 @@ export interface AccountRouteOptions {
 
 /** Sign-up, the session's own view, and logout. */
 export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUpOpen }: AccountRouteOptions) {
-  app.post('/v1/accounts', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/v1/accounts', { config: PUBLIC_ROUTE }, async (request: FastifyRequest, reply: FastifyReply) => {
     // No session yet: refused only when a browser says another site posted it (as log-in).
     if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
       throw new ServiceError('cross_site', 'a sign-up must come from the portal’s own origin');

@@ -12,7 +12,7 @@ import { acceptMemberInvite, inviteMember, listMembers, removeMember } from './m
 import { getAccount, listKeys } from './queries.js';
 import { INVITE_GUESSES } from './rules.js';
 import { acceptInviteBody, inviteBody, memberPath, workspacePatchBody } from './schemas.js';
-import type { AccountRouteOptions } from './session-routes.js';
+import { type AccountRouteOptions, PUBLIC_ROUTE } from './session-routes.js';
 import { sessionView } from './session-view.js';
 
 const ADMIN: Permission = 'service:workspace:admin';
@@ -71,24 +71,28 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
       .send({ id: workspace.id, name: workspace.name, webhooks_enabled: body.webhooks_enabled });
   });
 
-  app.post('/v1/invites/accept', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
-      throw new ServiceError('cross_site', 'an invite must be accepted on the portal’s own origin');
-    const body = parse(acceptInviteBody, request.body, 'body');
-    const bucket = guessBucket('invite', limitedAddress(request.ip));
-    const giveBack = await spendGuess(ctx.db, [[bucket, INVITE_GUESSES]], ctx.now());
-    let member: Awaited<ReturnType<typeof acceptMemberInvite>>;
-    try {
-      member = await acceptMemberInvite(ctx, body);
-    } catch (error) {
-      // Only an unknown token is a guess; a right token with a weak password is not.
-      if (!(error instanceof ServiceError && error.code === 'not_found')) await giveBack();
-      throw error;
-    }
-    await giveBack();
-    request.log.info({ member_id: member.id }, 'invite accepted');
-    const session = await openSession(ctx, member.id, false);
-    reply.header('set-cookie', sessionCookie(session.token, session.expiresAt, ctx.now()));
-    return reply.code(201).send(await sessionView(ctx, session.id, member.id));
-  });
+  app.post(
+    '/v1/invites/accept',
+    { config: PUBLIC_ROUTE },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
+        throw new ServiceError('cross_site', 'an invite must be accepted on the portal’s own origin');
+      const body = parse(acceptInviteBody, request.body, 'body');
+      const bucket = guessBucket('invite', limitedAddress(request.ip));
+      const giveBack = await spendGuess(ctx.db, [[bucket, INVITE_GUESSES]], ctx.now());
+      let member: Awaited<ReturnType<typeof acceptMemberInvite>>;
+      try {
+        member = await acceptMemberInvite(ctx, body);
+      } catch (error) {
+        // Only an unknown token is a guess; a right token with a weak password is not.
+        if (!(error instanceof ServiceError && error.code === 'not_found')) await giveBack();
+        throw error;
+      }
+      await giveBack();
+      request.log.info({ member_id: member.id }, 'invite accepted');
+      const session = await openSession(ctx, member.id, false);
+      reply.header('set-cookie', sessionCookie(session.token, session.expiresAt, ctx.now()));
+      return reply.code(201).send(await sessionView(ctx, session.id, member.id));
+    },
+  );
 }

@@ -1,0 +1,41 @@
+import { ServiceError } from '../../domain/errors.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { insertInvite } from './queries.js';
+import { hashToken, INVITE_LIFETIME_MS, isEmail, newInviteToken, normalizeEmail } from './rules.js';
+import { createWorkspaceWithOwner } from './sign-up.js';
+
+/**
+ * The operator's way to an account where sign-up is closed (`create-workspace` of the admin CLI): the
+ * workspace and its owner, who has no password yet, and an invite link (7 days, once) on which the owner
+ * chooses one. The operator never learns the owner's password.
+ */
+export async function createWorkspaceForOwner(
+  ctx: ServiceContext,
+  name: string,
+  ownerEmail: string,
+): Promise<{ workspaceId: string; slugs: string[]; link: string; expiresAt: number }> {
+  const email = normalizeEmail(ownerEmail);
+  if (!isEmail(email)) throw new ServiceError('invalid_request', `${ownerEmail} is not an e-mail address`);
+  if (name.trim() === '' || name.length > 64 || /\p{Cc}/u.test(name))
+    throw new ServiceError('invalid_request', 'the workspace name must be 1 to 64 printable characters');
+  const token = newInviteToken();
+  const now = ctx.now();
+  const expiresAt = now + INVITE_LIFETIME_MS;
+  const created = await ctx.db.transaction(async (tx) => {
+    const made = await createWorkspaceWithOwner(ctx, tx, { email, passwordHash: null, workspaceName: name });
+    await insertInvite(tx, {
+      member_id: made.memberId,
+      token_hash: hashToken(token),
+      invited_by: made.memberId,
+      created_at: now,
+      expires_at: expiresAt,
+    });
+    return made;
+  });
+  return {
+    workspaceId: created.workspaceId,
+    slugs: created.slugs,
+    link: `${ctx.publicAddress.origin}/#/invite/${token}`,
+    expiresAt,
+  };
+}

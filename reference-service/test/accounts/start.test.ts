@@ -1,0 +1,96 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentTotp } from '../../src/domain/totp.js';
+import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
+import { cookieOf, expectError, PASSWORD, portalCall, uniqueEmail } from './support.js';
+
+/** The real entry point as `npm start` runs it: what it prints, and sign-up as configured. */
+describe('the started service and its portal block', () => {
+  let entry: Awaited<ReturnType<typeof buildEntryPoint>>;
+  const dirs: string[] = [];
+  const running: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    entry = await buildEntryPoint();
+  }, 120_000);
+  afterAll(async () => {
+    for (const service of running) {
+      service.child.kill('SIGTERM');
+      await service.exited;
+    }
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    await entry?.remove();
+  });
+
+  const start = async (env: Record<string, string>) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'svc-start-'));
+    dirs.push(dataDir);
+    const service = spawnService(entry.main, {
+      SVC_DATA_DIR: dataDir,
+      SVC_PORTAL_DIR: join(dataDir, 'none'),
+      ...env,
+    });
+    running.push(service);
+    return service;
+  };
+
+  it('prints the portal’s address and, on first start, a ready account that signs in and steps up', async () => {
+    const service = await start({});
+    const baseUrl = await service.ready();
+    await service.printed('==== Portal ====');
+    await service.printed('API key (all scopes):');
+    const output = service.output();
+    const origin = new URL(baseUrl).origin;
+    expect(output).toContain(`open ${origin}/ in a browser`);
+    expect(output).toContain('the portal is not built');
+    const email = /email:\s+(\S+)/.exec(output)![1]!;
+    const password = /password:\s+(\S+)/.exec(output)![1]!;
+    const totp = /TOTP secret:\s+([A-Z2-7]+)/.exec(output)![1]!;
+    const login = await portalCall(baseUrl, 'POST', '/v1/sessions', { body: { email, password } });
+    expect(login.status).toBe(201);
+    const cookie = cookieOf(login);
+    const stepUp = await portalCall(baseUrl, 'POST', '/v1/sessions/step-up', {
+      cookie,
+      body: { code: currentTotp(totp, Date.now()) },
+    });
+    expect(stepUp.status).toBe(200);
+    // Sign-up is open outside production, and the sandbox routes are served (the portal's test event).
+    expect(
+      (
+        await portalCall(baseUrl, 'POST', '/v1/accounts', {
+          body: { email: uniqueEmail(), password: PASSWORD },
+        })
+      ).status,
+    ).toBe(201);
+    const event = await portalCall(baseUrl, 'POST', '/sandbox/events', {
+      cookie,
+      body: { type: 'message.received' },
+    });
+    expect(event.status).toBeLessThan(300);
+  }, 120_000);
+
+  it('with NODE_ENV=production sign-up is closed unless SVC_SIGNUP=open', async () => {
+    const production = {
+      NODE_ENV: 'production',
+      SVC_PUBLIC_URL: 'https://svc.example',
+      SVC_SECRET_KEY: 'b'.repeat(64),
+    };
+    const closed = await start(production);
+    const closedUrl = await closed.ready();
+    const refused = await portalCall(closedUrl, 'POST', '/v1/accounts', {
+      body: { email: uniqueEmail(), password: PASSWORD },
+      origin: 'https://svc.example',
+    });
+    expectError(refused, 403, 'forbidden');
+    expect(JSON.stringify(refused.body)).toContain('sign-up is closed');
+    const open = await start({ ...production, SVC_SIGNUP: 'open' });
+    const openUrl = await open.ready();
+    const accepted = await portalCall(openUrl, 'POST', '/v1/accounts', {
+      body: { email: uniqueEmail(), password: PASSWORD },
+      origin: 'https://svc.example',
+    });
+    expect(accepted.status).toBe(201);
+  }, 120_000);
+});
