@@ -5,7 +5,6 @@ import { BACKENDS } from '../support/backends.js';
 import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
 import { eventually, screenshot, shownOnce, signUp } from './support/pages.js';
-import { buildPortal } from './support/portal-build.js';
 import { startReceiver, type TestReceiver } from './support/receiver.js';
 import { authenticator } from './support/totp.js';
 
@@ -31,7 +30,6 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
   const email = 'newcomer@portal.example';
 
   beforeAll(async () => {
-    await buildPortal();
     [store, browser, receiver] = await Promise.all([backend.open(), launchChromium(), startReceiver()]);
     service = await startPortalInstance(store);
     context = await browser.newContext({ viewport: { width: 1200, height: 800 } });

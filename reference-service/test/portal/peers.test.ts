@@ -6,7 +6,6 @@ import { BACKENDS } from '../support/backends.js';
 import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
 import { enrolMfa, screenshot, signUp } from './support/pages.js';
-import { buildPortal } from './support/portal-build.js';
 import { authenticator } from './support/totp.js';
 
 const PASSWORD = 'a long pass phrase for the portal';
@@ -55,7 +54,6 @@ describe.each(BACKENDS)(
     }
 
     beforeAll(async () => {
-      await buildPortal();
       [browser, upstream] = await Promise.all([launchChromium(), startOAuthUpstream()]);
       [alice, bob] = await Promise.all([person('alice'), person('bob')]);
     }, 90_000);

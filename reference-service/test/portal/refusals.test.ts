@@ -6,7 +6,6 @@ import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { expectAccessible, launchChromium } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
 import { enrolMfa, screenshot, shownOnce, signUp } from './support/pages.js';
-import { buildPortal } from './support/portal-build.js';
 import { authenticator } from './support/totp.js';
 
 const PASSWORD = 'a long pass phrase for the portal';
@@ -25,7 +24,6 @@ describe('the portal refuses in the browser', { timeout: 60_000 }, () => {
   let evilOrigin: string;
 
   beforeAll(async () => {
-    await buildPortal();
     [store, browser] = await Promise.all([
       openStore({ inMemory: true, dataDir: '/nonexistent' }),
       launchChromium(),
