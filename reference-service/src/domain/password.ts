@@ -1,19 +1,55 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
+const scryptAsync = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
+  new Promise<Buffer>((resolve, reject) =>
+    scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
 
-/** Member passwords: scrypt with a random salt, stored as `scrypt.<salt>.<hash>` (base64url). */
+interface ScryptCost {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/**
+ * scrypt with N=2^15, r=8, p=3: 32 MiB per hash, one of OWASP's listed equivalents of N=2^17, p=1 (four
+ * times less memory per concurrent log-in on a small machine, the same work for a guesser). About 0.1 s
+ * on an idle core.
+ */
+const COST: ScryptCost = { N: 2 ** 15, r: 8, p: 3 };
+/** Hashes written before the cost was stored with them (`scrypt.<salt>.<hash>`): Node's defaults. */
+const LEGACY_COST: ScryptCost = { N: 2 ** 14, r: 8, p: 1 };
+
+/** Room for the largest cost we read (128 * N * r bytes, plus scrypt's own small buffers). */
+const maxmem = (cost: ScryptCost) => 128 * cost.N * cost.r * 2;
+
+/**
+ * Member passwords, stored as `scrypt2.<N>.<r>.<p>.<salt>.<hash>` (salt and hash base64url), so that the
+ * cost can be raised later without making older hashes unreadable.
+ */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scryptAsync(password, salt, 32);
-  return `scrypt.${salt.toString('base64url')}.${hash.toString('base64url')}`;
+  const hash = await scryptAsync(password, salt, 32, { ...COST, maxmem: maxmem(COST) });
+  return `scrypt2.${COST.N}.${COST.r}.${COST.p}.${salt.toString('base64url')}.${hash.toString('base64url')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, salt, hash] = stored.split('.');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length);
+  const parsed = parseStored(stored);
+  if (!parsed) return false;
+  const expected = Buffer.from(parsed.hash, 'base64url');
+  const salt = Buffer.from(parsed.salt, 'base64url');
+  const cost = parsed.cost;
+  const actual = await scryptAsync(password, salt, expected.length, { ...cost, maxmem: maxmem(cost) });
   return timingSafeEqual(actual, expected);
+}
+
+function parseStored(stored: string): { cost: ScryptCost; salt: string; hash: string } | undefined {
+  const parts = stored.split('.');
+  if (parts[0] === 'scrypt' && parts.length === 3 && parts[1] && parts[2])
+    return { cost: LEGACY_COST, salt: parts[1], hash: parts[2] };
+  if (parts[0] !== 'scrypt2' || parts.length !== 6 || !parts[4] || !parts[5]) return undefined;
+  const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  // Only costs we could have written: a row edited by hand must not make a log-in allocate gigabytes.
+  const sane = Number.isInteger(Math.log2(N)) && N >= 2 ** 14 && N <= 2 ** 17 && r === 8 && p >= 1 && p <= 8;
+  return sane ? { cost: { N, r, p }, salt: parts[4], hash: parts[5] } : undefined;
 }
