@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { account, type SessionInfo } from '../api/account.js';
 import { useLiveDeliveries } from '../api/live-deliveries.js';
 import { ProblemNote } from '../ui/problem-note.js';
+import { Table } from '../ui/table.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
 
@@ -64,44 +65,34 @@ export function DeliveriesPage({ endpointId, session }: { endpointId: string; se
         Live: checked {checkedAt ? new Date(checkedAt).toLocaleTimeString() : '…'}
       </p>
       <ProblemNote problem={problem} />
-      {deliveries && deliveries.length === 0 && <p>No delivery yet.</p>}
-      {deliveries && deliveries.length > 0 && (
-        <table aria-labelledby="log-title" data-testid="delivery-log">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Event</th>
-              <th scope="col">Attempt</th>
-              <th scope="col">Status</th>
-              <th scope="col">HTTP</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Answer (first 500 bytes)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.map((d) => (
-              <tr key={d.id} data-event-id={d.event_id} data-status={d.status}>
-                <td>{when(d.created_at)}</td>
-                <td>
-                  <code>{d.event_type}</code>
-                  <br />
-                  <code class="muted">{d.event_id}</code>
-                </td>
-                <td>{d.attempt}</td>
-                <td>
-                  {d.status}
-                  {d.next_attempt_at !== null && ` (next try ${when(d.next_attempt_at)})`}
-                </td>
-                <td>{d.http_status ?? '—'}</td>
-                <td>{d.latency_ms === null ? '—' : `${Math.round(d.latency_ms)} ms`}</td>
-                <td>
-                  <pre class="excerpt">{d.response_excerpt ?? ''}</pre>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        columns={['When', 'Event', 'Attempt', 'Status', 'HTTP', 'Latency', 'Answer (first 500 bytes)']}
+        rows={deliveries?.length}
+        empty="No delivery yet."
+        labelledBy="log-title"
+        testId="delivery-log"
+      >
+        {deliveries?.map((d) => (
+          <tr key={d.id} data-event-id={d.event_id} data-status={d.status}>
+            <td>{when(d.created_at)}</td>
+            <td>
+              <code>{d.event_type}</code>
+              <br />
+              <code class="muted">{d.event_id}</code>
+            </td>
+            <td>{d.attempt}</td>
+            <td>
+              {d.status}
+              {d.next_attempt_at !== null && ` (next try ${when(d.next_attempt_at)})`}
+            </td>
+            <td>{d.http_status ?? '—'}</td>
+            <td>{d.latency_ms === null ? '—' : `${Math.round(d.latency_ms)} ms`}</td>
+            <td>
+              <pre class="excerpt">{d.response_excerpt ?? ''}</pre>
+            </td>
+          </tr>
+        ))}
+      </Table>
     </main>
   );
 }

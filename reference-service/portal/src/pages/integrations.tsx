@@ -4,6 +4,7 @@ import type { SessionInfo } from '../api/account.js';
 import { api } from '../api/service.js';
 import { IdentityPicker } from '../ui/identity-picker.js';
 import { ProblemNote } from '../ui/problem-note.js';
+import { Table } from '../ui/table.js';
 import { useAction } from '../ui/use-action.js';
 import { ExposureEditor } from './exposure-editor.js';
 
@@ -155,55 +156,45 @@ export function IntegrationsPage({
       )}
       <h2>Integrations of {slug}</h2>
       <ProblemNote problem={load.problem} />
-      {list && list.length === 0 && <p>No integrations yet.</p>}
-      {list && list.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Transport</th>
-              <th scope="col">Server</th>
-              <th scope="col">Status</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((integration) => (
-              <tr key={integration.id} data-integration={integration.slug}>
-                <td>{integration.slug}</td>
-                <td>{integration.transport}</td>
-                <td>
-                  <code>{integration.endpoint}</code>
-                </td>
-                <td>{integration.status}</td>
-                <td class="actions">
-                  <button
-                    type="button"
-                    aria-label={`Exposure of ${integration.slug}`}
-                    onClick={() => setEditing(integration.slug)}
-                  >
-                    Exposure
-                  </button>
-                  <button
-                    type="button"
-                    aria-label={`Authorize ${integration.slug}`}
-                    onClick={() => authorize(integration.slug)}
-                  >
-                    Authorize
-                  </button>
-                  <button
-                    type="button"
-                    aria-label={`Delete ${integration.slug}`}
-                    onClick={() => remove(integration.slug)}
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        columns={['Name', 'Transport', 'Server', 'Status', 'Actions']}
+        rows={list?.length}
+        empty="No integrations yet."
+      >
+        {list?.map((integration) => (
+          <tr key={integration.id} data-integration={integration.slug}>
+            <td>{integration.slug}</td>
+            <td>{integration.transport}</td>
+            <td>
+              <code>{integration.endpoint}</code>
+            </td>
+            <td>{integration.status}</td>
+            <td class="actions">
+              <button
+                type="button"
+                aria-label={`Exposure of ${integration.slug}`}
+                onClick={() => setEditing(integration.slug)}
+              >
+                Exposure
+              </button>
+              <button
+                type="button"
+                aria-label={`Authorize ${integration.slug}`}
+                onClick={() => authorize(integration.slug)}
+              >
+                Authorize
+              </button>
+              <button
+                type="button"
+                aria-label={`Delete ${integration.slug}`}
+                onClick={() => remove(integration.slug)}
+              >
+                Delete
+              </button>
+            </td>
+          </tr>
+        ))}
+      </Table>
       {editing && <ExposureEditor key={editing} slug={slug} integration={editing} />}
     </main>
   );

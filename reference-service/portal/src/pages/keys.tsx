@@ -4,6 +4,7 @@ import { account, type KeyRow, type MintedKey, type SessionInfo } from '../api/a
 import { ShownOnce } from '../ui/copy-button.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
+import { Table } from '../ui/table.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
 
@@ -75,49 +76,35 @@ export function KeysPage({ session }: { session: SessionInfo }) {
       <h2>Keys of this workspace</h2>
       <ProblemNote problem={list.problem} />
       <ProblemNote problem={revoke.problem} />
-      {keys && keys.length === 0 && <p>No keys yet.</p>}
-      {keys && keys.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Id</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>
-                  <code>{key.id}</code>
-                </td>
-                <td>{key.scopes.join(', ')}</td>
-                <td>{when(key.created_at)}</td>
-                <td>
-                  {key.revoked_at !== null ? (
-                    `revoked ${when(key.revoked_at)}`
-                  ) : (
-                    <button
-                      type="button"
-                      aria-label={`Revoke key ${key.name}`}
-                      disabled={revoke.busy}
-                      onClick={async () => {
-                        await revoke.run(() => guard(() => account.revokeKey(key.id)));
-                        void reload();
-                      }}
-                    >
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table columns={['Name', 'Id', 'Scopes', 'Created', 'State']} rows={keys?.length} empty="No keys yet.">
+        {keys?.map((key) => (
+          <tr key={key.id}>
+            <td>{key.name}</td>
+            <td>
+              <code>{key.id}</code>
+            </td>
+            <td>{key.scopes.join(', ')}</td>
+            <td>{when(key.created_at)}</td>
+            <td>
+              {key.revoked_at !== null ? (
+                `revoked ${when(key.revoked_at)}`
+              ) : (
+                <button
+                  type="button"
+                  aria-label={`Revoke key ${key.name}`}
+                  disabled={revoke.busy}
+                  onClick={async () => {
+                    await revoke.run(() => guard(() => account.revokeKey(key.id)));
+                    void reload();
+                  }}
+                >
+                  Revoke
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
     </main>
   );
 }

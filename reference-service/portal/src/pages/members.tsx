@@ -4,6 +4,7 @@ import { account, type MemberRow, type SessionInfo } from '../api/account.js';
 import { ShownOnce } from '../ui/copy-button.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
+import { Table } from '../ui/table.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
 
@@ -84,44 +85,31 @@ export function MembersPage({ session }: { session: SessionInfo }) {
       )}
       <h2>Members of {session.workspace.name}</h2>
       <ProblemNote problem={load.problem} />
-      {members && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Permissions</th>
-              <th scope="col">MFA</th>
-              <th scope="col">Since</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.map((member) => (
-              <tr key={member.id}>
-                <td>
-                  {member.email}
-                  {member.owner && ' (owner)'}
-                  {member.invited && ' (invited, not joined yet)'}
-                </td>
-                <td>{member.permissions.join(', ')}</td>
-                <td>{member.mfa_enrolled ? 'on' : 'off'}</td>
-                <td>{when(member.created_at)}</td>
-                <td>
-                  {!member.owner && member.id !== session.member.id && (
-                    <button
-                      type="button"
-                      aria-label={`Remove ${member.email}`}
-                      onClick={() => remove(member)}
-                    >
-                      Remove
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        columns={['Email', 'Permissions', 'MFA', 'Since', 'Actions']}
+        rows={members?.length}
+        empty="No members."
+      >
+        {members?.map((member) => (
+          <tr key={member.id}>
+            <td>
+              {member.email}
+              {member.owner && ' (owner)'}
+              {member.invited && ' (invited, not joined yet)'}
+            </td>
+            <td>{member.permissions.join(', ')}</td>
+            <td>{member.mfa_enrolled ? 'on' : 'off'}</td>
+            <td>{when(member.created_at)}</td>
+            <td>
+              {!member.owner && member.id !== session.member.id && (
+                <button type="button" aria-label={`Remove ${member.email}`} onClick={() => remove(member)}>
+                  Remove
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
     </main>
   );
 }

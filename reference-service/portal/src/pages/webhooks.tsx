@@ -5,6 +5,7 @@ import { api } from '../api/service.js';
 import { ShownOnce } from '../ui/copy-button.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
+import { Table } from '../ui/table.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
 
@@ -126,74 +127,59 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
         </div>
       )}
       <h2>Endpoints</h2>
-      {list && list.endpoints.length === 0 && <p>No endpoints yet.</p>}
-      {list && list.endpoints.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">URL</th>
-              <th scope="col">Events</th>
-              <th scope="col">Status</th>
-              <th scope="col">Rotation</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.endpoints.map((endpoint) => (
-              <tr key={endpoint.id} data-endpoint={endpoint.id}>
-                <td>
-                  <a href={`#/webhooks/${encodeURIComponent(endpoint.id)}`}>{endpoint.url}</a>
-                </td>
-                <td>{endpoint.events.length === 0 ? 'every event' : endpoint.events.join(', ')}</td>
-                <td>
-                  {endpoint.status}
-                  {endpoint.consecutive_failures > 0 &&
-                    ` (${endpoint.consecutive_failures} failures in a row)`}
-                </td>
-                <td>
-                  {endpoint.rotating_until === null
-                    ? '—'
-                    : `old secret valid until ${when(endpoint.rotating_until)}`}
-                </td>
-                <td class="actions">
-                  <a href={`#/webhooks/${encodeURIComponent(endpoint.id)}`}>Delivery log</a>
-                  {endpoint.status === 'active' ? (
-                    <button
-                      type="button"
-                      onClick={() => setStatus(endpoint, 'paused')}
-                      aria-label={`Pause ${endpoint.url}`}
-                    >
-                      Pause
-                    </button>
-                  ) : (
-                    <button
-                      type="button"
-                      onClick={() => setStatus(endpoint, 'active')}
-                      aria-label={`Resume ${endpoint.url}`}
-                    >
-                      Resume
-                    </button>
-                  )}
-                  <button
-                    type="button"
-                    onClick={() => rotate(endpoint)}
-                    aria-label={`Rotate secret of ${endpoint.url}`}
-                  >
-                    Rotate secret
-                  </button>
-                  <button
-                    type="button"
-                    onClick={() => remove(endpoint)}
-                    aria-label={`Delete ${endpoint.url}`}
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table
+        columns={['URL', 'Events', 'Status', 'Rotation', 'Actions']}
+        rows={list?.endpoints.length}
+        empty="No endpoints yet."
+      >
+        {list?.endpoints.map((endpoint) => (
+          <tr key={endpoint.id} data-endpoint={endpoint.id}>
+            <td>
+              <a href={`#/webhooks/${encodeURIComponent(endpoint.id)}`}>{endpoint.url}</a>
+            </td>
+            <td>{endpoint.events.length === 0 ? 'every event' : endpoint.events.join(', ')}</td>
+            <td>
+              {endpoint.status}
+              {endpoint.consecutive_failures > 0 && ` (${endpoint.consecutive_failures} failures in a row)`}
+            </td>
+            <td>
+              {endpoint.rotating_until === null
+                ? '—'
+                : `old secret valid until ${when(endpoint.rotating_until)}`}
+            </td>
+            <td class="actions">
+              <a href={`#/webhooks/${encodeURIComponent(endpoint.id)}`}>Delivery log</a>
+              {endpoint.status === 'active' ? (
+                <button
+                  type="button"
+                  onClick={() => setStatus(endpoint, 'paused')}
+                  aria-label={`Pause ${endpoint.url}`}
+                >
+                  Pause
+                </button>
+              ) : (
+                <button
+                  type="button"
+                  onClick={() => setStatus(endpoint, 'active')}
+                  aria-label={`Resume ${endpoint.url}`}
+                >
+                  Resume
+                </button>
+              )}
+              <button
+                type="button"
+                onClick={() => rotate(endpoint)}
+                aria-label={`Rotate secret of ${endpoint.url}`}
+              >
+                Rotate secret
+              </button>
+              <button type="button" onClick={() => remove(endpoint)} aria-label={`Delete ${endpoint.url}`}>
+                Delete
+              </button>
+            </td>
+          </tr>
+        ))}
+      </Table>
     </main>
   );
 }

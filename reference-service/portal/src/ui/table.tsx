@@ -1,0 +1,38 @@
+import type { ComponentChildren } from 'preact';
+
+/**
+ * A list shown as a table with column headers (`scope="col"`, so screen readers name each cell), or the
+ * `empty` sentence when there are no rows. `rows` is `undefined` while loading: nothing is shown.
+ */
+export function Table({
+  columns,
+  rows,
+  empty,
+  children,
+  labelledBy,
+  testId,
+}: {
+  columns: string[];
+  rows: number | undefined;
+  empty: string;
+  children: ComponentChildren;
+  labelledBy?: string;
+  testId?: string;
+}) {
+  if (rows === undefined) return null;
+  if (rows === 0) return <p>{empty}</p>;
+  return (
+    <table aria-labelledby={labelledBy} data-testid={testId}>
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th scope="col" key={column}>
+              {column}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}
