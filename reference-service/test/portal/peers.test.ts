@@ -1,7 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedStore } from '../../src/store/open.js';
-import { type OAuthUpstream, startOAuthUpstream } from '../integrations/upstreams.js';
+import {
+  type OAuthUpstream,
+  startOAuthUpstream,
+  startSseUpstream,
+  type Upstream,
+} from '../integrations/upstreams.js';
 import { BACKENDS } from '../support/backends.js';
 import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
@@ -31,6 +36,7 @@ describe.each(BACKENDS)(
     const services: PortalInstance[] = [];
     let browser: Browser;
     let upstream: OAuthUpstream;
+    let sse: Upstream;
     let alice: Person;
     let bob: Person;
     const errors: string[][] = [];
@@ -54,13 +60,18 @@ describe.each(BACKENDS)(
     }
 
     beforeAll(async () => {
-      [browser, upstream] = await Promise.all([launchChromium(), startOAuthUpstream()]);
+      [browser, upstream, sse] = await Promise.all([
+        launchChromium(),
+        startOAuthUpstream(),
+        startSseUpstream(),
+      ]);
       [alice, bob] = await Promise.all([person('alice'), person('bob')]);
     }, 90_000);
     afterAll(async () => {
       await browser?.close();
       for (const service of services) await service.close();
       await upstream?.close();
+      await sse?.close();
       for (const store of stores) await store.close();
     });
 
@@ -125,6 +136,25 @@ describe.each(BACKENDS)(
       await aliceRow.getByRole('button', { name: /^Show tools/ }).click();
       await aliceRow.getByText(/^echo/).waitFor();
       expect(await aliceRow.getByRole('listitem').count()).toBe(1);
+      for (const list of errors) expect(list).toEqual([]);
+    });
+
+    it('bob connects an SSE server with an authentication header, sees its tools listed, and deletes it', async () => {
+      await bob.page.goto(`${bob.service.baseUrl}/#/integrations`);
+      await bob.page.getByLabel('Name', { exact: true }).fill('older');
+      await bob.page.getByLabel('Server URL').fill(sse.url);
+      await bob.page.getByLabel('Transport').selectOption('sse');
+      await bob.page.getByLabel('Header name').fill('x-api-key');
+      await bob.page.getByLabel('Header value').fill('upstream-secret');
+      await bob.page.getByRole('button', { name: 'Connect' }).click();
+      const created = bob.page.getByTestId('integration-created');
+      await created.waitFor();
+      expect(await created.textContent()).toMatch(/2 tools listed/);
+      expect(sse.headers.some((headers) => headers['x-api-key'] === 'upstream-secret')).toBe(true);
+      await bob.page.getByRole('cell', { name: 'sse', exact: true }).waitFor();
+      bob.page.once('dialog', (dialog) => void dialog.accept());
+      await bob.page.getByRole('button', { name: 'Delete older' }).click();
+      await bob.page.getByText('No integrations yet.').waitFor();
       for (const list of errors) expect(list).toEqual([]);
     });
   },
