@@ -110,7 +110,8 @@ function Page({
         <WebhooksPage session={session} onChanged={refresh} />
       );
     default:
-      if (page !== 'webhooks') go(session.member.mfa_enrolled ? 'webhooks' : 'mfa');
+      // `#/`, `#/login` after signing in, an unknown page: the member's starting point.
+      go(session.member.mfa_enrolled ? 'webhooks' : 'mfa');
       return null;
   }
 }
