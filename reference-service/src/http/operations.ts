@@ -7,9 +7,9 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempo
 import type { Queryable } from '../store/db.js';
 import { type Answer, ReplayedRefusal, runIdempotent } from '../store/idempotent.js';
 import { runIdempotentOutsideTransaction } from '../store/queries/contacts-idempotency.js';
+import { confirmedCall } from './confirmed-call.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
-import { confirmedCall } from './confirmed-call.js';
 import type { Authorized } from './policy.js';
 import type { ServiceContext } from './service-context.js';
 
