@@ -38,6 +38,17 @@ export interface TriggeredEvent {
   identity: string;
 }
 
+// Built once per type: zod compiles a schema on its first use, which per request cost milliseconds.
+const strictSchemas = new Map<EventType, z.ZodType>();
+function strictSchema(type: EventType): z.ZodType {
+  let schema = strictSchemas.get(type);
+  if (schema === undefined) {
+    schema = z.strictObject(eventSchemas[type].shape);
+    strictSchemas.set(type, schema);
+  }
+  return schema;
+}
+
 /** Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. */
 export async function triggerEvent(db: Db, input: TriggerInput): Promise<TriggeredEvent> {
   if (!isEventType(input.type)) {
@@ -52,7 +63,7 @@ export async function triggerEvent(db: Db, input: TriggerInput): Promise<Trigger
   }
   // Exactly the catalogue's fields: receivers read data loosely, but what the service emits never carries
   // more (spec 6.4 keeps message bodies, cards and other content out of events).
-  const checked = z.strictObject(eventSchemas[type].shape).safeParse(input.data ?? sampleEventData(type));
+  const checked = strictSchema(type).safeParse(input.data ?? sampleEventData(type));
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
