@@ -37,9 +37,12 @@ export async function openPglite(
   if (dataDir !== undefined && !existsSync(join(dataDir, 'PG_VERSION'))) await initialiseDataDir(dataDir);
   const thread = new Worker(new URL('./pglite-thread.js', import.meta.url), {
     workerData: { dataDir },
-    ...(options.threadHeapLimitMb === undefined
-      ? {}
-      : { resourceLimits: { maxOldGenerationSizeMb: options.threadHeapLimitMb } }),
+    resourceLimits: {
+      // The thread only hands bytes over: a small young generation is plenty, and what a larger one
+      // grows to after a burst stays resident.
+      maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB,
+      ...(options.threadHeapLimitMb === undefined ? {} : { maxOldGenerationSizeMb: options.threadHeapLimitMb }),
+    },
   });
   const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
   const memoryWaiters = new Map<number, (memory: Record<string, number>) => void>();
@@ -251,6 +254,8 @@ async function initialiseDataDir(dataDir: string): Promise<void> {
 function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
+
+const THREAD_YOUNG_GENERATION_MB = 4;
 
 /** "cached plan must not change result type" */
 const STALE_PREPARED_STATEMENT = '0A000';
