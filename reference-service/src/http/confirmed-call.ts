@@ -6,17 +6,19 @@ import { type Authorized, authorize, type Requirements } from './policy.js';
 import type { ServiceContext } from './service-context.js';
 
 /**
- * Reads whose handler's first action is a statement of the database (no outbound call, no write before
- * it): on PostgreSQL a key seen before authorizes them from its held copy, and that statement confirms it.
+ * Calls whose first action is a statement of the database (no outbound call, no write before it): on
+ * PostgreSQL a key seen before authorizes them from its held copy, and that statement confirms it.
  */
 const CONFIRMED_BY_FIRST_STATEMENT: ReadonlySet<string> = new Set([
   'listWebhooks',
   'listWebhookDeliveries',
   'listContacts',
+  // POST /sandbox/events (sandbox/trigger.ts): the identities are read before the event is written.
+  'sandboxTrigger',
 ]);
 
 /**
- * Authorizes the caller and runs `call`. On PostgreSQL, a read of CONFIRMED_BY_FIRST_STATEMENT by a key
+ * Authorizes the caller and runs `call`. On PostgreSQL, a call of CONFIRMED_BY_FIRST_STATEMENT by a key
  * seen before is authorized from the copy held by this instance, and its connection (store/key-checked.ts)
  * confirms that the key, its member and its workspace still read the same in the call's first statement:
  * one round trip instead of two. Nothing leaves before the confirmation: a call that ends, answers or
@@ -36,6 +38,7 @@ export async function confirmedCall<T>(
   const context = { now, publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials };
   const fresh = async () => call(await authorize(ctx.db, request, requirements, context), ctx.db);
   if (!ctx.credentials?.unconfirmed || !CONFIRMED_BY_FIRST_STATEMENT.has(operationId)) return fresh();
+  // Nothing on the held path may run twice: only reads, and calls whose writes follow their first read.
 
   let authorized: Authorized;
   try {
