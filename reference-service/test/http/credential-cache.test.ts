@@ -124,6 +124,27 @@ describe.each(['pglite', 'postgres'] as const)('API keys and revocation on %s', 
     expect(await listWebhooks(b, key.token)).toBe(401);
   });
 
+  it('writes no event for a key revoked after it was held (the trigger route confirms it before writing)', async () => {
+    const key = await newKey(a);
+    const trigger = async () => {
+      const response = await fetch(`${b.baseUrl}/sandbox/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'integration.created' }),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    const events = async () =>
+      (await a.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events'))[0]!.n;
+    expect(await trigger()).toBe(201);
+    expect(await trigger()).toBe(201);
+    const before = await events();
+    expect(await revokeApiKey(a.ctx.db, SANDBOX_WORKSPACE_ID, key.id, Date.now())).toBe(true);
+    expect(await trigger()).toBe(401);
+    expect(await events()).toBe(before);
+  });
+
   it('answers every read the same from a held key as from a fresh read, refusals included', async () => {
     const key = await newKey(a, PERMISSIONS);
     const get = async (path: string) => {
