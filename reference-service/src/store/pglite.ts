@@ -41,7 +41,9 @@ export async function openPglite(
       // The thread only hands bytes over: a small young generation is plenty, and what a larger one
       // grows to after a burst stays resident.
       maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB,
-      ...(options.threadHeapLimitMb === undefined ? {} : { maxOldGenerationSizeMb: options.threadHeapLimitMb }),
+      ...(options.threadHeapLimitMb === undefined
+        ? {}
+        : { maxOldGenerationSizeMb: options.threadHeapLimitMb }),
     },
   });
   const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
