@@ -16,6 +16,9 @@ export interface MemorySnapshot {
   arrayBuffers: number;
   threadHeapUsed: number;
   wasm: number;
+  /** Committed, not only used: what the heaps hold resident. */
+  heapTotal: number;
+  threadHeapTotal: number;
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -34,6 +37,8 @@ async function main(): Promise<void> {
       arrayBuffers: main.arrayBuffers,
       threadHeapUsed: thread.heapUsed ?? 0,
       wasm: thread.wasm ?? 0,
+      heapTotal: main.heapTotal,
+      threadHeapTotal: thread.heapTotal ?? 0,
     };
   };
   const print = (key: string, value: unknown) =>

@@ -135,6 +135,11 @@ async function startAnchors(
   // Memory and event-loop delay (p50 / p99 / max in ms since the last read) of this process.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  // CPU time of this whole process (every thread: the service, its PGlite thread, the anchors), in µs.
+  app.get('/cpu', async () => {
+    const { user, system } = process.cpuUsage();
+    return { micros: user + system };
+  });
   app.get('/rss', async () => {
     const delay = {
       loopDelayP50: loopDelay.percentile(50) / 1e6,

@@ -35,10 +35,15 @@ export function loggerOptions(level: string): LoggerOptions {
 }
 
 /**
- * The service's logger: JSON lines to stdout, written asynchronously (lines logged while a write is under
- * way go out together in the next one, instead of one blocking write each); pino flushes what is left
- * when the process exits.
+ * The service's logger: JSON lines to stdout, gathered and written together once 4 KiB are waiting or
+ * 100 ms have passed, on this thread; pino flushes what is left when the process exits. A write per line
+ * cost a system call per request, and written asynchronously also a hand-over to libuv's thread pool and
+ * back: together more than the database's share of a fast read (counted with `strace -c`, see
+ * bench/RESULTS.md).
  */
 export function createServiceLogger(level: string): Logger {
-  return pino(loggerOptions(level), pino.destination({ dest: 1, sync: false }));
+  return pino(
+    loggerOptions(level),
+    pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: 100 }),
+  );
 }

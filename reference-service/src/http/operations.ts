@@ -7,9 +7,10 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempo
 import type { Queryable } from '../store/db.js';
 import { type Answer, ReplayedRefusal, runIdempotent } from '../store/idempotent.js';
 import { runIdempotentOutsideTransaction } from '../store/queries/contacts-idempotency.js';
+import { confirmedCall } from './confirmed-call.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
-import { type Authorized, authorize } from './policy.js';
+import type { Authorized } from './policy.js';
 import type { ServiceContext } from './service-context.js';
 
 // `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
@@ -103,41 +104,47 @@ export function registerOperations(
           );
         }
         const now = ctx.now();
-        const authorized = await authorize(ctx.db, request, requirements, {
+        // The connection is the pool's, or one that confirms a held key with its first statement.
+        const result = await confirmedCall(
+          ctx,
+          request,
+          op.operationId,
+          requirements,
           now,
-          publicOrigin: ctx.publicAddress.origin,
-          credentials: ctx.credentials,
-        });
-        const input = {
-          params: validate(op.pathParams, request.params, 'path parameters'),
-          query: validate(op.query, request.query, 'query'),
-          body: validate(op.body, request.body, 'body'),
-        };
-        const key = op.flags.idempotent ? idempotencyKeyOf(request) : undefined;
-        const run = (db: Queryable) =>
-          handler({ ...authorized, ...input, db, now, request }) as Promise<Answer>;
-        let result: Answer & { replayed?: boolean };
-        if (key === undefined) {
-          result = await run(ctx.db);
-        } else {
-          const fingerprint = requestFingerprint({
-            operationId: op.operationId,
-            pathParams: input.params,
-            query: input.query,
-            body: input.body,
-          });
-          const idempotentCall = { workspaceId: authorized.workspace.id, key, fingerprint, now };
-          try {
-            // Handlers that call peers run outside one transaction (see domain/contacts/calls-peers.ts).
-            result = isPeerCallingHandler(handler)
-              ? await runIdempotentOutsideTransaction(ctx.db, idempotentCall, () => run(ctx.db))
-              : await runIdempotent(ctx.db, idempotentCall, run);
-          } catch (error) {
-            if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
-            throw error;
-          }
-          if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-        }
+          async (authorized, conn) => {
+            const input = {
+              params: validate(op.pathParams, request.params, 'path parameters'),
+              query: validate(op.query, request.query, 'query'),
+              body: validate(op.body, request.body, 'body'),
+            };
+            const key = op.flags.idempotent ? idempotencyKeyOf(request) : undefined;
+            const run = (db: Queryable) =>
+              handler({ ...authorized, ...input, db, now, request }) as Promise<Answer>;
+            let result: Answer & { replayed?: boolean };
+            if (key === undefined) {
+              result = await run(conn);
+            } else {
+              const fingerprint = requestFingerprint({
+                operationId: op.operationId,
+                pathParams: input.params,
+                query: input.query,
+                body: input.body,
+              });
+              const idempotentCall = { workspaceId: authorized.workspace.id, key, fingerprint, now };
+              try {
+                // Handlers that call peers run outside one transaction (see domain/contacts/calls-peers.ts).
+                result = isPeerCallingHandler(handler)
+                  ? await runIdempotentOutsideTransaction(ctx.db, idempotentCall, () => run(ctx.db))
+                  : await runIdempotent(ctx.db, idempotentCall, run);
+              } catch (error) {
+                if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
+                throw error;
+              }
+              if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+            }
+            return result;
+          },
+        );
         reply.code(result.status);
         return result.status === 204 ? reply.send() : reply.send(result.body);
       },

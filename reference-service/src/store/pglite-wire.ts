@@ -16,15 +16,23 @@ import { columnTypes } from './column-types.js';
  * written exactly as on the PostgreSQL backend.
  */
 
-/** One statement with parameters, as one extended-protocol batch: Parse, Bind, Describe, Execute, Sync. */
-export function encodeStatement(sql: string, params: readonly unknown[]): Uint8Array {
-  return ownBuffer([
-    serialize.parse({ text: sql }),
-    serialize.bind({ values: [...params], valueMapper: (value: unknown) => prepareValue(value) }),
-    serialize.describe({ type: 'P' }),
-    serialize.execute(),
-    serialize.sync(),
-  ]);
+/**
+ * One statement with parameters, as one extended-protocol batch: Parse, Bind, Describe, Execute, Sync.
+ * With a name, the statement is prepared under it (`parse`) or only bound and run (already prepared).
+ */
+export function encodeStatement(
+  sql: string,
+  params: readonly unknown[],
+  prepared?: { name: string; parse: boolean },
+): Uint8Array {
+  const bind = serialize.bind({
+    ...(prepared ? { statement: prepared.name } : {}),
+    values: [...params],
+    valueMapper: (value: unknown) => prepareValue(value),
+  });
+  const tail = [bind, serialize.describe({ type: 'P' }), serialize.execute(), serialize.sync()];
+  if (prepared && !prepared.parse) return ownBuffer(tail);
+  return ownBuffer([serialize.parse({ text: sql, ...(prepared ? { name: prepared.name } : {}) }), ...tail]);
 }
 
 /** A script of several statements without parameters (migrations, BEGIN, LISTEN), as one simple Query. */
@@ -56,13 +64,15 @@ export interface Answer {
   notified: { channel: string; payload: string }[];
   /** Whether the session was outside any transaction at the end (the ReadyForQuery status `I`). */
   idle: boolean;
+  /** Whether a Parse of the batch succeeded (a named statement exists from then on). */
+  parsed: boolean;
 }
 
 type Column = { name: string; parse: (text: string) => unknown };
 
 /** Reads one complete answer. */
 export function decodeAnswer(bytes: Uint8Array): Answer {
-  const answer: Answer = { rows: [], error: undefined, notified: [], idle: false };
+  const answer: Answer = { rows: [], error: undefined, notified: [], idle: false, parsed: false };
   let columns: Column[] = [];
   new Parser().parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (message) => {
     switch (message.name) {
@@ -84,6 +94,9 @@ export function decodeAnswer(bytes: Uint8Array): Answer {
         answer.rows.push(row);
         break;
       }
+      case 'parseComplete':
+        answer.parsed = true;
+        break;
       case 'error':
         answer.error ??= message as DatabaseError;
         break;

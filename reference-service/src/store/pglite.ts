@@ -37,9 +37,14 @@ export async function openPglite(
   if (dataDir !== undefined && !existsSync(join(dataDir, 'PG_VERSION'))) await initialiseDataDir(dataDir);
   const thread = new Worker(new URL('./pglite-thread.js', import.meta.url), {
     workerData: { dataDir },
-    ...(options.threadHeapLimitMb === undefined
-      ? {}
-      : { resourceLimits: { maxOldGenerationSizeMb: options.threadHeapLimitMb } }),
+    resourceLimits: {
+      // The thread only hands bytes over: a small young generation is plenty, and what a larger one
+      // grows to after a burst stays resident.
+      maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB,
+      ...(options.threadHeapLimitMb === undefined
+        ? {}
+        : { maxOldGenerationSizeMb: options.threadHeapLimitMb }),
+    },
   });
   const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
   const memoryWaiters = new Map<number, (memory: Record<string, number>) => void>();
@@ -113,9 +118,22 @@ export async function openPglite(
     if (error) throw error;
     return rows;
   }
+  const statements = new PreparedStatements();
+  async function runStatement(sql: string, params: readonly unknown[]): Promise<object[]> {
+    const prepared = statements.for(sql);
+    const { rows, error, parsed } = await send({ bytes: encodeStatement(sql, params, prepared) });
+    if (prepared?.parse) statements.settle(sql, parsed);
+    if (error?.code === STALE_PREPARED_STATEMENT && prepared) {
+      // A table it reads all columns of changed under it: from now on this text runs unnamed.
+      statements.forget(sql);
+      return run(encodeStatement(sql, params));
+    }
+    if (error) throw error;
+    return rows;
+  }
   const session: Queryable = {
     query: <Row extends object>(sql: string, params: readonly unknown[] = []) =>
-      run(encodeStatement(sql, params)) as Promise<Row[]>,
+      runStatement(sql, params) as Promise<Row[]>,
     exec: async (sql: string) => {
       await run(encodeScript(sql));
     },
@@ -237,4 +255,45 @@ async function initialiseDataDir(dataDir: string): Promise<void> {
 /** The channel names are the service's own, never input; quoting keeps them identifiers all the same. */
 function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
+}
+
+const THREAD_YOUNG_GENERATION_MB = 4;
+
+/** "cached plan must not change result type" */
+const STALE_PREPARED_STATEMENT = '0A000';
+/** How many distinct statements the session keeps prepared; any beyond are parsed each time. */
+const MAX_PREPARED = 500;
+
+/**
+ * The statements prepared on the single session, by text: each is parsed and planned once, then only
+ * bound and run (for a short statement, parsing and planning cost the database thread about as much as
+ * running it). Statements are sent in order and run in order, so a name is usable by the next statement
+ * sent right after its Parse; a Parse that failed (a syntax error, an aborted transaction) made no name,
+ * and the text is parsed again next time.
+ */
+class PreparedStatements {
+  #names = new Map<string, { name: string; ready: boolean } | null>();
+  #count = 0;
+
+  for(sql: string): { name: string; parse: boolean } | undefined {
+    const known = this.#names.get(sql);
+    if (known === null) return undefined;
+    // Sent but not yet known to have parsed: send unnamed meanwhile rather than depend on it.
+    if (known !== undefined) return known.ready ? { name: known.name, parse: false } : undefined;
+    if (this.#names.size >= MAX_PREPARED) return undefined;
+    const name = `svc_${this.#count++}`;
+    this.#names.set(sql, { name, ready: false });
+    return { name, parse: true };
+  }
+
+  settle(sql: string, parsed: boolean): void {
+    const known = this.#names.get(sql);
+    if (!known) return;
+    if (parsed) known.ready = true;
+    else this.#names.delete(sql);
+  }
+
+  forget(sql: string): void {
+    this.#names.set(sql, null);
+  }
 }

@@ -2,6 +2,27 @@ import pg from 'pg';
 import { columnTypes } from './column-types.js';
 import type { Db, Queryable } from './db.js';
 
+/** How many distinct statements are prepared by name (per connection); any beyond are parsed each time. */
+const MAX_PREPARED = 500;
+/** Statement text → its name ('' once found stale: run unnamed from then on). */
+const preparedNames = new Map<string, string>();
+/** "cached plan must not change result type" */
+const STALE_PREPARED_STATEMENT = '0A000';
+
+/**
+ * A name for the statement, so that each connection parses and plans it once and then only binds and
+ * runs it (the planning of a short statement cost the server more than running it). The service's
+ * statements are a fixed set of texts; texts that vary with their input (one VALUES row per event of a
+ * batch) are few, and past MAX_PREPARED statements run unnamed, so what each connection keeps is bounded.
+ */
+function statementName(sql: string): string | undefined {
+  const known = preparedNames.get(sql);
+  if (known !== undefined || preparedNames.size >= MAX_PREPARED) return known || undefined;
+  const name = `svc_${preparedNames.size}`;
+  preparedNames.set(sql, name);
+  return name;
+}
+
 /** PostgreSQL through a `pg` pool. BIGINT columns (millisecond timestamps) are read as numbers. */
 export async function openPostgres(connectionString: string): Promise<Db> {
   const pool = new pg.Pool({
@@ -13,8 +34,17 @@ export async function openPostgres(connectionString: string): Promise<Db> {
   pool.on('error', () => {});
   const asQueryable = (target: Pick<pg.Pool, 'query'>): Queryable => ({
     async query<Row extends object>(sql: string, params: readonly unknown[] = []) {
-      const result = await target.query<Row & pg.QueryResultRow>(sql, [...params]);
-      return result.rows;
+      const name = statementName(sql);
+      if (name === undefined) return (await target.query<Row & pg.QueryResultRow>(sql, [...params])).rows;
+      try {
+        return (await target.query<Row & pg.QueryResultRow>({ name, text: sql, values: [...params] })).rows;
+      } catch (error) {
+        // Another instance changed a table this statement reads all columns of (a migration during a
+        // rolling upgrade): the prepared form is stale on this connection, so the text runs unnamed.
+        if ((error as { code?: string }).code !== STALE_PREPARED_STATEMENT) throw error;
+        preparedNames.set(sql, '');
+        return (await target.query<Row & pg.QueryResultRow>(sql, [...params])).rows;
+      }
     },
     async exec(sql: string) {
       // Without parameters pg uses the simple protocol, which accepts several statements.

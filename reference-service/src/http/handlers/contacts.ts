@@ -53,8 +53,8 @@ const noSuchContact = () => new ServiceError('not_found', 'no such contact');
 export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
   const db = ctx.db;
 
-  async function identityOf(workspaceId: string, slug: string): Promise<Identity> {
-    const identity = await findIdentityBySlug(db, workspaceId, slug);
+  async function identityOf(workspaceId: string, slug: string, conn: Queryable = db): Promise<Identity> {
+    const identity = await findIdentityBySlug(conn, workspaceId, slug);
     if (!identity) throw new ServiceError('not_found', 'no such identity');
     return identity;
   }
@@ -139,9 +139,10 @@ export function contactHandlers(ctx: ServiceContext, peer: PeerSettings) {
       `the contact’s service at ${row.endpoint} could not be reached (${reason}); nothing was changed`,
     );
 
-  const listContacts: Op<'listContacts'> = async ({ workspace, params, query }) => {
-    const identity = await identityOf(workspace.id, params.slug);
-    const rows = await listContactRows(db, identity.id, query.status);
+  // The call's connection: on PostgreSQL its first statement may confirm the caller's key.
+  const listContacts: Op<'listContacts'> = async ({ db: conn, workspace, params, query }) => {
+    const identity = await identityOf(workspace.id, params.slug, conn);
+    const rows = await listContactRows(conn, identity.id, query.status);
     return answer('listContacts', 200, { contacts: rows.map(contactRecord) });
   };
 

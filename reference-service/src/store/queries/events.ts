@@ -22,8 +22,11 @@ export interface EventRow {
   created_at: number;
 }
 
-/** Events written by one statement; a larger batch is split (bounds the size of one message). */
-const EVENTS_PER_STATEMENT = 10_000;
+/**
+ * Events written by one statement; a larger batch is split. Bounds the size of one message: a statement of
+ * 10,000 left the main heap 20 MB larger for good (its parameters outlived two scavenges); 2,000 does not.
+ */
+const EVENTS_PER_STATEMENT = 2_000;
 
 /**
  * Records an event and its outbox rows. Call it inside the transaction of the change that causes the
@@ -44,7 +47,7 @@ export async function insertEvent(
 }
 
 /**
- * `insertEvent` for many events at once, in one statement per 10,000 (events, their outbox rows and the
+ * `insertEvent` for many events at once, in one statement per 2,000 (events, their outbox rows and the
  * wake-up together): a burst costs a round trip, not three per event.
  */
 export async function insertEvents(

@@ -1,0 +1,61 @@
+import type { Queryable } from './db.js';
+import { keyUnchangedSql } from './queries/key-principal.js';
+
+/** The held copy of a key no longer matches the database (revoked, or its member or workspace changed). */
+export class KeyChanged extends Error {
+  override readonly name = 'KeyChanged';
+}
+
+export interface KeyCheckedQueryable extends Queryable {
+  /** Resolves once the database has confirmed the key (at once when a statement already did); else KeyChanged. */
+  confirm(): Promise<void>;
+  readonly confirmed: boolean;
+}
+
+/**
+ * The connection a call authorized from a held copy of its key works with (PostgreSQL, see
+ * http/credential-cache.ts). Its first statement carries the check that the key still reads exactly as
+ * held: a SELECT is joined to the check, so the key is confirmed by the same statement, on the same
+ * snapshot, that reads the rows, and the call costs the one round trip of its query. Any other first
+ * statement is preceded by the check on its own. Until confirmed, nothing is answered (see
+ * http/confirmed-call.ts).
+ */
+export function keyChecked(db: Queryable, keyId: string, version: string): KeyCheckedQueryable {
+  let confirmed = false;
+  const confirm = async () => {
+    if (confirmed) return;
+    const rows = await db.query(keyUnchangedSql(1, 2), [keyId, version]);
+    if (rows.length === 0) throw new KeyChanged();
+    confirmed = true;
+  };
+  return {
+    get confirmed() {
+      return confirmed;
+    },
+    confirm,
+    async query<Row extends object>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+      if (confirmed) return db.query<Row>(sql, params);
+      if (!/^\s*select\b/i.test(sql)) {
+        await confirm();
+        return db.query<Row>(sql, params);
+      }
+      const n = params.length;
+      // One row per row of the query, in its order, behind the check; one row of nulls when the query
+      // has none; no row at all when the key changed.
+      const rows = await db.query<{ svc_row: number | null }>(
+        `SELECT q.* FROM (${keyUnchangedSql(n + 1, n + 2)}) svc_key
+           LEFT JOIN LATERAL (SELECT row_number() OVER () AS svc_row, s.* FROM (${sql}) s) q ON true
+          ORDER BY q.svc_row`,
+        [...params, keyId, version],
+      );
+      if (rows.length === 0) throw new KeyChanged();
+      confirmed = true;
+      if (rows[0]!.svc_row === null) return [];
+      return rows.map(({ svc_row: _, ...row }) => row as unknown as Row);
+    },
+    async exec(sql: string) {
+      await confirm();
+      await db.exec(sql);
+    },
+  };
+}
