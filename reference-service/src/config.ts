@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
+import type { PasswordCost } from './domain/password.js';
 
 export interface Config {
   host: string;
@@ -31,6 +32,8 @@ export interface Config {
   metrics: { host: string; port: number } | undefined;
   /** `SVC_SIGNUP` (open|closed): whether anyone may sign up in the portal; open by default outside production. */
   signUpOpen: boolean;
+  /** `SVC_PASSWORD_COST` (standard|test): scrypt's cost for new password hashes; `test` is refused in production. */
+  passwordCost: PasswordCost;
   /** The portal's build, served at `/` (`SVC_PORTAL_DIR`, default dist/portal in the package). */
   portalDir: string;
 }
@@ -67,6 +70,15 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['', 'on', 'off'].includes(relaySetting)) throw new ConfigError('SVC_RELAY must be on or off');
   const signUp = env.SVC_SIGNUP ?? '';
   if (!['', 'open', 'closed'].includes(signUp)) throw new ConfigError('SVC_SIGNUP must be open or closed');
+  const passwordCost = env.SVC_PASSWORD_COST || 'standard';
+  if (passwordCost !== 'standard' && passwordCost !== 'test') {
+    throw new ConfigError('SVC_PASSWORD_COST must be standard or test');
+  }
+  if (passwordCost === 'test' && production) {
+    throw new ConfigError(
+      'SVC_PASSWORD_COST=test is for test suites and is refused with NODE_ENV=production',
+    );
+  }
   const publicUrl = readPublicUrl(env.SVC_PUBLIC_URL || undefined, 'SVC_PUBLIC_URL', production);
   if (production && publicUrl === undefined) {
     throw new ConfigError(
@@ -100,6 +112,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryPrefetch,
     metrics,
     signUpOpen: signUp === '' ? !production : signUp === 'open',
+    passwordCost,
     portalDir: resolve(env.SVC_PORTAL_DIR ?? resolve(PACKAGE_DIR, 'dist', 'portal')),
   };
 }

@@ -54,7 +54,7 @@ function portalBlock(service: RunningService): string[] {
     );
   } else if (service.seed) {
     lines.push(
-      `  sign in as ${SANDBOX_EMAIL} with the password printed on the first start,`,
+      `  the sandbox is already seeded: sign in as ${SANDBOX_EMAIL} with the password printed on its first start,`,
       '  or sign up there for a workspace of your own',
     );
   } else {

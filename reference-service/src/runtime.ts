@@ -32,6 +32,7 @@ export async function openRuntime(
     allowLocalhostWebhooks: config.allowLocalhostWebhooks,
     publicAddress: new PublicAddress({ publicUrl: config.publicUrl, publicOrigin: config.publicOrigin }),
     now: () => Date.now(),
+    passwordCost: config.passwordCost,
   };
   return { ctx, store };
 }

@@ -21,6 +21,19 @@ describe('configuration', () => {
     );
   });
 
+  it('lowers the password cost only for test suites, never in production', () => {
+    expect(readConfig({}).passwordCost).toBe('standard');
+    expect(readConfig({ SVC_PASSWORD_COST: 'test' }).passwordCost).toBe('test');
+    expect(() => readConfig({ SVC_PASSWORD_COST: 'cheap' })).toThrow(ConfigError);
+    expect(() =>
+      readConfig({
+        SVC_PASSWORD_COST: 'test',
+        NODE_ENV: 'production',
+        SVC_PUBLIC_URL: 'https://svc.example',
+      }),
+    ).toThrow(/refused with NODE_ENV=production/);
+  });
+
   it('reads the delivery lease, and refuses one that is not whole milliseconds of at least a second', () => {
     expect(readConfig({}).deliveryLeaseMs).toBeUndefined();
     expect(readConfig({ SVC_DELIVERY_LEASE_MS: '4000' }).deliveryLeaseMs).toBe(4000);

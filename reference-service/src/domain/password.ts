@@ -16,7 +16,15 @@ interface ScryptCost {
  * times less memory per concurrent log-in on a small machine, the same work for a guesser). About 0.1 s
  * on an idle core.
  */
-const COST: ScryptCost = { N: 2 ** 15, r: 8, p: 3 };
+const STANDARD_COST: ScryptCost = { N: 2 ** 15, r: 8, p: 3 };
+/**
+ * `SVC_PASSWORD_COST=test` (refused in production): 1 MiB and about 3 ms, so that a test suite which signs
+ * in thousands of times does not spend minutes in scrypt. Verification reads the cost from the hash, so
+ * the setting changes only what is written.
+ */
+const TEST_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
+export type PasswordCost = 'standard' | 'test';
+const COSTS: Record<PasswordCost, ScryptCost> = { standard: STANDARD_COST, test: TEST_COST };
 /** Hashes written before the cost was stored with them (`scrypt.<salt>.<hash>`): Node's defaults. */
 const LEGACY_COST: ScryptCost = { N: 2 ** 14, r: 8, p: 1 };
 
@@ -27,7 +35,8 @@ const maxmem = (cost: ScryptCost) => 128 * cost.N * cost.r * 2;
  * Member passwords, stored as `scrypt2.<N>.<r>.<p>.<salt>.<hash>` (salt and hash base64url), so that the
  * cost can be raised later without making older hashes unreadable.
  */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: PasswordCost = 'standard'): Promise<string> {
+  const COST = COSTS[cost];
   const salt = randomBytes(16);
   const hash = await scryptAsync(password, salt, 32, { ...COST, maxmem: maxmem(COST) });
   return `scrypt2.${COST.N}.${COST.r}.${COST.p}.${salt.toString('base64url')}.${hash.toString('base64url')}`;
@@ -50,6 +59,7 @@ function parseStored(stored: string): { cost: ScryptCost; salt: string; hash: st
   if (parts[0] !== 'scrypt2' || parts.length !== 6 || !parts[4] || !parts[5]) return undefined;
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   // Only costs we could have written: a row edited by hand must not make a log-in allocate gigabytes.
-  const sane = Number.isInteger(Math.log2(N)) && N >= 2 ** 14 && N <= 2 ** 17 && r === 8 && p >= 1 && p <= 8;
+  const sane =
+    Number.isInteger(Math.log2(N)) && N >= TEST_COST.N && N <= 2 ** 17 && r === 8 && p >= 1 && p <= 8;
   return sane ? { cost: { N, r, p }, salt: parts[4], hash: parts[5] } : undefined;
 }

@@ -1,3 +1,4 @@
+import type { PasswordCost } from '../domain/password.js';
 import type { ResolveHost } from '../domain/url-policy.js';
 import type { PublicAddress } from '../public-address.js';
 import type { Db } from '../store/db.js';
@@ -14,6 +15,8 @@ export interface ServiceContext {
   /** This instance's public URL and origin: configuration or the listening address, never the request. */
   publicAddress: PublicAddress;
   now(): number;
+  /** scrypt's cost for new password hashes; unset: the standard cost. */
+  passwordCost?: PasswordCost | undefined;
   /** API keys seen recently, dropped on every announced change (see credential-cache.ts); unset: none kept. */
   credentials?: CredentialCache | undefined;
 }

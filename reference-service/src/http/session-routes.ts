@@ -7,7 +7,7 @@ import { mintApiKey } from '../domain/api-key.js';
 import { isCrossSiteLogin } from '../domain/cross-site.js';
 import { ServiceError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { hashPassword, verifyPassword } from '../domain/password.js';
+import { hashPassword, type PasswordCost, verifyPassword } from '../domain/password.js';
 import { scopesBeyondMember } from '../domain/permissions.js';
 import {
   accountOf,
@@ -33,11 +33,17 @@ import { spendGuess } from './sign-in-guard.js';
 /** Portal sessions last 12 hours; a step-up inside one lasts 15 minutes. */
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 
-let dummyHash: Promise<string> | undefined;
-/** A hash no password matches, computed once, so a login for an unknown email costs one scrypt too. */
-function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  return dummyHash;
+const dummyHashes = new Map<PasswordCost, Promise<string>>();
+/**
+ * A hash no password matches, computed once per cost, so a login for an unknown email costs the same
+ * scrypt as one for a known email.
+ */
+function dummyPasswordHash(cost: PasswordCost = 'standard'): Promise<string> {
+  const known = dummyHashes.get(cost);
+  if (known) return known;
+  const hash = hashPassword(randomBytes(16).toString('hex'), cost);
+  dummyHashes.set(cost, hash);
+  return hash;
 }
 
 const loginBody = z.strictObject({
@@ -115,7 +121,10 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     const giveBack = await spendGuess(ctx.db, buckets, now);
     const member = await getMemberByEmail(ctx.db, body.email);
     // Unknown email and wrong password are answered alike, after the same scrypt work.
-    const ok = await verifyPassword(body.password, member?.password_hash ?? (await dummyPasswordHash()));
+    const ok = await verifyPassword(
+      body.password,
+      member?.password_hash ?? (await dummyPasswordHash(ctx.passwordCost)),
+    );
     if (!member || !ok) throw new ServiceError('unauthenticated', 'wrong email or password');
     await giveBack();
     await rememberAddress(ctx.db, account, address, now);

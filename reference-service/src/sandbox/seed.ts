@@ -32,7 +32,7 @@ export async function seedSandbox(ctx: ServiceContext): Promise<SeedResult> {
   const password = randomBytes(12).toString('base64url');
   const totpSecret = generateTotpSecret();
   const key = mintApiKey();
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, ctx.passwordCost);
   try {
     await ctx.db.transaction(async (tx) => {
       await insertWorkspace(tx, {

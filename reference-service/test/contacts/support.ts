@@ -60,6 +60,7 @@ export async function startInstance(
     allowLocalhostWebhooks: false,
     publicAddress: new PublicAddress(),
     now: clock.now,
+    passwordCost: 'test',
   };
   const build = async (
     listenPort: number,

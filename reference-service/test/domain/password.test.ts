@@ -11,6 +11,15 @@ describe('member passwords', () => {
     expect(await hashPassword('a long pass phrase')).not.toBe(stored);
   });
 
+  it('write the test cost only when asked, and verify it by the cost stored in the hash', async () => {
+    const stored = await hashPassword('a long pass phrase', 'test');
+    expect(stored).toMatch(/^scrypt2\.1024\.8\.1\./);
+    expect(await verifyPassword('a long pass phrase', stored)).toBe(true);
+    expect(await verifyPassword('a long pass phrasE', stored)).toBe(false);
+    const [, , , , salt, hash] = stored.split('.');
+    expect(await verifyPassword('a long pass phrase', `scrypt2.512.8.1.${salt}.${hash}`)).toBe(false);
+  });
+
   it('still verify hashes written before the cost was stored (N=2^14, r=8, p=1)', async () => {
     const salt = randomBytes(16);
     const legacy = `scrypt.${salt.toString('base64url')}.${scryptSync('old one', salt, 32).toString('base64url')}`;

@@ -38,6 +38,7 @@ export async function startIntegrationInstance(
     allowLocalhostWebhooks: false,
     publicAddress: new PublicAddress(),
     now: clock.now,
+    passwordCost: 'test',
   };
   const build = async (port: number): Promise<{ app: FastifyInstance; url: URL }> => {
     const app = await buildApp(ctx, {

@@ -79,6 +79,7 @@ export async function startTestService(
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? false,
     publicAddress: new PublicAddress(),
     now: options.now ?? (() => Date.now()),
+    passwordCost: 'test',
   };
   const app = await buildApp(ctx, { logger, ...options.extra });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -119,7 +120,7 @@ export async function createTenant(ctx: ServiceContext, options: TenantOptions =
   const memberId = newId('mem');
   const email = `${memberId}@test.example`;
   const password = TEST_PASSWORD;
-  testPasswordHash ??= hashPassword(TEST_PASSWORD);
+  testPasswordHash ??= hashPassword(TEST_PASSWORD, 'test');
   const permissions = [...(options.permissions ?? PERMISSIONS)];
   const mfa = options.mfa ?? true;
   const totpSecret = mfa ? generateTotpSecret() : undefined;

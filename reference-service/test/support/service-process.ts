@@ -56,7 +56,15 @@ export function spawnService(
   const [command, ...args] = [...wrapper, process.execPath, main];
   const child = spawn(command!, args, {
     cwd: PACKAGE_DIR,
-    env: { ...process.env, PORT: '0', NODE_ENV: 'development', LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      // Cheap password hashes where the service allows them (it refuses the setting in production).
+      ...(env.NODE_ENV === 'production' ? {} : { SVC_PASSWORD_COST: 'test' }),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: wrapper.length > 0,
   });

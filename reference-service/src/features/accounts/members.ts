@@ -108,7 +108,12 @@ export async function acceptMemberInvite(
   if (!invite) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
   const problem = passwordProblem(input.password, invite.email);
   if (problem) throw new ServiceError('invalid_request', `invalid body: ${problem}`);
-  const member = await acceptInvite(ctx.db, tokenHash, await hashPassword(input.password), ctx.now());
+  const member = await acceptInvite(
+    ctx.db,
+    tokenHash,
+    await hashPassword(input.password, ctx.passwordCost),
+    ctx.now(),
+  );
   if (!member) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
   return member;
 }

@@ -68,7 +68,7 @@ export async function signUp(
   ctx: ServiceContext,
   input: { email: string; password: string; workspaceName: string | undefined },
 ): Promise<NewWorkspace> {
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, ctx.passwordCost);
   return ctx.db.transaction((tx) =>
     createWorkspaceWithOwner(ctx, tx, {
       email: input.email,

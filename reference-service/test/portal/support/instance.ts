@@ -35,6 +35,7 @@ export async function startPortalInstance(store: OpenedStore): Promise<PortalIns
     allowLocalhostWebhooks: true,
     publicAddress: new PublicAddress(),
     now: () => Date.now(),
+    passwordCost: 'test',
   };
   const app = await buildApp(ctx, {
     logger: pino(loggerOptions('info'), sink),
