@@ -43,6 +43,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
+/** True when the stored hash was written with another cost than today's (older rows, or a raised cost). */
+export function needsRehash(stored: string): boolean {
+  const parsed = parseStored(stored);
+  if (!parsed) return false;
+  const { N, r, p } = parsed.cost;
+  return N !== COST.N || r !== COST.r || p !== COST.p;
+}
+
 function parseStored(stored: string): { cost: ScryptCost; salt: string; hash: string } | undefined {
   const parts = stored.split('.');
   if (parts[0] === 'scrypt' && parts.length === 3 && parts[1] && parts[2])

@@ -20,6 +20,7 @@ import {
 } from '../domain/sign-in-limits.js';
 import { STEP_UP_WINDOW_MS } from '../domain/step-up.js';
 import { matchTotpStep } from '../domain/totp.js';
+import { upgradePasswordHash } from '../features/accounts/credentials.js';
 import { redeemRecoveryCode } from '../features/accounts/mfa.js';
 import { insertApiKey, revokeApiKey } from '../store/queries/api-keys.js';
 import { acceptTotpStep, getMember, getMemberByEmail } from '../store/queries/members.js';
@@ -118,6 +119,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     const ok = await verifyPassword(body.password, member?.password_hash ?? (await dummyPasswordHash()));
     if (!member || !ok) throw new ServiceError('unauthenticated', 'wrong email or password');
     await giveBack();
+    if (member.password_hash !== null)
+      await upgradePasswordHash(ctx.db, member.id, member.password_hash, body.password);
     await rememberAddress(ctx.db, account, address, now);
     const { token, expiresAt } = await openSession(ctx, member.id, false);
     reply.header('set-cookie', sessionCookie(token, expiresAt, ctx.now()));

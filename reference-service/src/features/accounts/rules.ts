@@ -131,3 +131,10 @@ export function identitySlugsFor(workspaceName: string): [string, string] {
   const suffix = randomBytes(3).toString('hex');
   return [`${base}-${suffix}-alice`, `${base}-${suffix}-bob`];
 }
+
+/** Wrong current passwords on a password change, per member: 5, then one every 10 minutes (as step-up). */
+export const PASSWORD_CHANGE_FAILURES: OutboundLimit = {
+  capacity: 5,
+  perMs: 1 / (10 * MINUTE),
+  what: 'wrong current passwords of this member',
+};

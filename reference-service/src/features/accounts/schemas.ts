@@ -37,3 +37,5 @@ export const acceptInviteBody = z.strictObject({
 export const memberPath = z.strictObject({ id: z.string().min(1).max(64) });
 
 export const workspacePatchBody = z.strictObject({ webhooks_enabled: z.boolean() });
+
+export const changePasswordBody = z.strictObject({ current_password: password, new_password: password });
