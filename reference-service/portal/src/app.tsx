@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { account, type SessionInfo } from './api/account.js';
 import { type Problem, toProblem } from './api/problem.js';
+import { AccountPage } from './pages/account.js';
 import { ContactsPage } from './pages/contacts.js';
 import { DeliveriesPage } from './pages/deliveries.js';
 import { IntegrationsPage } from './pages/integrations.js';
@@ -26,6 +27,7 @@ const PAGES: [string, string][] = [
   ['contacts', 'Contacts'],
   ['integrations', 'Integrations'],
   ['mfa', 'MFA'],
+  ['account', 'Account'],
 ];
 
 export function App() {
@@ -92,6 +94,8 @@ function Page({
       return <MfaPage enrolled={session.member.mfa_enrolled} onEnrolled={refresh} />;
     case 'keys':
       return <KeysPage session={session} />;
+    case 'account':
+      return <AccountPage session={session} />;
     case 'members':
       return <MembersPage session={session} />;
     case 'contacts':
