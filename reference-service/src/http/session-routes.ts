@@ -21,7 +21,9 @@ import {
 import { STEP_UP_WINDOW_MS } from '../domain/step-up.js';
 import { matchTotpStep } from '../domain/totp.js';
 import { upgradePasswordHash } from '../features/accounts/credentials.js';
+import { checkKeyRevocation } from '../features/accounts/key-revocation.js';
 import { redeemRecoveryCode } from '../features/accounts/mfa.js';
+import { normalizeEmail } from '../features/accounts/rules.js';
 import { insertApiKey, revokeApiKey } from '../store/queries/api-keys.js';
 import { acceptTotpStep, getMember, getMemberByEmail } from '../store/queries/members.js';
 import { insertSession, markSteppedUp } from '../store/queries/sessions.js';
@@ -114,7 +116,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
       buckets.push([guessBucket('login-account', account), LOGIN_ACCOUNT_FAILURES]);
     }
     const giveBack = await spendGuess(ctx.db, buckets, now);
-    const member = await getMemberByEmail(ctx.db, body.email);
+    const member = await getMemberByEmail(ctx.db, body.email, normalizeEmail(body.email));
     // Unknown email and wrong password are answered alike, after the same scrypt work.
     const ok = await verifyPassword(body.password, member?.password_hash ?? (await dummyPasswordHash()));
     if (!member || !ok) throw new ServiceError('unauthenticated', 'wrong email or password');
@@ -198,18 +200,20 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     request.log.info({ key_id: minted.id }, 'api key minted');
     return reply
       .code(201)
+      .header('cache-control', 'no-store')
       .send({ id: minted.id, name: body.name, scopes, created_at: now, api_key: minted.token });
   });
 
   app.delete('/v1/workspace/keys/:id', async (request: FastifyRequest, reply: FastifyReply) => {
     const now = ctx.now();
-    const { workspace } = await authorize(
+    const { principal, workspace } = await authorize(
       ctx.db,
       request,
       { permission: 'service:workspace:admin', stepUp: true, suspended: false },
       { now, publicOrigin: ctx.publicAddress.origin },
     );
     const { id } = parse(keyPath, request.params, 'path parameters');
+    await checkKeyRevocation(ctx.db, workspace.id, principal.memberId, id);
     if (!(await revokeApiKey(ctx.db, workspace.id, id, now)))
       throw new ServiceError('not_found', 'no such API key');
     return reply.code(204).send();

@@ -16,7 +16,8 @@ export const signUpBody = z.strictObject({
   workspace_name: z
     .string()
     .max(64)
-    .regex(/^[^\p{Cc}]*$/u, 'no control characters')
+    // Controls, and format characters such as bidi overrides that would show the name reversed.
+    .regex(/^[^\p{Cc}\p{Cf}]*$/u, 'no control or invisible formatting characters')
     .optional(),
 });
 

@@ -84,8 +84,11 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
       try {
         member = await acceptMemberInvite(ctx, body);
       } catch (error) {
-        // Only an unknown token is a guess; a right token with a weak password is not.
-        if (!(error instanceof ServiceError && error.code === 'not_found')) await giveBack();
+        // An unknown token is a guess, and so is an address that has an account (that answer is
+        // information); a right token with a weak password is not.
+        const counted =
+          error instanceof ServiceError && (error.code === 'not_found' || error.code === 'conflict');
+        if (!counted) await giveBack();
         throw error;
       }
       await giveBack();
