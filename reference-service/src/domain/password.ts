@@ -1,8 +1,13 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { scryptGate } from './scrypt-gate.js';
 
+/** Through the process's gate (scrypt-gate.ts): a burst of log-ins cannot take the whole thread pool. */
 const scryptAsync = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+  scryptGate.run(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+      ),
   );
 
 interface ScryptCost {
