@@ -24,6 +24,7 @@ describe('conditional GET on /v1 reads', () => {
     });
     expect(same.status).toBe(304);
     expect(same.text).toBe('');
+    expect(same.headers.get('content-length')).toBeNull();
     expect(same.headers.get('etag')).toBe(etag);
 
     const created = await call(running.service, 'POST', WEBHOOKS, {
