@@ -68,4 +68,15 @@ describe('what sign-up accepts as an e-mail, a password and a name', () => {
     expectError(answer, 400, 'invalid_request');
     expect((answer.body as { error: { message: string } }).error.message).toMatch(/not valid text/);
   });
+
+  it('names an unnamed workspace neutrally, so cards handed to strangers do not carry the e-mail', async () => {
+    const answer = await signUp({ email: `john.smith.${local()}@corp.example`, password: PASSWORD });
+    expect(answer.status).toBe(201);
+    const view = answer.body as { workspace: { name: string }; identities: { slug: string }[] };
+    expect(view.workspace.name).toBe('My workspace');
+    for (const { slug } of view.identities) {
+      expect(slug).toMatch(/^my-workspace-[0-9a-f]{12}-(alice|bob)$/);
+      expect(slug).not.toMatch(/john|smith/);
+    }
+  });
 });

@@ -129,11 +129,12 @@ export function removalRefusal(actor: MemberStanding, target: MemberStanding): s
   return undefined;
 }
 
-/** A workspace name as a person wrote it, or one derived from the e-mail. */
-export function workspaceNameFor(asked: string | undefined, email: string): string {
-  const name = asked?.trim();
-  if (name) return name;
-  return `${email.split('@')[0] ?? 'my'}'s workspace`;
+/**
+ * A workspace name as a person wrote it, or a neutral one: the identities' slugs come from it and travel
+ * in every contact card, so a default must not hand strangers the e-mail's local part.
+ */
+export function workspaceNameFor(asked: string | undefined): string {
+  return asked?.trim() || 'My workspace';
 }
 
 /**
@@ -149,7 +150,8 @@ export function identitySlugsFor(workspaceName: string): [string, string] {
       .replace(/^-+|-+$/g, '')
       .slice(0, 16)
       .replace(/-+$/, '') || 'ws';
-  const suffix = randomBytes(3).toString('hex');
+  // 48 random bits: slugs are unique across workspaces, and many sign-ups share a base ("my-workspace").
+  const suffix = randomBytes(6).toString('hex');
   return [`${base}-${suffix}-alice`, `${base}-${suffix}-bob`];
 }
 
