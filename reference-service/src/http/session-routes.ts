@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { mintApiKey } from '../domain/api-key.js';
 import { isCrossSiteLogin } from '../domain/cross-site.js';
+import { crossSiteMessage } from '../domain/cross-site-message.js';
 import { ServiceError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { hashPassword, verifyPassword } from '../domain/password.js';
@@ -99,7 +100,7 @@ export function sessionCookie(token: string, expiresAt: number, now: number): st
 export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const refuseCrossSite = (request: FastifyRequest) => {
     if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
-      throw new ServiceError('cross_site', 'a state-changing portal call must come from the same origin');
+      throw new ServiceError('cross_site', crossSiteMessage('a log-in', ctx.publicAddress.origin));
   };
 
   app.post('/v1/sessions', async (request: FastifyRequest, reply: FastifyReply) => {
