@@ -1,4 +1,5 @@
 import { ConfigError, readConfig } from './config.js';
+import { insecureOriginWarning } from './features/portal-static/cookie-warning.js';
 import { createServiceLogger } from './http/logger.js';
 import { SANDBOX_EMAIL, sandboxCards } from './sandbox/seed.js';
 import { type RunningService, startService } from './server.js';
@@ -44,7 +45,11 @@ function printBanner(service: RunningService, backend: string, allowLocalhostWeb
  */
 function portalBlock(service: RunningService): string[] {
   const url = `${service.ctx.publicAddress.origin}/`;
-  const lines = ['==== Portal ====', `  open ${url} in a browser (this exact address)`];
+  const lines = [
+    '==== Portal ====',
+    `  open ${url} in a browser (this exact address)`,
+    ...insecureOriginWarning(service.ctx.publicAddress.origin),
+  ];
   if (service.seed?.seeded) {
     lines.push(
       '  and sign in with the sandbox owner (shown now and never again):',

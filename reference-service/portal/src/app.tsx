@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { account, type SessionInfo } from './api/account.js';
 import { type Problem, toProblem } from './api/problem.js';
+import { sessionAfterSignIn } from './api/signed-in.js';
 import { AccountPage } from './pages/account.js';
 import { ContactsPage } from './pages/contacts.js';
 import { DeliveriesPage } from './pages/deliveries.js';
@@ -72,9 +73,9 @@ export function App() {
 /** After signing in, a member without MFA is taken to the enrolment first. */
 function afterSignIn(refresh: () => Promise<void>) {
   return async () => {
+    const session = await sessionAfterSignIn(() => account.session());
     await refresh();
-    const session = await account.session().catch(() => undefined);
-    go(session && !session.member.mfa_enrolled ? 'mfa' : 'webhooks');
+    go(session.member.mfa_enrolled ? 'webhooks' : 'mfa');
   };
 }
 
