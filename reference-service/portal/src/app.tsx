@@ -6,6 +6,7 @@ import { AccountPage } from './pages/account.js';
 import { ContactsPage } from './pages/contacts.js';
 import { DeliveriesPage } from './pages/deliveries.js';
 import { IntegrationsPage } from './pages/integrations.js';
+import { InviteWhileSignedIn } from './pages/invite-notice.js';
 import { KeysPage } from './pages/keys.js';
 import { MembersPage } from './pages/members.js';
 import { MfaPage } from './pages/mfa.js';
@@ -62,6 +63,10 @@ export function App() {
     return <SignInPage mode={page === 'signup' ? 'signup' : 'login'} onSignedIn={afterSignIn(refresh)} />;
   }
   const { session } = loaded;
+  if (page === 'invite' && rest[0])
+    return (
+      <InviteWhileSignedIn email={session.member.email} onLoggedOut={() => setLoaded({ state: 'out' })} />
+    );
   return (
     <StepUpProvider onSteppedUp={refresh}>
       <Shell session={session} page={page} onLoggedOut={() => setLoaded({ state: 'out' })} />

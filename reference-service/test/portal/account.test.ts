@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspaceForOwner } from '../../src/features/accounts/operator.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
@@ -161,6 +162,23 @@ describe('the portal’s account page and refusals in words', { timeout: 60_000 
     await expectAccessible(page, 'OAuth callback refusal');
     await page.getByRole('link', { name: 'Back to the integrations page' }).click();
     await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor();
+    expect(watch.errors).toEqual([]);
+  });
+
+  it('an invite link opened while signed in says it is for another account, and leads to it after logging out', async () => {
+    // An invite of another workspace, made the operator's way (create-workspace).
+    const { link } = await createWorkspaceForOwner(service.ctx, 'Elsewhere', 'elsewhere@portal.example');
+    await logInAgain(page, NEW_PASSWORD);
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Join another workspace?' }).waitFor();
+    expect(await page.locator('main').textContent()).toContain(`signed in as ${EMAIL}`);
+    await expectAccessible(page, 'invite while signed in');
+    await page.getByRole('button', { name: 'Log out and accept the invite' }).click();
+    await page.getByRole('heading', { name: 'Join the workspace' }).waitFor();
+    await page.getByLabel(/^Password/).fill('a pass phrase for the other place');
+    await page.getByRole('button', { name: 'Join' }).click();
+    await page.getByRole('heading', { name: 'Set up MFA' }).waitFor();
+    expect(await page.locator('header').textContent()).toContain('elsewhere@portal.example · Elsewhere');
     expect(watch.errors).toEqual([]);
   });
 });
