@@ -56,7 +56,15 @@ export function spawnService(
   const [command, ...args] = [...wrapper, process.execPath, main];
   const child = spawn(command!, args, {
     cwd: PACKAGE_DIR,
-    env: { ...process.env, PORT: '0', NODE_ENV: 'development', LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      // The tests read the first start's secrets from the output, as a person reads them in a terminal.
+      SVC_FIRST_START_SECRETS: 'stdout',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: wrapper.length > 0,
   });
