@@ -1,4 +1,6 @@
 import { ConfigError, readConfig } from './config.js';
+import { insecureOriginWarning } from './features/portal-static/cookie-warning.js';
+import { firstStartSecretsFile, writeFirstStartSecrets } from './first-start-secrets.js';
 import { createServiceLogger } from './http/logger.js';
 import { SANDBOX_EMAIL, sandboxCards } from './sandbox/seed.js';
 import { type RunningService, startService } from './server.js';
@@ -7,7 +9,14 @@ import { DataDirLockedError } from './store/data-dir-lock.js';
 const CLI = 'npm run sandbox -w @svc-kit/reference-service --';
 
 /** What a person starting the sandbox needs: where it listens and how to authenticate. */
-function printBanner(service: RunningService, backend: string, allowLocalhostWebhooks: boolean): void {
+function printBanner(
+  service: RunningService,
+  backend: string,
+  allowLocalhostWebhooks: boolean,
+  dataDir: string,
+): void {
+  const secretsFile = service.seed?.seeded ? firstStartSecretsFile(dataDir) : undefined;
+  const secrets = firstStartSecrets(service);
   const lines = [
     '',
     `svc-kit reference service listening on ${service.baseUrl} (${backend})`,
@@ -21,11 +30,14 @@ function printBanner(service: RunningService, backend: string, allowLocalhostWeb
     );
   }
   lines.push('', ...portalBlock(service));
-  if (service.seed?.seeded) {
+  if (secretsFile !== undefined) {
+    writeFirstStartSecrets(secretsFile, dataDir, secrets);
     lines.push(
-      `  API key (all scopes):  ${service.seed.apiKey}  (for scripts; shown once)`,
-      `  try: curl -H "Authorization: Bearer ${service.seed.apiKey}" ${service.baseUrl}/v1/workspace/webhooks`,
+      `  the sandbox owner's e-mail, password, TOTP secret and an API key are in ${secretsFile}`,
+      '  (readable by this user only; stdout is not a terminal, and logs keep what is printed)',
     );
+  } else if (service.seed?.seeded) {
+    lines.push(...secrets);
   } else if (service.seed) {
     lines.push(`  New API key for scripts: ${CLI} mint-key`);
   }
@@ -44,14 +56,13 @@ function printBanner(service: RunningService, backend: string, allowLocalhostWeb
  */
 function portalBlock(service: RunningService): string[] {
   const url = `${service.ctx.publicAddress.origin}/`;
-  const lines = ['==== Portal ====', `  open ${url} in a browser (this exact address)`];
+  const lines = [
+    '==== Portal ====',
+    `  open ${url} in a browser (this exact address)`,
+    ...insecureOriginWarning(service.ctx.publicAddress.origin),
+  ];
   if (service.seed?.seeded) {
-    lines.push(
-      '  and sign in with the sandbox owner (shown now and never again):',
-      `    email:        ${SANDBOX_EMAIL}`,
-      `    password:     ${service.seed.password}`,
-      `    TOTP secret:  ${service.seed.totpSecret}  (add it to an authenticator app; or: ${CLI} totp)`,
-    );
+    lines.push('  and sign in with the sandbox owner (shown once, below):');
   } else if (service.seed) {
     lines.push(
       `  the sandbox is already seeded: sign in as ${SANDBOX_EMAIL} with the password printed on its first start,`,
@@ -63,6 +74,19 @@ function portalBlock(service: RunningService): string[] {
   if (!service.portalBuilt)
     lines.push(`  (the portal is not built: npm run build -w @svc-kit/reference-service)`);
   return lines;
+}
+
+/** The first start's secrets of the sandbox owner: shown once, in the terminal or in a private file. */
+function firstStartSecrets(service: RunningService): string[] {
+  if (!service.seed?.seeded) return [];
+  const { password, totpSecret, apiKey } = service.seed;
+  return [
+    `    email:        ${SANDBOX_EMAIL}`,
+    `    password:     ${password}`,
+    `    TOTP secret:  ${totpSecret}  (add it to an authenticator app; or: ${CLI} totp)`,
+    `  API key (all scopes):  ${apiKey}  (for scripts; shown once)`,
+    `  try: curl -H "Authorization: Bearer ${apiKey}" ${service.baseUrl}/v1/workspace/webhooks`,
+  ];
 }
 
 /** The sandbox identities' cards, to paste into requestContact (see PEER-PROTOCOL.md). */
@@ -85,6 +109,7 @@ async function main(): Promise<void> {
     service,
     config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`,
     config.allowLocalhostWebhooks,
+    config.dataDir,
   );
 
   let stopping = false;

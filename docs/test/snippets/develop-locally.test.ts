@@ -82,6 +82,8 @@ it("runs the guide's three terminals: the quickstart's Express app prints the tr
     SVC_DATA_DIR: dataDir,
     PORT: '0',
     LOG_LEVEL: 'warn',
+    // In a terminal the key is printed; this test's stdout is a pipe, so it asks for that explicitly.
+    SVC_FIRST_START_SECRETS: 'stdout',
   });
   processes.push(service);
   const baseUrl = (await service.waitFor(/listening on (http:\/\/\S+)\s/))[1]!;

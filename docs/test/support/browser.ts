@@ -1,29 +1,7 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-/** Debian's Chromium, headless; playwright-core never downloads a browser of its own. */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: run docs/scripts/ensure-chromium.sh (npm run ensure-chromium -w @svc-kit/docs)`,
-    );
-  }
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
+// One launcher for the docs' and the portal's browser tests (same binary, same flags).
+export { launchChromium } from '../../../reference-service/test/support/chromium.js';
 
 export interface ProblemWatch {
   /** What went wrong since the last `reset()`. */

@@ -1,9 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { account, type SessionInfo } from './api/account.js';
 import { type Problem, toProblem } from './api/problem.js';
+import { sessionAfterSignIn } from './api/signed-in.js';
+import { AccountPage } from './pages/account.js';
 import { ContactsPage } from './pages/contacts.js';
 import { DeliveriesPage } from './pages/deliveries.js';
 import { IntegrationsPage } from './pages/integrations.js';
+import { InviteWhileSignedIn } from './pages/invite-notice.js';
 import { KeysPage } from './pages/keys.js';
 import { MembersPage } from './pages/members.js';
 import { MfaPage } from './pages/mfa.js';
@@ -26,6 +29,7 @@ const PAGES: [string, string][] = [
   ['contacts', 'Contacts'],
   ['integrations', 'Integrations'],
   ['mfa', 'MFA'],
+  ['account', 'Account'],
 ];
 
 export function App() {
@@ -59,6 +63,10 @@ export function App() {
     return <SignInPage mode={page === 'signup' ? 'signup' : 'login'} onSignedIn={afterSignIn(refresh)} />;
   }
   const { session } = loaded;
+  if (page === 'invite' && rest[0])
+    return (
+      <InviteWhileSignedIn email={session.member.email} onLoggedOut={() => setLoaded({ state: 'out' })} />
+    );
   return (
     <StepUpProvider onSteppedUp={refresh}>
       <Shell session={session} page={page} onLoggedOut={() => setLoaded({ state: 'out' })} />
@@ -70,9 +78,9 @@ export function App() {
 /** After signing in, a member without MFA is taken to the enrolment first. */
 function afterSignIn(refresh: () => Promise<void>) {
   return async () => {
+    const session = await sessionAfterSignIn(() => account.session());
     await refresh();
-    const session = await account.session().catch(() => undefined);
-    go(session && !session.member.mfa_enrolled ? 'mfa' : 'webhooks');
+    go(session.member.mfa_enrolled ? 'webhooks' : 'mfa');
   };
 }
 
@@ -92,6 +100,8 @@ function Page({
       return <MfaPage enrolled={session.member.mfa_enrolled} onEnrolled={refresh} />;
     case 'keys':
       return <KeysPage session={session} />;
+    case 'account':
+      return <AccountPage session={session} />;
     case 'members':
       return <MembersPage session={session} />;
     case 'contacts':

@@ -1,8 +1,13 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { scryptGate } from './scrypt-gate.js';
 
+/** Through the process's gate (scrypt-gate.ts): a burst of log-ins cannot take the whole thread pool. */
 const scryptAsync = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+  scryptGate.run(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scrypt(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+      ),
   );
 
 interface ScryptCost {
@@ -36,10 +41,10 @@ const maxmem = (cost: ScryptCost) => 128 * cost.N * cost.r * 2;
  * cost can be raised later without making older hashes unreadable.
  */
 export async function hashPassword(password: string, cost: PasswordCost = 'standard'): Promise<string> {
-  const COST = COSTS[cost];
+  const params = COSTS[cost];
   const salt = randomBytes(16);
-  const hash = await scryptAsync(password, salt, 32, { ...COST, maxmem: maxmem(COST) });
-  return `scrypt2.${COST.N}.${COST.r}.${COST.p}.${salt.toString('base64url')}.${hash.toString('base64url')}`;
+  const hash = await scryptAsync(password, salt, 32, { ...params, maxmem: maxmem(params) });
+  return `scrypt2.${params.N}.${params.r}.${params.p}.${salt.toString('base64url')}.${hash.toString('base64url')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -50,6 +55,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const cost = parsed.cost;
   const actual = await scryptAsync(password, salt, expected.length, { ...cost, maxmem: maxmem(cost) });
   return timingSafeEqual(actual, expected);
+}
+
+/** True when the stored hash was written with another cost than today's (older rows, or a raised cost). */
+export function needsRehash(stored: string, cost: PasswordCost = 'standard'): boolean {
+  const parsed = parseStored(stored);
+  if (!parsed) return false;
+  const { N, r, p } = parsed.cost;
+  const wanted = COSTS[cost];
+  return N !== wanted.N || r !== wanted.r || p !== wanted.p;
 }
 
 function parseStored(stored: string): { cost: ScryptCost; salt: string; hash: string } | undefined {

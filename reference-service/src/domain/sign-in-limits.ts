@@ -46,5 +46,5 @@ export function guessBucket(kind: string, ...parts: string[]): string {
 
 /** The account a login names, as the limits and the known-address table count it. */
 export function accountOf(email: string): string {
-  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+  return createHash('sha256').update(email.normalize('NFKC').trim().toLowerCase()).digest('hex');
 }

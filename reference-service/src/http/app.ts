@@ -18,6 +18,7 @@ import { type PeerSettings, peerSettingsFromEnv } from '../peer/settings.js';
 import type { Relay } from '../relay/relay.js';
 import { registerRelayRoutes } from '../relay/routes.js';
 import { registerSandboxRoutes } from '../sandbox/trigger.js';
+import { registerAnswerHeaders } from './answer-headers.js';
 import { registerConditionalGet } from './conditional-get.js';
 import {
   clientErrorHandler,
@@ -101,6 +102,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     reply.header('x-request-id', request.id);
   });
   app.addHook('onRequest', requireHost);
+  registerAnswerHeaders(app);
   registerConditionalGet(app);
   app.addHook('preHandler', nulInPathOrQuery(ctx));
   if (options.metrics)

@@ -19,7 +19,9 @@ export function registerConditionalGet(app: FastifyInstance): void {
     reply.code(304);
     reply.removeHeader('content-type');
     reply.removeHeader('content-length');
-    return '';
+    // No payload at all: Fastify would write `content-length: 0` for an empty string, which a 304 must not
+    // carry (RFC 9110 8.6: it would stand for the length of the 200).
+    return null;
   });
 }
 

@@ -1,6 +1,7 @@
 import type { Permission } from '@svc-kit/contract';
 import type { FastifyRequest } from 'fastify';
 import { isCrossSiteStateChange, type SiteHeaders } from '../domain/cross-site.js';
+import { crossSiteMessage } from '../domain/cross-site-message.js';
 import { ServiceError } from '../domain/errors.js';
 import { CREDENTIAL_FAILURES, guessBucket, limitedAddress } from '../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../domain/workspace-state.js';
@@ -62,7 +63,7 @@ export async function authorize(
   ) {
     throw new ServiceError(
       'cross_site',
-      'a state-changing call with a session must come from the same origin',
+      crossSiteMessage('a state-changing call with a session', context.publicOrigin),
     );
   }
   if (requirements.stepUp) {

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { mintApiKey } from '../domain/api-key.js';
 import { isCrossSiteLogin } from '../domain/cross-site.js';
+import { crossSiteMessage } from '../domain/cross-site-message.js';
 import { ServiceError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { hashPassword, type PasswordCost, verifyPassword } from '../domain/password.js';
@@ -20,7 +21,10 @@ import {
 } from '../domain/sign-in-limits.js';
 import { STEP_UP_WINDOW_MS } from '../domain/step-up.js';
 import { matchTotpStep } from '../domain/totp.js';
+import { upgradePasswordHash } from '../features/accounts/credentials.js';
+import { checkKeyRevocation } from '../features/accounts/key-revocation.js';
 import { redeemRecoveryCode } from '../features/accounts/mfa.js';
+import { normalizeEmail } from '../features/accounts/rules.js';
 import { insertApiKey, revokeApiKey } from '../store/queries/api-keys.js';
 import { acceptTotpStep, getMember, getMemberByEmail } from '../store/queries/members.js';
 import { insertSession, markSteppedUp } from '../store/queries/sessions.js';
@@ -102,7 +106,7 @@ export function sessionCookie(token: string, expiresAt: number, now: number): st
 export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const refuseCrossSite = (request: FastifyRequest) => {
     if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
-      throw new ServiceError('cross_site', 'a state-changing portal call must come from the same origin');
+      throw new ServiceError('cross_site', crossSiteMessage('a log-in', ctx.publicAddress.origin));
   };
 
   app.post('/v1/sessions', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -119,7 +123,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
       buckets.push([guessBucket('login-account', account), LOGIN_ACCOUNT_FAILURES]);
     }
     const giveBack = await spendGuess(ctx.db, buckets, now);
-    const member = await getMemberByEmail(ctx.db, body.email);
+    const member = await getMemberByEmail(ctx.db, body.email, normalizeEmail(body.email));
     // Unknown email and wrong password are answered alike, after the same scrypt work.
     const ok = await verifyPassword(
       body.password,
@@ -127,6 +131,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     );
     if (!member || !ok) throw new ServiceError('unauthenticated', 'wrong email or password');
     await giveBack();
+    if (member.password_hash !== null)
+      await upgradePasswordHash(ctx.db, member.id, member.password_hash, body.password, ctx.passwordCost);
     await rememberAddress(ctx.db, account, address, now);
     const { token, expiresAt } = await openSession(ctx, member.id, false);
     reply.header('set-cookie', sessionCookie(token, expiresAt, ctx.now()));
@@ -204,18 +210,20 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     request.log.info({ key_id: minted.id }, 'api key minted');
     return reply
       .code(201)
+      .header('cache-control', 'no-store')
       .send({ id: minted.id, name: body.name, scopes, created_at: now, api_key: minted.token });
   });
 
   app.delete('/v1/workspace/keys/:id', async (request: FastifyRequest, reply: FastifyReply) => {
     const now = ctx.now();
-    const { workspace } = await authorize(
+    const { principal, workspace } = await authorize(
       ctx.db,
       request,
       { permission: 'service:workspace:admin', stepUp: true, suspended: false },
       { now, publicOrigin: ctx.publicAddress.origin },
     );
     const { id } = parse(keyPath, request.params, 'path parameters');
+    await checkKeyRevocation(ctx.db, workspace.id, principal.memberId, id);
     if (!(await revokeApiKey(ctx.db, workspace.id, id, now)))
       throw new ServiceError('not_found', 'no such API key');
     return reply.code(204).send();

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sendError } from '../http/error-body.js';
+import { sendCallbackRefusal } from '../features/portal-static/callback-page.js';
 import { OAUTH_CALLBACK_PATH } from './oauth-provider.js';
 import type { IntegrationService } from './service.js';
 import { UpstreamFailure } from './upstream.js';
@@ -18,14 +18,21 @@ export function registerOAuthCallback(app: FastifyInstance, service: Integration
     if (typeof query.error === 'string') {
       // Only an OAuth error code (RFC 6749 4.1.2.1) is repeated; any other text is not ours to echo.
       const named = /^[a-z_]{1,64}$/.test(query.error) ? ` (${query.error})` : '';
-      return sendError(request, reply, 'invalid_request', `the authorization server refused${named}`);
+      return sendCallbackRefusal(
+        request,
+        reply,
+        'invalid_request',
+        `the authorization server refused${named}`,
+      );
     }
     if (state === undefined || code === undefined || state.length > 128 || code.length > 4096) {
-      return sendError(request, reply, 'invalid_request', 'the callback needs `code` and `state`');
+      return sendCallbackRefusal(request, reply, 'invalid_request', 'the callback needs `code` and `state`');
     }
+    // A refusal reaches a person's browser as a page in words (callback-page.ts), a program as JSON.
     try {
       const row = await service.finishAuthorization(state, code, now());
-      if (!row) return sendError(request, reply, 'not_found', 'no authorization is waiting for this state');
+      if (!row)
+        return sendCallbackRefusal(request, reply, 'not_found', 'no authorization is waiting for this state');
       // A person's browser goes back to the portal's integrations page; a program gets the JSON answer.
       if (request.headers['sec-fetch-mode'] === 'navigate') {
         return reply.redirect(`/#/integrations/authorized/${encodeURIComponent(row.slug)}`, 303);
@@ -34,7 +41,12 @@ export function registerOAuthCallback(app: FastifyInstance, service: Integration
     } catch (error) {
       if (error instanceof UpstreamFailure) {
         // The upstream failed, not the caller's arguments: 502, in the service's own words.
-        return sendError(request, reply, 'upstream_failed', `the authorization failed: ${error.message}`);
+        return sendCallbackRefusal(
+          request,
+          reply,
+          'upstream_failed',
+          `the authorization failed: ${error.message}`,
+        );
       }
       throw error;
     }

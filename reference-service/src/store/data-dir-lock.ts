@@ -1,6 +1,5 @@
 import {
   closeSync,
-  mkdirSync,
   openSync,
   readFileSync,
   readlinkSync,
@@ -10,6 +9,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir } from './private-dir.js';
 
 export class DataDirLockedError extends Error {
   constructor(
@@ -146,7 +146,7 @@ async function heartbeatAlive(path: string): Promise<boolean> {
  * PGlite is a single-user development backend, so this is accepted.
  */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const path = join(dataDir, 'service.lock');
   const me = currentHolder();
   for (let attempt = 0; attempt < 2; attempt++) {

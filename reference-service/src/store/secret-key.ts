@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir } from './private-dir.js';
 
 /**
  * The at-rest key: `SVC_SECRET_KEY` (64 hex characters or base64 of 32 bytes) when set, which every
@@ -21,7 +22,7 @@ export function loadSecretKey(envValue: string | undefined, dataDir: string): Bu
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   try {
     // 'wx': if another instance on this machine wrote the file first, read theirs instead of overwriting.
     writeFileSync(path, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/domain/totp.js';
 import { startCredentialCache } from '../../src/http/credential-cache.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
-import { startTestService, type TestService } from '../support/harness.js';
 import { type RawAnswer, rawCall } from '../support/raw-call.js';
 import {
+  accountService,
   cookieOf,
   enrolMfa,
   expectError,
@@ -22,28 +21,24 @@ const nextStep = () => {
 };
 
 describe.each(BACKENDS)('the portal’s accounts from sign-up to a removed member, on $name', (backend) => {
-  let store: OpenedStore;
-  let service: TestService;
+  const running = accountService(backend, { now: clock.now });
   const call = (method: string, path: string, options: Parameters<typeof portalCall>[3] = {}) =>
-    portalCall(service.baseUrl, method, path, options);
+    portalCall(running.service.baseUrl, method, path, options);
   const withKey = (key: string, method: string, path: string, body?: unknown): Promise<RawAnswer> =>
-    rawCall(service.baseUrl, method, path, {
+    rawCall(running.service.baseUrl, method, path, {
       headers: { authorization: `Bearer ${key}` },
       ...(body === undefined ? {} : { body }),
     });
 
+  // The key cache, so that removal is seen to drop cached keys at once (PGlite announces at commit).
   beforeAll(async () => {
-    store = await backend.open();
-    service = await startTestService(store, { now: clock.now, extra: { signUpOpen: true } });
-    service.ctx.credentials = await startCredentialCache(store.db);
+    running.service.ctx.credentials = await startCredentialCache(running.store.db);
   });
   afterAll(async () => {
-    await service?.ctx.credentials?.stop();
-    await service?.close();
-    await store?.close();
+    await running.service.ctx.credentials?.stop();
   });
 
-  const enrol = (cookie: string, email: string) => enrolMfa(service.baseUrl, cookie, email, clock);
+  const enrol = (cookie: string, email: string) => enrolMfa(running.service.baseUrl, cookie, email, clock);
 
   it('signs up, enrols MFA, invites, and removal refuses the member’s key and session at once', async () => {
     const ownerEmail = uniqueEmail('owner');
@@ -182,7 +177,7 @@ describe.each(BACKENDS)('the portal’s accounts from sign-up to a removed membe
     const contacts = `/v1/identities/${slug}/contacts`;
     expect((await withKey(memberKey, 'GET', contacts)).status).toBe(200);
     expect((await withKey(memberKey, 'GET', contacts)).status).toBe(200);
-    if (backend.name === 'pglite') expect(service.ctx.credentials!.stats().hits).toBeGreaterThan(0);
+    if (backend.name === 'pglite') expect(running.service.ctx.credentials!.stats().hits).toBeGreaterThan(0);
     // A member cannot remove the owner; the owner sees both members and the member's key.
     expectError(
       await call('DELETE', `/v1/workspace/members/${(signUp.body as { member: { id: string } }).member.id}`, {

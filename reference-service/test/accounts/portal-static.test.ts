@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PORTAL_CSP } from '../../src/features/portal-static/plugin.js';
+import { ANSWER_HEADERS } from '../../src/http/answer-headers.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { startTestService, type TestService } from '../support/harness.js';
 
@@ -62,7 +63,8 @@ describe('the portal served at /', () => {
     }
     const session = await fetch(`${built.baseUrl}/v1/session`);
     expect(session.status).toBe(401);
-    expect(session.headers.get('content-security-policy')).toBeNull();
+    // The service's own answers keep their policy, not the portal's.
+    expect(session.headers.get('content-security-policy')).toBe(ANSWER_HEADERS['content-security-policy']);
   });
 
   it('says how to build the portal when it is not built, never a 500', async () => {

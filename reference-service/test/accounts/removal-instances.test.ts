@@ -11,6 +11,7 @@ import {
   freshAddress,
   PASSWORD,
   portalCall,
+  signUpOwner,
   uniqueEmail,
 } from './support.js';
 
@@ -34,12 +35,7 @@ describe('removing a member, seen by another instance on PostgreSQL', () => {
   });
 
   it('refuses the removed member’s key and session on the other instance at once', async () => {
-    const signUp = await portalCall(a.baseUrl, 'POST', '/v1/accounts', {
-      body: { email: uniqueEmail('owner'), password: PASSWORD },
-      from: freshAddress(),
-    });
-    const owner = cookieOf(signUp);
-    const slug = (signUp.body as { identities: { slug: string }[] }).identities[0]!.slug;
+    const { cookie: owner, slug } = await signUpOwner(a.baseUrl);
     await enrolMfa(a.baseUrl, owner, 'owner', clock);
     const email = uniqueEmail('member');
     const invite = await portalCall(a.baseUrl, 'POST', '/v1/workspace/members', {

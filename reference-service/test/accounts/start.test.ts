@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +35,24 @@ describe('the started service and its portal block', () => {
     running.push(service);
     return service;
   };
+
+  it('without a terminal, writes the first start’s secrets to a file of the data dir instead of stdout', async () => {
+    const service = await start({ SVC_FIRST_START_SECRETS: 'file' });
+    const baseUrl = await service.ready();
+    await service.printed('readable by this user only');
+    const output = service.output();
+    const dataDir = dirs.at(-1)!;
+    const file = join(dataDir, 'first-start.txt');
+    expect(output).toContain(`are in ${file}`);
+    expect(output).not.toMatch(/password:|TOTP secret:|svc_[A-Za-z0-9]/);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const secrets = await readFile(file, 'utf8');
+    const email = /email:\s+(\S+)/.exec(secrets)![1]!;
+    const password = /password:\s+(\S+)/.exec(secrets)![1]!;
+    expect(/API key \(all scopes\):\s+svc_\S+/.test(secrets)).toBe(true);
+    const login = await portalCall(baseUrl, 'POST', '/v1/sessions', { body: { email, password } });
+    expect(login.status).toBe(201);
+  });
 
   it('prints the portal’s address and, on first start, a ready account that signs in and steps up', async () => {
     const service = await start({});

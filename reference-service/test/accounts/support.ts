@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { base32Decode, currentTotp } from '../../src/domain/totp.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
+import type { Backend } from '../support/backends.js';
 import { type RawAnswer, rawCall } from '../support/raw-call.js';
+import {
+  type LifecycleOptions,
+  type ServiceUnderTest,
+  serviceForTests,
+} from '../support/service-lifecycle.js';
 
 /** A password every sign-up of the tests may use (the policy: 12 characters, not the e-mail). */
 export const PASSWORD = 'a long pass phrase for tests';
@@ -87,4 +93,24 @@ export async function enrolMfa(baseUrl: string, cookie: string, email: string, c
   for (const code of recovery_codes) expect(code).toMatch(/^[A-Z2-7]{4}(-[A-Z2-7]{4}){3}$/);
   expect(stepped_up_until).toBe(clock.at + 15 * 60_000);
   return { secret: secret!, recoveryCodes: recovery_codes };
+}
+
+/** A service with sign-up open on a fresh store of the backend, for one `describe` (see service-lifecycle). */
+export function accountService(
+  backend: Backend,
+  options: Omit<LifecycleOptions, 'open'> = {},
+): ServiceUnderTest {
+  return serviceForTests({ ...options, open: backend.open, extra: { signUpOpen: true, ...options.extra } });
+}
+
+/** Signs a new owner up from an address of its own: the session cookie, the e-mail and the first identity. */
+export async function signUpOwner(baseUrl: string, prefix = 'owner', password = PASSWORD) {
+  const email = uniqueEmail(prefix);
+  const answer = await portalCall(baseUrl, 'POST', '/v1/accounts', {
+    body: { email, password },
+    from: freshAddress(),
+  });
+  expect(answer.status).toBe(201);
+  const slug = (answer.body as { identities: { slug: string }[] }).identities[0]!.slug;
+  return { email, cookie: cookieOf(answer), slug, answer };
 }

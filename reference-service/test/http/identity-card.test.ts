@@ -1,27 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
-import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
-import { call, createTenant, expectRefusal, startTestService, type TestService } from '../support/harness.js';
+import { call, createTenant, expectRefusal } from '../support/harness.js';
+import { serviceForTests } from '../support/service-lifecycle.js';
 
 // The portal's "your card" box: an identity's own card, found by slug, only inside its workspace.
 describe('GET /v1/identities/{slug}/card', () => {
-  let store: OpenedStore;
-  let service: TestService;
-
-  beforeAll(async () => {
-    store = await openStore({ inMemory: true, dataDir: '/nonexistent' });
-    service = await startTestService(store);
-  });
-  afterAll(async () => {
-    await service?.close();
-    await store?.close();
-  });
+  const running = serviceForTests();
 
   async function tenantWithIdentity(permissions?: Parameters<typeof createTenant>[1]) {
-    const tenant = await createTenant(service.ctx, permissions);
+    const tenant = await createTenant(running.service.ctx, permissions);
     const slug = `who-${newId('x').slice(-8)}`;
-    await insertIdentity(service.ctx.db, {
+    await insertIdentity(running.service.ctx.db, {
       id: newId('idn'),
       workspace_id: tenant.workspaceId,
       slug,
@@ -32,24 +22,26 @@ describe('GET /v1/identities/{slug}/card', () => {
 
   it('answers the card the peer endpoint hands out, the same for a session and a key', async () => {
     const { tenant, slug } = await tenantWithIdentity();
-    const first = await call(service, 'GET', `/v1/identities/${slug}/card`, {
+    const first = await call(running.service, 'GET', `/v1/identities/${slug}/card`, {
       auth: { cookie: tenant.plainSession },
     });
     expect(first.status).toBe(200);
     const body = first.body as { slug: string; fingerprint: string; card: string };
     expect(body.slug).toBe(slug);
     expect(body.card.length).toBeGreaterThan(100);
-    const peer = await fetch(`${service.baseUrl}/peer/v1/identities/${body.fingerprint}/card`);
+    const peer = await fetch(`${running.service.baseUrl}/peer/v1/identities/${body.fingerprint}/card`);
     expect(((await peer.json()) as { card: string }).card).toBe(body.card);
-    const again = await call(service, 'GET', `/v1/identities/${slug}/card`, { auth: { key: tenant.key } });
+    const again = await call(running.service, 'GET', `/v1/identities/${slug}/card`, {
+      auth: { key: tenant.key },
+    });
     expect(again.body).toEqual(body);
   });
 
   it('refuses another workspace’s identity, a caller without contacts:read, and no credentials', async () => {
     const { slug } = await tenantWithIdentity();
-    const stranger = await createTenant(service.ctx);
+    const stranger = await createTenant(running.service.ctx);
     expectRefusal(
-      await call(service, 'GET', `/v1/identities/${slug}/card`, { auth: { key: stranger.key } }),
+      await call(running.service, 'GET', `/v1/identities/${slug}/card`, { auth: { key: stranger.key } }),
       404,
       'not_found',
     );
@@ -57,10 +49,10 @@ describe('GET /v1/identities/{slug}/card', () => {
       permissions: ['service:workspace:admin'],
     });
     expectRefusal(
-      await call(service, 'GET', `/v1/identities/${own}/card`, { auth: { key: narrow.key } }),
+      await call(running.service, 'GET', `/v1/identities/${own}/card`, { auth: { key: narrow.key } }),
       403,
       'forbidden',
     );
-    expectRefusal(await call(service, 'GET', `/v1/identities/${own}/card`), 401, 'unauthenticated');
+    expectRefusal(await call(running.service, 'GET', `/v1/identities/${own}/card`), 401, 'unauthenticated');
   });
 });

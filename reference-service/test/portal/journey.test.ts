@@ -178,7 +178,7 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     await page.keyboard.type(await code(''));
     await page.keyboard.press('Enter');
     await shownOnce(page, 'signing-secret');
-    expect(await page.getByRole('link', { name: 'Delivery log' }).count()).toBe(2);
+    await expect.poll(() => page.getByRole('link', { name: 'Delivery log' }).count()).toBe(2);
   });
 
   it('turns the workspace’s delivery switch off and on again from the keyboard', async () => {

@@ -157,5 +157,24 @@ describe.each(BACKENDS)(
       await bob.page.getByText('No integrations yet.').waitFor();
       for (const list of errors) expect(list).toEqual([]);
     });
+
+    it('alice blocks bob and unblocks him again, seeing the status and the buttons change', async () => {
+      await alice.page.goto(`${alice.service.baseUrl}/#/contacts`);
+      const row = alice.page.locator('[data-contact]').first();
+      await row.and(alice.page.locator('[data-status="active"]')).waitFor();
+      await row.getByRole('button', { name: /^Block / }).click();
+      await row.and(alice.page.locator('[data-status="blocked"]')).waitFor();
+      await row.getByRole('heading', { name: /\(blocked\)$/ }).waitFor();
+      expect(await row.getByRole('status').textContent()).toBe('Blocked.');
+      expect(await row.getByRole('button', { name: /^Block / }).count()).toBe(0);
+      await expectAccessible(alice.page, 'contacts with a blocked contact');
+
+      await row.getByRole('button', { name: /^Unblock / }).click();
+      await row.and(alice.page.locator('[data-status="active"]')).waitFor();
+      await row.getByRole('heading', { name: /\(active\)$/ }).waitFor();
+      expect(await row.getByRole('status').textContent()).toBe('Unblocked.');
+      await row.getByRole('button', { name: /^Block / }).waitFor();
+      for (const list of errors) expect(list).toEqual([]);
+    });
   },
 );

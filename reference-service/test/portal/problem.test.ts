@@ -1,6 +1,8 @@
 import { Client } from '@svc-kit/client';
 import { describe, expect, it } from 'vitest';
+import type { SessionInfo } from '../../portal/src/api/account.js';
 import { needsStepUp, PortalError, problemFromBody, toProblem } from '../../portal/src/api/problem.js';
+import { COOKIE_DROPPED, sessionAfterSignIn } from '../../portal/src/api/signed-in.js';
 
 // What the portal shows for a refusal: the service's words, its request id, and for a 429 the wait.
 describe('the portal’s reading of refusals', () => {
@@ -58,5 +60,25 @@ describe('the portal’s reading of refusals', () => {
       message: 'Failed to fetch',
       requestId: undefined,
     });
+  });
+});
+
+describe('the session read right after signing in', () => {
+  const session = { member: { email: 'a@b.example' } } as unknown as SessionInfo;
+  const refused = (status: number) =>
+    new PortalError({
+      status,
+      code: 'unauthenticated',
+      message: 'no session',
+      requestId: 'req_9',
+      retryAfter: undefined,
+    });
+
+  it('says in words that the browser dropped the cookie when the read is 401, keeping the request id', async () => {
+    expect(await sessionAfterSignIn(async () => session)).toBe(session);
+    const error = await sessionAfterSignIn(() => Promise.reject(refused(401))).catch((e: unknown) => e);
+    expect(toProblem(error)).toMatchObject({ status: 401, message: COOKIE_DROPPED, requestId: 'req_9' });
+    const other = await sessionAfterSignIn(() => Promise.reject(refused(503))).catch((e: unknown) => e);
+    expect(toProblem(other).message).toBe('no session');
   });
 });

@@ -105,7 +105,7 @@ describe('the service as a process: start-up refusals and the data-dir lock', ()
 
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
-    // The lock is released on shutdown: a new process starts, and says the sandbox is already seeded.
+    // The lock is released on shutdown: a new process starts, and says the sandbox was seeded before.
     const third = startProcess(dataDir);
     await third.printed('already seeded');
     third.child.kill('SIGTERM');

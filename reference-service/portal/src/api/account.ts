@@ -83,6 +83,9 @@ export const account = {
   startMfa: () => send<MfaSetup>('POST', '/v1/session/mfa'),
   confirmMfa: (code: string) =>
     send<{ recovery_codes: string[]; stepped_up_until: number }>('POST', '/v1/session/mfa/confirm', { code }),
+  changePassword: (body: { current_password: string; new_password: string }) =>
+    send<{ sessions_ended: number }>('POST', '/v1/session/password', body),
+  regenerateRecoveryCodes: () => send<{ recovery_codes: string[] }>('POST', '/v1/session/recovery-codes'),
   stepUp: (proof: { code: string } | { recovery_code: string }) =>
     send<{ stepped_up_until: number }>('POST', '/v1/sessions/step-up', proof),
   listKeys: () => send<{ keys: KeyRow[] }>('GET', '/v1/workspace/keys'),

@@ -11,7 +11,7 @@ export function SignInPage({
 }: {
   mode: 'login' | 'signup' | 'invite';
   inviteToken?: string;
-  onSignedIn: () => void;
+  onSignedIn: () => Promise<void>;
 }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -21,7 +21,7 @@ export function SignInPage({
   const invite = mode === 'invite';
   const submit = async (event: Event) => {
     event.preventDefault();
-    const done = await run(async () => {
+    await run(async () => {
       if (mode === 'invite') {
         await account.acceptInvite({ token: inviteToken ?? '', password });
       } else if (signup) {
@@ -33,9 +33,9 @@ export function SignInPage({
       } else {
         await account.logIn({ email, password });
       }
-      return true;
+      // Inside the action: a session the browser did not keep is a problem shown on this form.
+      await onSignedIn();
     });
-    if (done) onSignedIn();
   };
   return (
     <main id="main" class="narrow">

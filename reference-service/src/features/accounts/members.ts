@@ -1,7 +1,9 @@
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
+import { guessBucket } from '../../domain/sign-in-limits.js';
 import type { ServiceContext } from '../../http/service-context.js';
+import { spendGuess } from '../../http/sign-in-guard.js';
 import {
   type AccountRow,
   acceptInvite,
@@ -15,6 +17,7 @@ import {
 import {
   hashToken,
   INVITE_LIFETIME_MS,
+  INVITES_SENT,
   isEmail,
   newInviteToken,
   normalizeEmail,
@@ -65,6 +68,8 @@ export async function inviteMember(
   if (beyond.length > 0)
     throw new ServiceError('forbidden', `an invite cannot carry permissions you lack: ${beyond.join(', ')}`);
   const now = ctx.now();
+  // Every invite counts, sent or not: each is a row and, once accepted, an account.
+  await spendGuess(ctx.db, [[guessBucket('invite-sent', actor.id), INVITES_SENT]], now);
   const token = newInviteToken();
   const row: AccountRow = {
     id: newId('mem'),
@@ -94,6 +99,8 @@ export async function inviteMember(
       throw new ServiceError('conflict', 'this e-mail already belongs to an account');
     throw error;
   }
+  // An address that already has an account is invited like any other (the inviter learns nothing about
+  // other workspaces); the invite is refused when accepted.
   return { member: memberView(row, true), invite_token: token };
 }
 
@@ -108,12 +115,21 @@ export async function acceptMemberInvite(
   if (!invite) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
   const problem = passwordProblem(input.password, invite.email);
   if (problem) throw new ServiceError('invalid_request', `invalid body: ${problem}`);
-  const member = await acceptInvite(
-    ctx.db,
-    tokenHash,
-    await hashPassword(input.password, ctx.passwordCost),
-    ctx.now(),
-  );
+  let member: AccountRow | undefined;
+  try {
+    member = await acceptInvite(
+      ctx.db,
+      tokenHash,
+      await hashPassword(input.password, ctx.passwordCost),
+      ctx.now(),
+    );
+  } catch (error) {
+    if ((error as { code?: string }).code !== '23505') throw error;
+    throw new ServiceError(
+      'conflict',
+      'this e-mail already has an account; a person belongs to one workspace, so sign in with it or ask for an invite to another address',
+    );
+  }
   if (!member) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
   return member;
 }

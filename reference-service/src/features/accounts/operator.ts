@@ -1,5 +1,6 @@
 import { ServiceError } from '../../domain/errors.js';
 import type { ServiceContext } from '../../http/service-context.js';
+import { getMemberByEmail } from '../../store/queries/members.js';
 import { insertInvite } from './queries.js';
 import { hashToken, INVITE_LIFETIME_MS, isEmail, newInviteToken, normalizeEmail } from './rules.js';
 import { createWorkspaceWithOwner } from './sign-up.js';
@@ -16,8 +17,11 @@ export async function createWorkspaceForOwner(
 ): Promise<{ workspaceId: string; slugs: string[]; link: string; expiresAt: number }> {
   const email = normalizeEmail(ownerEmail);
   if (!isEmail(email)) throw new ServiceError('invalid_request', `${ownerEmail} is not an e-mail address`);
-  if (name.trim() === '' || name.length > 64 || /\p{Cc}/u.test(name))
+  if (name.trim() === '' || name.length > 64 || /[\p{Cc}\p{Cf}]/u.test(name))
     throw new ServiceError('invalid_request', 'the workspace name must be 1 to 64 printable characters');
+  // The operator may learn that an address has an account (an invite would only fail when accepted).
+  if (await getMemberByEmail(ctx.db, email))
+    throw new ServiceError('conflict', `${email} already has an account; a person belongs to one workspace`);
   const token = newInviteToken();
   const now = ctx.now();
   const expiresAt = now + INVITE_LIFETIME_MS;

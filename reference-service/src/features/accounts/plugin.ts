@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { registerCredentialRoutes } from './credential-routes.js';
 import {
   type AccountRouteOptions,
   registerMfaRoutes,
@@ -7,11 +8,12 @@ import {
 import { registerWorkspaceRoutes } from './workspace-routes.js';
 
 /**
- * The service's own account routes behind the portal (sign-up, the session, MFA enrolment, members, the
- * key list, the workspace switch). Not part of the /v1 contract; listed in the service README.
+ * The service's own account routes behind the portal (sign-up, the session, MFA enrolment, password
+ * and recovery codes, members, the key list, the workspace switch). Not part of the /v1 contract; listed in the service README.
  */
 export async function accountsPlugin(app: FastifyInstance, options: AccountRouteOptions): Promise<void> {
   registerSessionAccountRoutes(app, options);
   registerMfaRoutes(app, options);
+  registerCredentialRoutes(app, options);
   registerWorkspaceRoutes(app, options);
 }

@@ -135,7 +135,9 @@ export async function acceptInvite(
 ): Promise<AccountRow | undefined> {
   const rows = await db.query<AccountRow>(
     `WITH taken AS (
-       DELETE FROM member_invites WHERE token_hash = $1 AND expires_at > $3 RETURNING member_id
+       DELETE FROM member_invites i WHERE token_hash = $1 AND expires_at > $3
+          AND EXISTS (SELECT 1 FROM members inviter WHERE inviter.id = i.invited_by AND inviter.removed_at IS NULL)
+       RETURNING member_id
      )
      UPDATE members m SET password_hash = $2
        FROM taken WHERE m.id = taken.member_id AND m.removed_at IS NULL
@@ -146,8 +148,8 @@ export async function acceptInvite(
 }
 
 /**
- * Removes a member: every key revoked, every session and open invite deleted, the permissions emptied and
- * the row marked removed. The caller runs it in one transaction; migration 0011's triggers announce the
+ * Removes a member: every key revoked, every session deleted, their open invite and the invites they sent
+ * deleted, the permissions emptied and the row marked removed. The caller runs it in one transaction; migration 0011's triggers announce the
  * key and member changes, so cached credentials are dropped at commit.
  */
 export async function removeAccount(db: Queryable, memberId: string, now: number): Promise<boolean> {
@@ -162,7 +164,17 @@ export async function removeAccount(db: Queryable, memberId: string, now: number
     now,
   ]);
   await db.query('DELETE FROM sessions WHERE member_id = $1', [memberId]);
-  await db.query('DELETE FROM member_invites WHERE member_id = $1', [memberId]);
+  // The invites the member sent are a way back in (a second address of theirs): they go too, with the
+  // rows of the people who never joined through them.
+  await db.query(
+    `WITH dropped AS (
+       DELETE FROM member_invites WHERE member_id = $1 OR invited_by = $1 RETURNING member_id
+     )
+     UPDATE members SET removed_at = $2, permissions = '{}'
+      WHERE id IN (SELECT member_id FROM dropped) AND id <> $1 AND password_hash IS NULL
+        AND removed_at IS NULL`,
+    [memberId, now],
+  );
   return true;
 }
 

@@ -19,22 +19,36 @@ export function passwordProblem(password: string, email: string): string | undef
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH) return `the password needs at least ${PASSWORD_MIN_LENGTH} characters`;
   if (length > PASSWORD_MAX_LENGTH) return `the password may have at most ${PASSWORD_MAX_LENGTH} characters`;
+  // A lone surrogate becomes U+FFFD when hashed: twelve different ones would all be one password.
+  if (/\p{Cs}/u.test(password)) return 'the password contains characters that are not valid text';
   if (new Set(password).size < 4) return 'the password repeats too few different characters';
   const lowered = password.toLowerCase();
-  if (lowered === email || lowered.includes(email.split('@')[0] ?? email))
+  const local = email.split('@')[0] ?? email;
+  // A short local part ("a@b.co") would forbid every password holding its letter: only the whole address then.
+  if (lowered.includes(email) || (local.length >= 4 && lowered.includes(local)))
     return 'the password must not contain the e-mail address';
   return undefined;
 }
 
-/** E-mails are compared trimmed and in lower case: `Ann@X.example` and `ann@x.example` are one account. */
+/**
+ * E-mails are compared in NFKC, trimmed and in lower case: `Ann@X.example`, `ann@x.example` and the same
+ * address typed with decomposed accents or full-width letters are one account.
+ */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.normalize('NFKC').trim().toLowerCase();
 }
 
-/** Deliberately loose: one `@`, something on both sides, no spaces or controls. Mail is never sent. */
+/**
+ * Deliberately loose: one `@`, something on both sides; no spaces, controls, invisible format characters
+ * (zero-width, bidi overrides), private-use, unassigned or lone surrogate code points, which would let two
+ * addresses look alike in a members list. Mail is never sent.
+ */
 export function isEmail(email: string): boolean {
-  return email.length <= 254 && /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(email);
+  return email.length <= 254 && EMAIL.test(email);
 }
+
+const EMAIL_PART = '[^\\s@\\p{Z}\\p{Cc}\\p{Cf}\\p{Co}\\p{Cn}\\p{Cs}]+';
+const EMAIL = new RegExp(`^${EMAIL_PART}@${EMAIL_PART}\\.${EMAIL_PART}$`, 'u');
 
 /** Sign-ups per client address: 5, then one more every 12 minutes (every attempt counts, not only failures). */
 export const SIGN_UP_ATTEMPTS: OutboundLimit = {
@@ -47,6 +61,13 @@ export const INVITE_GUESSES: OutboundLimit = {
   capacity: 10,
   perMs: 1 / MINUTE,
   what: 'wrong invite tokens from this address',
+};
+
+/** Invites sent per member: 20, then one every 10 minutes (each is a row, and was an e-mail oracle). */
+export const INVITES_SENT: OutboundLimit = {
+  capacity: 20,
+  perMs: 1 / (10 * MINUTE),
+  what: 'invites sent by this member',
 };
 
 /** An invite can be accepted once, within 7 days. */
@@ -108,11 +129,12 @@ export function removalRefusal(actor: MemberStanding, target: MemberStanding): s
   return undefined;
 }
 
-/** A workspace name as a person wrote it, or one derived from the e-mail. */
-export function workspaceNameFor(asked: string | undefined, email: string): string {
-  const name = asked?.trim();
-  if (name) return name;
-  return `${email.split('@')[0] ?? 'my'}'s workspace`;
+/**
+ * A workspace name as a person wrote it, or a neutral one: the identities' slugs come from it and travel
+ * in every contact card, so a default must not hand strangers the e-mail's local part.
+ */
+export function workspaceNameFor(asked: string | undefined): string {
+  return asked?.trim() || 'My workspace';
 }
 
 /**
@@ -128,6 +150,26 @@ export function identitySlugsFor(workspaceName: string): [string, string] {
       .replace(/^-+|-+$/g, '')
       .slice(0, 16)
       .replace(/-+$/, '') || 'ws';
-  const suffix = randomBytes(3).toString('hex');
+  // 48 random bits: slugs are unique across workspaces, and many sign-ups share a base ("my-workspace").
+  const suffix = randomBytes(6).toString('hex');
   return [`${base}-${suffix}-alice`, `${base}-${suffix}-bob`];
+}
+
+/** Wrong current passwords on a password change, per member: 5, then one every 10 minutes (as step-up). */
+export const PASSWORD_CHANGE_FAILURES: OutboundLimit = {
+  capacity: 5,
+  perMs: 1 / (10 * MINUTE),
+  what: 'wrong current passwords of this member',
+};
+
+/**
+ * Whose keys a member may revoke, by the rule of removal: their own always; the owner anyone's; any other
+ * admin only the keys of members holding nothing the admin lacks (never the owner's).
+ */
+export function keyRevocationRefusal(actor: MemberStanding, keyOwner: MemberStanding): string | undefined {
+  if (actor.id === keyOwner.id || actor.owner) return undefined;
+  if (keyOwner.owner) return 'only the owner may revoke the owner’s keys';
+  const beyond = permissionsBeyond(actor.permissions, keyOwner.permissions);
+  if (beyond.length > 0) return `only the owner may revoke a key of a member holding ${beyond.join(', ')}`;
+  return undefined;
 }

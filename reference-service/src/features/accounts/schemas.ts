@@ -16,7 +16,8 @@ export const signUpBody = z.strictObject({
   workspace_name: z
     .string()
     .max(64)
-    .regex(/^[^\p{Cc}]*$/u, 'no control characters')
+    // Controls, and format characters such as bidi overrides that would show the name reversed.
+    .regex(/^[^\p{Cc}\p{Cf}]*$/u, 'no control or invisible formatting characters')
     .optional(),
 });
 
@@ -37,3 +38,5 @@ export const acceptInviteBody = z.strictObject({
 export const memberPath = z.strictObject({ id: z.string().min(1).max(64) });
 
 export const workspacePatchBody = z.strictObject({ webhooks_enabled: z.boolean() });
+
+export const changePasswordBody = z.strictObject({ current_password: password, new_password: password });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isCrossSiteLogin } from '../../domain/cross-site.js';
+import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import type { RouteRequirements } from '../../http/early-refusals.js';
@@ -29,7 +30,7 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
   app.post('/v1/accounts', { config: PUBLIC_ROUTE }, async (request: FastifyRequest, reply: FastifyReply) => {
     // No session yet: refused only when a browser says another site posted it (as log-in).
     if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
-      throw new ServiceError('cross_site', 'a sign-up must come from the portal’s own origin');
+      throw new ServiceError('cross_site', crossSiteMessage('a sign-up', ctx.publicAddress.origin));
     if (!signUpOpen)
       throw new ServiceError(
         'forbidden',

@@ -30,7 +30,7 @@ export async function createWorkspaceWithOwner(
   const now = ctx.now();
   const workspaceId = newId('ws');
   const memberId = newId('mem');
-  const name = workspaceNameFor(input.workspaceName, input.email);
+  const name = workspaceNameFor(input.workspaceName);
   await insertWorkspace(tx, {
     id: workspaceId,
     name,

@@ -1,6 +1,7 @@
 import type { Permission } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isCrossSiteLogin } from '../../domain/cross-site.js';
+import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../../domain/workspace-state.js';
@@ -76,7 +77,10 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
     { config: PUBLIC_ROUTE },
     async (request: FastifyRequest, reply: FastifyReply) => {
       if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
-        throw new ServiceError('cross_site', 'an invite must be accepted on the portal’s own origin');
+        throw new ServiceError(
+          'cross_site',
+          crossSiteMessage('accepting an invite', ctx.publicAddress.origin),
+        );
       const body = parse(acceptInviteBody, request.body, 'body');
       const bucket = guessBucket('invite', limitedAddress(request.ip));
       const giveBack = await spendGuess(ctx.db, [[bucket, INVITE_GUESSES]], ctx.now());
@@ -84,8 +88,11 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
       try {
         member = await acceptMemberInvite(ctx, body);
       } catch (error) {
-        // Only an unknown token is a guess; a right token with a weak password is not.
-        if (!(error instanceof ServiceError && error.code === 'not_found')) await giveBack();
+        // An unknown token is a guess, and so is an address that has an account (that answer is
+        // information); a right token with a weak password is not.
+        const counted =
+          error instanceof ServiceError && (error.code === 'not_found' || error.code === 'conflict');
+        if (!counted) await giveBack();
         throw error;
       }
       await giveBack();

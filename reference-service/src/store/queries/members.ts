@@ -27,14 +27,20 @@ export async function insertMember(db: Queryable, row: MemberRow): Promise<void>
 }
 
 /**
- * A member not removed (migration 0012), by e-mail as typed or as the portal stores it (trimmed, lower
- * case); an invited member without a password yet has `password_hash` null, and no password matches it.
+ * A member not removed (migration 0012), by e-mail as typed, trimmed and lower-cased, or in the portal's
+ * `normalized` form (NFKC too). Only members who can sign in: an invited member without a password
+ * yet does not hold the e-mail (migration 0013), and several invites may name it.
  */
-export async function getMemberByEmail(db: Queryable, email: string): Promise<MemberRow | undefined> {
+export async function getMemberByEmail(
+  db: Queryable,
+  email: string,
+  normalized = email,
+): Promise<MemberRow | undefined> {
   const rows = await db.query<MemberRow>(
-    `SELECT * FROM members WHERE email IN ($1, lower(btrim($1))) AND removed_at IS NULL
+    `SELECT * FROM members
+      WHERE email IN ($1, lower(btrim($1)), $2) AND removed_at IS NULL AND password_hash IS NOT NULL
       ORDER BY (email = $1) DESC LIMIT 1`,
-    [email],
+    [email, normalized],
   );
   return rows[0];
 }

@@ -1,25 +1,9 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-/** Debian's Chromium, headless (as the docs tests launch it); playwright-core never downloads one. */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run docs/scripts/ensure-chromium.sh`);
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
-}
+export { launchChromium } from '../../support/chromium.js';
 
 /**
  * Everything that says the page is broken, kept for an assertion: uncaught exceptions, console errors

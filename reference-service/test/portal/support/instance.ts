@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { inject } from 'vitest';
 import { type RunningDelivery, startDelivery } from '../../../src/delivery/start.js';
 import { buildApp } from '../../../src/http/app.js';
 import { loggerOptions } from '../../../src/http/logger.js';
@@ -9,7 +10,6 @@ import { PublicAddress } from '../../../src/public-address.js';
 import type { OpenedStore } from '../../../src/store/open.js';
 import { createSecretBox } from '../../../src/store/secret-box.js';
 import { testResolve } from '../../support/harness.js';
-import { buildPortal } from './portal-build.js';
 
 /** A sandbox service as `npm start` runs it: portal, sign-up open, sandbox trigger, delivery worker. */
 export interface PortalInstance {
@@ -43,7 +43,7 @@ export async function startPortalInstance(store: OpenedStore): Promise<PortalIns
     signUpOpen: true,
     peer: { allowLocalhost: true, timeoutMs: 5000 },
     integrations: { allowLocalhost: true, timeoutMs: 5000, catalogue: {} },
-    portalDir: await buildPortal(),
+    portalDir: inject('portalDir'),
   });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   ctx.publicAddress.settle(baseUrl);

@@ -1,0 +1,95 @@
+import { useState } from 'preact/hooks';
+import { account, type SessionInfo } from '../api/account.js';
+import { ShownOnce } from '../ui/copy-button.js';
+import { ProblemNote } from '../ui/problem-note.js';
+import { useStepUp } from '../ui/step-up.js';
+import { useAction } from '../ui/use-action.js';
+
+/** The person's own credentials: the password, and the MFA recovery codes. */
+export function AccountPage({ session }: { session: SessionInfo }) {
+  return (
+    <main id="main" class="narrow">
+      <h1>Your account</h1>
+      <p>
+        Signed in as <strong>{session.member.email}</strong>.
+      </p>
+      <PasswordForm email={session.member.email} />
+      {session.member.mfa_enrolled && <RecoveryCodes />}
+    </main>
+  );
+}
+
+function PasswordForm({ email }: { email: string }) {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [done, setDone] = useState('');
+  const { busy, problem, run } = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setDone('');
+    const answer = await run(() => account.changePassword({ current_password: current, new_password: next }));
+    if (answer) {
+      setCurrent('');
+      setNext('');
+      const others = answer.sessions_ended;
+      setDone(
+        `Password changed. ${others === 1 ? '1 other session was' : `${others} other sessions were`} signed out; this one stays.`,
+      );
+    }
+  };
+  return (
+    <form onSubmit={submit} aria-labelledby="password-title">
+      <h2 id="password-title">Change password</h2>
+      {/* For password managers: which account the new password belongs to. */}
+      <input type="hidden" autoComplete="username" value={email} />
+      <label for="current-password">Current password</label>
+      <input
+        id="current-password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={current}
+        onInput={(e) => setCurrent(e.currentTarget.value)}
+      />
+      <label for="new-password">New password (at least 12 characters)</label>
+      <input
+        id="new-password"
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={12}
+        value={next}
+        onInput={(e) => setNext(e.currentTarget.value)}
+      />
+      <ProblemNote problem={problem} />
+      <p role="status">{done}</p>
+      <button type="submit" disabled={busy}>
+        Change password
+      </button>
+    </form>
+  );
+}
+
+function RecoveryCodes() {
+  const guard = useStepUp();
+  const [codes, setCodes] = useState<string[] | undefined>(undefined);
+  const { busy, problem, run } = useAction();
+  const regenerate = async () => {
+    const answer = await run(() => guard(() => account.regenerateRecoveryCodes()));
+    if (answer) setCodes(answer.recovery_codes);
+  };
+  return (
+    <section aria-labelledby="recovery-title">
+      <h2 id="recovery-title">Recovery codes</h2>
+      <p>
+        New codes replace all the old ones at once, used or not. Making them asks for a fresh MFA code (or one
+        of the old recovery codes).
+      </p>
+      <button type="button" onClick={regenerate} disabled={busy}>
+        Make new recovery codes
+      </button>
+      <ProblemNote problem={problem} />
+      {codes && <ShownOnce title="Recovery codes" value={codes.join('\n')} testId="recovery-codes" />}
+    </section>
+  );
+}

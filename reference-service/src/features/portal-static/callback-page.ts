@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import type { ErrorCode } from '@svc-kit/contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendError, statusOf } from '../../http/error-body.js';
+
+/**
+ * A refusal of the OAuth callback, for the person whose browser the authorization server sent back: a
+ * page in the portal's look that says what happened, with the request id and a way back, instead of raw
+ * JSON. Programs (no browser navigation) keep the JSON error body.
+ *
+ * The page stands alone: the portal's stylesheet has a hashed name known only to its build, so the few
+ * rules it needs are inline, allowed by their hash in this page's own CSP; it has no script at all.
+ */
+const STYLE = `body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:#1a1a1a;background:#fafafa;line-height:1.5}
+header{background:#12324f;color:#fff;padding:.5rem 1.5rem;font-weight:700}
+main{max-width:34rem;margin:2rem auto;padding:0 1rem}
+h1{font-size:1.6rem}
+.problem{border:1px solid #b3261e;background:#fdecea;padding:.5rem 1rem;border-radius:4px}
+a{color:#0b4f8a}
+code{font-family:ui-monospace,monospace}`;
+
+const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+
+export const CALLBACK_PAGE_CSP =
+  `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'; ` +
+  "form-action 'none'";
+
+/** What the person reads first, by refusal; the service's own message follows it. */
+const LEAD: Partial<Record<ErrorCode, string>> = {
+  invalid_request:
+    'The authorization server did not send back what the service needs to finish (it may have refused).',
+  not_found:
+    'This return link is unknown, expired or was used already. Start the authorization again from the integrations page.',
+  upstream_failed:
+    'The MCP server or its authorization server failed while the service finished the authorization.',
+};
+
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+
+/** A person's browser following a redirect (the same test as the callback's own redirect on success). */
+const isNavigation = (request: FastifyRequest) => request.headers['sec-fetch-mode'] === 'navigate';
+
+export function callbackRefusalPage(code: ErrorCode, message: string, requestId: string): string {
+  const lead = LEAD[code] ?? 'The authorization could not be finished.';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Authorization not finished · svc-kit portal</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header>svc-kit sandbox</header>
+<main>
+<h1>The authorization was not finished</h1>
+<div class="problem" role="alert">
+<p>${escapeHtml(lead)}</p>
+<p>The service said: ${escapeHtml(message)} (${statusOf(code)} <code>${code}</code>)</p>
+<p>Request id: <code>${escapeHtml(requestId)}</code></p>
+</div>
+<p>Nothing was changed on the integration. <a href="/#/integrations">Back to the integrations page</a></p>
+</main>
+</body>
+</html>
+`;
+}
+
+/** Answers a refusal of the callback: the page above to a browser, the JSON error body to a program. */
+export function sendCallbackRefusal(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: ErrorCode,
+  message: string,
+) {
+  if (!isNavigation(request)) return sendError(request, reply, code, message);
+  return reply
+    .code(statusOf(code))
+    .headers({
+      'content-security-policy': CALLBACK_PAGE_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    })
+    .type('text/html; charset=utf-8')
+    .send(callbackRefusalPage(code, message, request.id));
+}
