@@ -75,6 +75,21 @@ function median(loads: readonly Load[]): Load {
   return { ...middle, failures: loads.reduce((sum, load) => sum + load.failures, 0) };
 }
 
+/**
+ * PASS / MISS of a read, and when its p99 misses, whether the floor itself missed it: a floor that runs
+ * one query and nothing else above the bound says that this machine (the load generator shares its
+ * cores) cannot show the target, not that the route misses it by its own cost.
+ */
+function readVerdict(ok: boolean, ratio: number, service: Load, floor: Load): string {
+  if (ok) return verdict(true);
+  const p99Only = ratio >= READ_RATIO && service.failures === 0;
+  if (p99Only && floor.p99 > READ_P99_MS) {
+    return `MISS: p99 over ${READ_P99_MS} ms, as the floor's own (${floor.p99} ms): machine-bound`;
+  }
+  if (p99Only) return `MISS: p99 over ${READ_P99_MS} ms, the floor's within it`;
+  return verdict(false);
+}
+
 /** Rounds of a few seconds each, floor and route alternating, so that a drift of the machine hits both. */
 const ROUNDS = 3;
 
@@ -149,11 +164,11 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
       rows.push([
         `${name}${service.failures ? ` (${service.failures} failed)` : ''}`,
         fmt(service),
-        `${service.p99} ms`,
+        `${service.p99} ms (floor ${floor.p99} ms)`,
         cpuFmt(service),
         `${ratio.toFixed(2)}× (${(service.rate / bare.rate).toFixed(2)}× bare; ${cpuRatio(floor, service)})`,
         `≥ ${READ_RATIO}×, p99 ≤ ${READ_P99_MS} ms`,
-        verdict(ok),
+        readVerdict(ok, ratio, service, floor),
       ]);
     }
 
@@ -176,7 +191,7 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
     rows.push([
       `setWebhookStatus, toggling${write.failures ? ` (${write.failures} failed)` : ''}`,
       fmt(write),
-      `${write.p99} ms`,
+      `${write.p99} ms (floor ${floor.p99} ms)`,
       cpuFmt(write),
       `${ratio.toFixed(2)}× (${cpuRatio(floor, write)})`,
       `≥ ${WRITE_RATIO}×`,
