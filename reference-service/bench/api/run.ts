@@ -6,7 +6,7 @@
  * anchor, in alternating slices (median of three), because a shared machine's speed drifts within a minute.
  */
 import autocannon from 'autocannon';
-import { type Row, verdict } from '../support/table.js';
+import { flag, type Row, verdict } from '../support/table.js';
 import { spawnTarget } from '../support/target-process.js';
 
 export interface ApiTargetReady {
@@ -90,6 +90,9 @@ function readVerdict(ok: boolean, ratio: number, service: Load, floor: Load): st
   return verdict(false);
 }
 
+/** `--route NAME`: only the routes whose name contains NAME (to compare one change before and after). */
+const measured = (name: string) => name.includes(flag('route', ''));
+
 /** Rounds of a few seconds each, floor and route alternating, so that a drift of the machine hits both. */
 const ROUNDS = 3;
 
@@ -147,6 +150,7 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
       ],
     ];
     for (const [name, floorPath, servicePath] of reads) {
+      if (!measured(name)) continue;
       const [floor, service] = await pair(`${t.anchors}${floorPath}`, {}, `${t.service}${servicePath}`, {
         headers: auth,
       });
@@ -179,6 +183,7 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ status }),
       }));
+    if (!measured('setWebhookStatus')) return rows;
     const path = `/v1/workspace/webhooks/${t.toggleId}`;
     const [floor, write] = await pair(
       `${t.anchors}/update`,
