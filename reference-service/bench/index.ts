@@ -1,6 +1,6 @@
 /**
  * `npm run bench -w @svc-kit/reference-service -- [mode…] [--seconds S] [--backends pglite,postgres]
- * [--minutes M] [--interval S] [--out DIR]` (the soak runs on the first backend listed): benchmarks, not tests. They print tables with targets and PASS / MISS and always exit 0
+ * [--minutes M] [--route NAME] [--interval S] [--out DIR]` (the soak runs on the first backend listed): benchmarks, not tests. They print tables with targets and PASS / MISS and always exit 0
  * (the soak exits 1 when something was lost or memory grew past its bound).
  *
  * Modes: `api` (request path beside its anchors), `events` (event intake), `memory` (resident memory of

@@ -19,7 +19,7 @@ function row(name: string, memory: MemorySnapshot): Row {
   return [
     name,
     mb(memory.rss),
-    `main heap ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)}, buffers ${mb(memory.external)}, db thread heap ${mb(memory.threadHeapUsed)} of ${mb(memory.threadHeapTotal)}, WebAssembly ${mb(memory.wasm)}`,
+    `main heap ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} (young generation ${mb(memory.youngTotal)}), buffers ${mb(memory.external)}, db thread heap ${mb(memory.threadHeapUsed)} of ${mb(memory.threadHeapTotal)}, WebAssembly ${mb(memory.wasm)}`,
     `≤ ${TARGET_MB} MB`,
     verdict(memory.rss <= TARGET_MB * 1048576),
   ];

@@ -6,7 +6,7 @@
  * anchor, in alternating slices (median of three), because a shared machine's speed drifts within a minute.
  */
 import autocannon from 'autocannon';
-import { type Row, verdict } from '../support/table.js';
+import { flag, type Row, verdict } from '../support/table.js';
 import { spawnTarget } from '../support/target-process.js';
 
 export interface ApiTargetReady {
@@ -75,6 +75,24 @@ function median(loads: readonly Load[]): Load {
   return { ...middle, failures: loads.reduce((sum, load) => sum + load.failures, 0) };
 }
 
+/**
+ * PASS / MISS of a read, and when its p99 misses, whether the floor itself missed it: a floor that runs
+ * one query and nothing else above the bound says that this machine (the load generator shares its
+ * cores) cannot show the target, not that the route misses it by its own cost.
+ */
+function readVerdict(ok: boolean, ratio: number, service: Load, floor: Load): string {
+  if (ok) return verdict(true);
+  const p99Only = ratio >= READ_RATIO && service.failures === 0;
+  if (p99Only && floor.p99 > READ_P99_MS) {
+    return `MISS: p99 over ${READ_P99_MS} ms, as the floor's own (${floor.p99} ms): machine-bound`;
+  }
+  if (p99Only) return `MISS: p99 over ${READ_P99_MS} ms, the floor's within it`;
+  return verdict(false);
+}
+
+/** `--route NAME`: only the routes whose name contains NAME (to compare one change before and after). */
+const measured = (name: string) => name.includes(flag('route', ''));
+
 /** Rounds of a few seconds each, floor and route alternating, so that a drift of the machine hits both. */
 const ROUNDS = 3;
 
@@ -132,6 +150,7 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
       ],
     ];
     for (const [name, floorPath, servicePath] of reads) {
+      if (!measured(name)) continue;
       const [floor, service] = await pair(`${t.anchors}${floorPath}`, {}, `${t.service}${servicePath}`, {
         headers: auth,
       });
@@ -149,11 +168,11 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
       rows.push([
         `${name}${service.failures ? ` (${service.failures} failed)` : ''}`,
         fmt(service),
-        `${service.p99} ms`,
+        `${service.p99} ms (floor ${floor.p99} ms)`,
         cpuFmt(service),
         `${ratio.toFixed(2)}× (${(service.rate / bare.rate).toFixed(2)}× bare; ${cpuRatio(floor, service)})`,
         `≥ ${READ_RATIO}×, p99 ≤ ${READ_P99_MS} ms`,
-        verdict(ok),
+        readVerdict(ok, ratio, service, floor),
       ]);
     }
 
@@ -164,6 +183,7 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ status }),
       }));
+    if (!measured('setWebhookStatus')) return rows;
     const path = `/v1/workspace/webhooks/${t.toggleId}`;
     const [floor, write] = await pair(
       `${t.anchors}/update`,
@@ -176,7 +196,7 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
     rows.push([
       `setWebhookStatus, toggling${write.failures ? ` (${write.failures} failed)` : ''}`,
       fmt(write),
-      `${write.p99} ms`,
+      `${write.p99} ms (floor ${floor.p99} ms)`,
       cpuFmt(write),
       `${ratio.toFixed(2)}× (${cpuRatio(floor, write)})`,
       `≥ ${WRITE_RATIO}×`,

@@ -19,7 +19,9 @@ export async function spawnTarget<Ready>(
   env: Record<string, string | undefined>,
   args: readonly string[] = [],
 ): Promise<TargetProcess<Ready>> {
-  const child = spawn(process.execPath, [new URL(script, import.meta.url).pathname, ...args], {
+  // BENCH_TARGET_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the target, not the load.
+  const nodeArgs = (process.env.BENCH_TARGET_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, new URL(script, import.meta.url).pathname, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -38,6 +38,11 @@ export interface DeliveryWorkerOptions {
   /** Polling fallback for missed notifications. */
   pollIntervalMs?: number;
   /**
+   * How long a notification of new events waits for others before it wakes the claim loop (default 5 ms):
+   * events committed one request at a time then share a claim instead of each waking one.
+   */
+  notifyGatherMs?: number;
+  /**
    * How long a claimed row may stay `sending` before the sweeper abandons it. Must be at least twice the
    * outbound total timeout: a claimed row waits at most half the lease for a slot (later it goes back to the
    * queue unsent), then its attempt takes at most the total timeout.
@@ -72,6 +77,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const concurrency = options.concurrency ?? 64;
   const prefetch = options.prefetch ?? concurrency * 3;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const notifyGatherMs = options.notifyGatherMs ?? 5;
   const leaseMs = options.leaseMs ?? 60_000;
   // Each claim is a round trip and a statement: top up once a quarter of the room is free rather than
   // after every finished attempt.
@@ -100,6 +106,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let inFlight = 0;
   let idle: (() => void) | undefined;
   let timers: NodeJS.Timeout[] = [];
+  let gathering: NodeJS.Timeout | undefined;
   let unlisteners: (() => Promise<void>)[] = [];
 
   /** Hands never-dialled rows back to the queue; logged, not thrown: the sweeper settles them otherwise. */
@@ -179,6 +186,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     scheduler.wake();
   }
 
+  /** A notification of new events: one wake-up for all that arrive within `notifyGatherMs`. */
+  function wakeGathered(): void {
+    if (gathering !== undefined) return;
+    gathering = setTimeout(() => {
+      gathering = undefined;
+      wake();
+    }, notifyGatherMs);
+  }
+
   async function sweepStale(): Promise<void> {
     try {
       const abandoned = await abandonStaleDeliveries(db, now() - leaseMs);
@@ -202,7 +218,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         log.warn({ abandoned }, 'deliveries interrupted by a crash were abandoned, not re-sent');
       running = true;
       unlisteners = [
-        await db.listen(DELIVERY_CHANNEL, wake),
+        await db.listen(DELIVERY_CHANNEL, wakeGathered),
         await db.listen(ENDPOINT_STOPPED_CHANNEL, recall),
       ];
       timers = [
@@ -217,6 +233,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (!running) return;
       running = false;
       for (const timer of timers) clearInterval(timer);
+      clearTimeout(gathering);
+      gathering = undefined;
       // A claim under way may still return rows: let it finish, then give back what was never dialled.
       await scheduler.settled();
       await release(queue.release());

@@ -10,6 +10,8 @@ export interface KeyCheckedQueryable extends Queryable {
   /** Resolves once the database has confirmed the key (at once when a statement already did); else KeyChanged. */
   confirm(): Promise<void>;
   readonly confirmed: boolean;
+  /** The connection itself once the key is confirmed (statements then go straight to it), else undefined. */
+  passThrough(): Queryable | undefined;
 }
 
 /**
@@ -33,6 +35,7 @@ export function keyChecked(db: Queryable, keyId: string, version: string): KeyCh
       return confirmed;
     },
     confirm,
+    passThrough: () => (confirmed ? db : undefined),
     async query<Row extends object>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
       if (confirmed) return db.query<Row>(sql, params);
       if (!/^\s*select\b/i.test(sql)) {

@@ -20,7 +20,7 @@ import {
   removeEndpoint,
   rotateEndpointSecret,
   setEndpointStatus,
-  type WebhookEndpointRow,
+  type WebhookEndpointView,
 } from '../../store/queries/webhook-endpoints.js';
 import { answer, type OperationHandler } from '../operations.js';
 import type { ServiceContext } from '../service-context.js';
@@ -29,7 +29,7 @@ import type { ServiceContext } from '../service-context.js';
  * The record as the API shows it: the secrets and the soft-delete marker stay inside, and
  * `rotating_until` reads null once the overlap is over (the old secret no longer verifies then).
  */
-export function endpointRecord(row: WebhookEndpointRow, now: number): WebhookEndpoint {
+export function endpointRecord(row: WebhookEndpointView, now: number): WebhookEndpoint {
   return {
     id: row.id,
     url: row.url,

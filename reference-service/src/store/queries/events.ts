@@ -2,6 +2,8 @@ import { ID_PREFIXES } from '@svc-kit/contract';
 import type { EventType } from '@svc-kit/webhooks';
 import { newId } from '../../domain/ids.js';
 import type { Queryable } from '../db.js';
+import type { KeyCheckedQueryable } from '../key-checked.js';
+import { TurnBatch } from '../turn-batch.js';
 
 /** The channel a committed event's `pg_notify` wakes the delivery workers on (see src/delivery/). */
 export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
@@ -42,8 +44,32 @@ export async function insertEvent(
   db: Queryable,
   input: NewEvent,
 ): Promise<{ id: string; createdAt: number }> {
+  const pool = outsideTransaction(db);
+  if (pool !== undefined) return gatheredOn(pool).add(input);
   const [event] = await insertEvents(db, [input]);
   return event!;
+}
+
+/**
+ * Events written outside a transaction (the sandbox's trigger route), one gatherer per pool: concurrent
+ * requests' events share a statement and its commit (turn-batch.ts). Inside a transaction an event
+ * belongs to that transaction's change and is never gathered.
+ */
+const gatherers = new WeakMap<Queryable, TurnBatch<NewEvent, { id: string; createdAt: number }>>();
+
+function gatheredOn(pool: Queryable): TurnBatch<NewEvent, { id: string; createdAt: number }> {
+  let gatherer = gatherers.get(pool);
+  if (gatherer === undefined) {
+    gatherer = new TurnBatch((inputs) => insertEvents(pool, inputs), EVENTS_PER_STATEMENT);
+    gatherers.set(pool, gatherer);
+  }
+  return gatherer;
+}
+
+/** `db` when its statements each commit alone (the pool itself, or a confirmed key's pass-through). */
+function outsideTransaction(db: Queryable): Queryable | undefined {
+  const target = 'passThrough' in db ? (db as KeyCheckedQueryable).passThrough() : db;
+  return target !== undefined && 'transaction' in target ? target : undefined;
 }
 
 /**

@@ -15,6 +15,20 @@ export interface WebhookEndpointRow {
   deleted_at: number | null;
 }
 
+/** What an answer shows of an endpoint: every column but the sealed secrets. */
+export type WebhookEndpointView = Omit<WebhookEndpointRow, 'secret_enc' | 'previous_secret_enc'>;
+
+/**
+ * The columns of a view. The answer paths never read the sealed secrets: they are not shown, and on a
+ * 10-endpoint list they were a third of the bytes the database encoded and this side decoded.
+ */
+const VIEW_COLUMNS =
+  'id, workspace_id, url, events, status, consecutive_failures, rotating_until, created_at, updated_at, deleted_at';
+const viewColumnsOf = (alias: string) =>
+  VIEW_COLUMNS.split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
+
 /** A new endpoint's row: active, no failures, no rotation under way. */
 export function newEndpointRow(fields: {
   id: string;
@@ -63,9 +77,9 @@ export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Pr
 }
 
 /** Live endpoints of one workspace, oldest first. */
-export async function listLiveEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpointRow[]> {
-  return db.query<WebhookEndpointRow>(
-    `SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
+export async function listLiveEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpointView[]> {
+  return db.query<WebhookEndpointView>(
+    `SELECT ${VIEW_COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
     [workspaceId],
   );
 }
@@ -134,15 +148,15 @@ export async function setEndpointStatus(
   id: string,
   status: 'active' | 'paused',
   now: number,
-): Promise<WebhookEndpointRow[] | undefined> {
-  const rows = await db.query<WebhookEndpointRow & { changed: boolean }>(
+): Promise<WebhookEndpointView[] | undefined> {
+  const rows = await db.query<WebhookEndpointView & { changed: boolean }>(
     `WITH changed AS (
        UPDATE webhook_endpoints
           SET status = $3,
               consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
               updated_at = $4
         WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
-        RETURNING *
+        RETURNING ${VIEW_COLUMNS}
      ),
      announced AS (
        -- notified is read below, so that the planner keeps the call.
@@ -151,7 +165,7 @@ export async function setEndpointStatus(
      SELECT changed.*, true AS changed FROM changed
       WHERE (SELECT count(*) FROM announced WHERE notified) >= 0
      UNION ALL
-     SELECT e.*, false AS changed FROM webhook_endpoints e
+     SELECT ${viewColumnsOf('e')}, false AS changed FROM webhook_endpoints e
       WHERE e.workspace_id = $1 AND e.deleted_at IS NULL AND e.id <> $2
         AND EXISTS (SELECT 1 FROM changed)
      ORDER BY created_at, id`,

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
+import type { Db, Queryable } from '../../src/store/db.js';
+import { insertEvent, type NewEvent } from '../../src/store/queries/events.js';
+import { insertWorkspace } from '../../src/store/queries/workspaces.js';
+import { TurnBatch } from '../../src/store/turn-batch.js';
+import { BACKENDS } from '../support/backends.js';
+
+/** The pool with its event inserts counted (a pool still: it keeps `transaction`). */
+function counted(db: Db): { db: Db; inserts: () => number } {
+  let inserts = 0;
+  const count = (target: Queryable): Queryable['query'] =>
+    async function query<Row extends object>(sql: string, params?: readonly unknown[]) {
+      if (sql.includes('INSERT INTO events')) inserts++;
+      return target.query<Row>(sql, params);
+    };
+  return {
+    db: {
+      ...db,
+      query: count(db),
+      transaction: (fn) => db.transaction((tx) => fn({ ...tx, query: count(tx) })),
+    },
+    inserts: () => inserts,
+  };
+}
+
+async function workspace(db: Queryable): Promise<string> {
+  const id = newId('ws');
+  await insertWorkspace(db, {
+    id,
+    name: id,
+    webhooks_enabled: true,
+    suspended: false,
+    deletion_hold: false,
+    created_at: Date.now() - 5_000,
+  });
+  return id;
+}
+
+const event = (workspaceId: string, i: number): NewEvent => ({
+  workspaceId,
+  identity: 'alice',
+  type: 'integration.created',
+  data: { integration: `i${i}` },
+});
+
+describe.each(BACKENDS)('events written outside a transaction on $name', (backend) => {
+  it('share one statement when made in the same turn, each with its own id', async () => {
+    const store = await backend.open();
+    try {
+      const ws = await workspace(store.db);
+      const { db, inserts } = counted(store.db);
+      const written = await Promise.all(Array.from({ length: 20 }, (_, i) => insertEvent(db, event(ws, i))));
+      expect(new Set(written.map((row) => row.id)).size).toBe(20);
+      expect(inserts()).toBe(1);
+      const rows = await store.db.query<{ id: string }>('SELECT id FROM events WHERE workspace_id = $1', [
+        ws,
+      ]);
+      expect(rows.map((row) => row.id).sort()).toEqual(written.map((row) => row.id).sort());
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('are never gathered inside a transaction: they commit or roll back with it', async () => {
+    const store = await backend.open();
+    try {
+      const ws = await workspace(store.db);
+      const { db, inserts } = counted(store.db);
+      await expect(
+        db.transaction(async (tx) => {
+          await Promise.all([insertEvent(tx, event(ws, 1)), insertEvent(tx, event(ws, 2))]);
+          throw new Error('the change failed');
+        }),
+      ).rejects.toThrow('the change failed');
+      expect(inserts()).toBe(2);
+      const [left] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
+      expect(left!.n).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('fail alone when the database refuses one of them, the others written', async () => {
+    const store = await backend.open();
+    try {
+      const ws = await workspace(store.db);
+      const outcomes = await Promise.allSettled([
+        insertEvent(store.db, event(ws, 1)),
+        // No such workspace: the foreign key refuses it.
+        insertEvent(store.db, event('ws_missing', 2)),
+        insertEvent(store.db, event(ws, 3)),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(((outcomes[1] as PromiseRejectedResult).reason as { code?: string }).code).toBe('23503');
+      const [written] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
+      expect(written!.n).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('a turn batch', () => {
+  it('fails every call of a batch whose outcome is unknown (no SQLSTATE) and writes it only once', async () => {
+    let writes = 0;
+    const batch = new TurnBatch<number, number>(async () => {
+      writes++;
+      throw new Error('connection terminated');
+    }, 100);
+    const outcomes = await Promise.allSettled([batch.add(1), batch.add(2), batch.add(3)]);
+    expect(outcomes.every((outcome) => outcome.status === 'rejected')).toBe(true);
+    expect(writes).toBe(1);
+  });
+
+  it('gathers calls made while a batch is being written into the next one', async () => {
+    const sizes: number[] = [];
+    let release!: () => void;
+    const first = new Promise<void>((resolve) => (release = resolve));
+    const batch = new TurnBatch<number, number>(async (inputs) => {
+      sizes.push(inputs.length);
+      if (sizes.length === 1) await first;
+      return inputs.map((input) => input * 10);
+    }, 100);
+    const a = batch.add(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const rest = [batch.add(2), batch.add(3), batch.add(4)];
+    release();
+    expect(await Promise.all([a, ...rest])).toEqual([10, 20, 30, 40]);
+    expect(sizes).toEqual([1, 3]);
+  });
+});
