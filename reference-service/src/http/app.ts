@@ -1,9 +1,10 @@
 import { buildOpenApiDocument, type Operation, operations } from '@svc-kit/contract';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { RateLimitedError } from '../domain/contacts/rate-limited.js';
 import { ServiceError } from '../domain/errors.js';
 import { accountsPlugin } from '../features/accounts/plugin.js';
+import { registerPeerRoutes } from '../features/contacts/peer-routes.js';
+import { contactRoutes } from '../features/contacts/routes.js';
 import { registerIdentityCardRoute } from '../features/identity-card/route.js';
 import { portalPlugin } from '../features/portal-static/plugin.js';
 import { registerOAuthCallback } from '../integrations/oauth-callback.js';
@@ -13,7 +14,6 @@ import { AccessLogController } from '../ops/access-log.js';
 import { type Readiness, registerHealthRoutes } from '../ops/health.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
 import { recordRequestMetrics } from '../ops/request-metrics.js';
-import { registerPeerRoutes } from '../peer/server.js';
 import { type PeerSettings, peerSettingsFromEnv } from '../peer/settings.js';
 import type { Relay } from '../relay/relay.js';
 import { registerRelayRoutes } from '../relay/routes.js';
@@ -28,12 +28,11 @@ import {
   requireHost,
   unreadableMessage,
 } from './early-refusals.js';
-import { sendError } from './error-body.js';
-import { contactHandlers, sendRateLimited } from './handlers/contacts.js';
+import { sendError, sendServiceError } from './error-body.js';
 import { integrationHandlers } from './handlers/integrations.js';
 import { webhookHandlers } from './handlers/webhooks.js';
 import { parseJsonBody, UnreadableBody } from './hostile-input.js';
-import { type OperationHandler, registerOperations } from './operations.js';
+import { type OperationEntry, registerOperations } from './operations.js';
 import type { ServiceContext } from './service-context.js';
 import { registerSessionRoutes } from './session-routes.js';
 
@@ -41,7 +40,7 @@ export interface AppOptions {
   logger: Logger;
   /** Extra operations and handlers (tests register a test-only idempotent operation this way). */
   extraOperations?: Readonly<Record<string, Operation>>;
-  extraHandlers?: Readonly<Record<string, OperationHandler<Operation>>>;
+  extraHandlers?: Readonly<Record<string, OperationEntry<Operation>>>;
   /** How contacts reach peers; read from the environment when left out (see peer/settings.ts). */
   peer?: PeerSettings;
   /** How integrations reach upstream MCP servers; from the environment when left out. */
@@ -108,10 +107,9 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   if (options.readiness) await registerHealthRoutes(app, ctx.db, options.readiness);
 
   app.setErrorHandler(async (error: FastifyError | ServiceError, request, reply) => {
-    if (error instanceof RateLimitedError) return sendRateLimited(request, reply, error);
     // Raised before the handler ran (the body parser, Fastify's body reading): the caller is checked first.
     if (error instanceof UnreadableBody) return refuseInput(ctx, request, reply, error.message);
-    if (error instanceof ServiceError) return sendError(request, reply, error.code, error.message);
+    if (error instanceof ServiceError) return sendServiceError(request, reply, error);
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       // Fastify's own refusals (unsupported media type, body too large): arguments did not validate.
@@ -158,10 +156,15 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   });
   const handlers = {
     ...webhookHandlers(ctx),
-    ...contactHandlers(ctx, peerSettings),
+    ...contactRoutes({
+      secretBox: ctx.secretBox,
+      resolveHost: ctx.resolveHost,
+      publicAddress: ctx.publicAddress,
+      peer: peerSettings,
+    }),
     ...integrationHandlers(integrations),
     ...options.extraHandlers,
-  } as Record<string, OperationHandler<Operation> | undefined>;
+  } as Record<string, OperationEntry<Operation> | undefined>;
   registerOperations(app, ctx, { ...operations, ...options.extraOperations }, handlers);
 
   await app.ready();

@@ -13,6 +13,7 @@ import { checkWebhookUrl } from '../../domain/url-policy.js';
 import { catalogOf, entriesOf, staleTools } from '../../integrations/exposure.js';
 import { authBinding, type IntegrationService } from '../../integrations/service.js';
 import { UpstreamFailure } from '../../integrations/upstream.js';
+import type { Db, Queryable } from '../../store/db.js';
 import { insertEvent } from '../../store/queries/events.js';
 import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
 import {
@@ -26,7 +27,8 @@ import {
 import { answer, type OperationHandler } from '../operations.js';
 
 type Identity = { id: string; workspace_id: string; slug: string };
-type Op<Id extends keyof Operations> = OperationHandler<Operations[Id]>;
+// Every integration operation may call the upstream: mode `own`, given the database (operations.ts).
+type Op<Id extends keyof Operations> = OperationHandler<Operations[Id], Db>;
 
 /**
  * The contact permission a contact of the identity needs to call an integration's exposed tools (listing
@@ -85,28 +87,33 @@ function checkEntries(entries: readonly { tool: string; mode: string; [key: stri
 
 /** The identity's 6 integration operations (spec 4.3). Statuses and their moves: README, "Integrations". */
 export function integrationHandlers(service: IntegrationService) {
-  const db = service.db;
-
-  async function identityOf(workspaceId: string, slug: string): Promise<Identity> {
+  async function identityOf(db: Queryable, workspaceId: string, slug: string): Promise<Identity> {
     const identity = await findIdentityBySlug(db, workspaceId, slug);
     if (!identity) throw new ServiceError('not_found', 'no such identity');
     return identity;
   }
 
-  async function integrationOf(identity: Identity, name: string): Promise<IntegrationRow> {
+  async function integrationOf(db: Queryable, identity: Identity, name: string): Promise<IntegrationRow> {
     const row = await getIntegration(db, identity.id, name);
     if (!row) throw new ServiceError('not_found', 'no such integration');
     return row;
   }
 
-  const listIntegrations: Op<'listIntegrations'> = async ({ workspace, params }) => {
-    const identity = await identityOf(workspace.id, params.slug);
+  const listIntegrations: Op<'listIntegrations'> = async ({ db, workspace, params }) => {
+    const identity = await identityOf(db, workspace.id, params.slug);
     const rows = await listIntegrationRows(db, identity.id);
     return answer('listIntegrations', 200, { integrations: rows.map(integrationRecord) });
   };
 
-  const createIntegration: Op<'createIntegration'> = async ({ workspace, params, body, now, request }) => {
-    const identity = await identityOf(workspace.id, params.slug);
+  const createIntegration: Op<'createIntegration'> = async ({
+    db,
+    workspace,
+    params,
+    body,
+    now,
+    request,
+  }) => {
+    const identity = await identityOf(db, workspace.id, params.slug);
     let endpoint = body.endpoint;
     let transport = body.transport;
     if (body.catalogue !== undefined) {
@@ -210,9 +217,9 @@ export function integrationHandlers(service: IntegrationService) {
     });
   };
 
-  const authorizeIntegration: Op<'authorizeIntegration'> = async ({ workspace, params, body }) => {
-    const identity = await identityOf(workspace.id, params.slug);
-    const row = await integrationOf(identity, params.name);
+  const authorizeIntegration: Op<'authorizeIntegration'> = async ({ db, workspace, params, body }) => {
+    const identity = await identityOf(db, workspace.id, params.slug);
+    const row = await integrationOf(db, identity, params.name);
     if (row.auth_enc !== null) {
       throw new ServiceError(
         'invalid_request',
@@ -233,13 +240,13 @@ export function integrationHandlers(service: IntegrationService) {
     return answer('authorizeIntegration', 200, { authorization_url: url });
   };
 
-  const getExposure: Op<'getExposure'> = async ({ workspace, params, now }) => {
-    const identity = await identityOf(workspace.id, params.slug);
-    const row = await integrationOf(identity, params.name);
+  const getExposure: Op<'getExposure'> = async ({ db, workspace, params, now }) => {
+    const identity = await identityOf(db, workspace.id, params.slug);
+    const row = await integrationOf(db, identity, params.name);
     // The catalog is refreshed on each read, so that a vanished tool shows as stale; an upstream that
     // cannot be reached leaves the last catalog in place (and the status says why).
     await service.refresh(row, now);
-    const current = await integrationOf(identity, params.name);
+    const current = await integrationOf(db, identity, params.name);
     return answer('getExposure', 200, {
       catalog: catalogOf(current).map((tool) => ({ ...tool })),
       entries: entriesOf(current).map((entry) => ({ ...entry })),
@@ -248,9 +255,9 @@ export function integrationHandlers(service: IntegrationService) {
     });
   };
 
-  const setExposure: Op<'setExposure'> = async ({ workspace, params, body, now }) => {
-    const identity = await identityOf(workspace.id, params.slug);
-    await integrationOf(identity, params.name);
+  const setExposure: Op<'setExposure'> = async ({ db, workspace, params, body, now }) => {
+    const identity = await identityOf(db, workspace.id, params.slug);
+    await integrationOf(db, identity, params.name);
     checkEntries(body.entries);
     const version = await db.transaction(async (tx) => {
       const row = await getIntegration(tx, identity.id, params.name, true);
@@ -270,9 +277,9 @@ export function integrationHandlers(service: IntegrationService) {
     return answer('setExposure', 200, { version });
   };
 
-  const deleteIntegration: Op<'deleteIntegration'> = async ({ workspace, params }) => {
-    const identity = await identityOf(workspace.id, params.slug);
-    await integrationOf(identity, params.name);
+  const deleteIntegration: Op<'deleteIntegration'> = async ({ db, workspace, params }) => {
+    const identity = await identityOf(db, workspace.id, params.slug);
+    await integrationOf(db, identity, params.name);
     // No session is held open between requests, so deleting the row (and with it the sealed credential,
     // OAuth registration, tokens and verifier) is the disconnection.
     await db.transaction(async (tx) => {
@@ -284,13 +291,14 @@ export function integrationHandlers(service: IntegrationService) {
     return answer('deleteIntegration', 200, null);
   };
 
+  const own = <H>(run: H) => ({ transaction: 'own' as const, run });
   return {
-    listIntegrations,
-    createIntegration,
-    authorizeIntegration,
-    getExposure,
-    setExposure,
-    deleteIntegration,
+    listIntegrations: own(listIntegrations),
+    createIntegration: own(createIntegration),
+    authorizeIntegration: own(authorizeIntegration),
+    getExposure: own(getExposure),
+    setExposure: own(setExposure),
+    deleteIntegration: own(deleteIntegration),
   };
 }
 

@@ -157,12 +157,14 @@ export function webhookHandlers(ctx: ServiceContext) {
     return answer('listWebhookDeliveries', 200, { deliveries: rows.map(deliveryRecord) });
   };
 
+  // Single statements each (or the key's transaction): mode `none` (see operations.ts).
+  const none = <H>(run: H) => ({ transaction: 'none' as const, run });
   return {
-    listWebhooks,
-    createWebhook,
-    rotateWebhookSecret,
-    setWebhookStatus,
-    deleteWebhook,
-    listWebhookDeliveries,
+    listWebhooks: none(listWebhooks),
+    createWebhook: none(createWebhook),
+    rotateWebhookSecret: none(rotateWebhookSecret),
+    setWebhookStatus: none(setWebhookStatus),
+    deleteWebhook: none(deleteWebhook),
+    listWebhookDeliveries: none(listWebhookDeliveries),
   };
 }

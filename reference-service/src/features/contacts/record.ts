@@ -1,6 +1,6 @@
 import { type Contact, DEFAULT_PRESET, DEFAULT_TRUST, PRESET_PERMISSIONS } from '@svc-kit/contract';
+import type { VerifiedCard } from '../../peer/card.js';
 import type { ContactRow } from '../../store/queries/contacts.js';
-import type { VerifiedCard } from './card.js';
 
 /** The contact as the API shows it (spec 2.4); the card, key and bookkeeping stay inside. */
 export function contactRecord(row: ContactRow): Contact {

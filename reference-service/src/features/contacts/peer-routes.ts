@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { isFingerprint, privateKeyFromPkcs8, signBytes } from '../domain/contacts/keys.js';
-import { unstorableJson } from '../http/hostile-input.js';
-import type { ServiceContext } from '../http/service-context.js';
-import { findKeyedIdentityByFingerprint, type KeyedIdentity } from '../store/queries/identity-keys.js';
-import { type InboundCall, inbound, type OfferedToolsSource, PeerRefusal } from './inbound.js';
-import { signerFor } from './own-identity.js';
+import { unstorableJson } from '../../http/hostile-input.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { isFingerprint, privateKeyFromPkcs8, signBytes } from '../../peer/keys.js';
+import { signerFor } from '../../peer/own-identity.js';
 import {
   answerSigningText,
   HEADER_ANSWER_SIGNATURE,
@@ -18,8 +16,11 @@ import {
   type PeerVerb,
   peerBodies,
   TIMESTAMP,
-} from './protocol.js';
-import { header, verifyPeerRequest } from './verify-request.js';
+} from '../../peer/protocol.js';
+import { PeerRefusal } from '../../peer/refusal.js';
+import { header, verifyPeerRequest } from '../../peer/verify-request.js';
+import { findKeyedIdentityByFingerprint, type KeyedIdentity } from '../../store/queries/identity-keys.js';
+import { type InboundCall, inbound, type OfferedToolsSource } from './inbound.js';
 
 /**
  * Signs an answer as the identity that was called, bound to the request it answers (revision 2, see
