@@ -4,8 +4,8 @@
  * SVC_BENCH_SEED=1 it then writes a 10,000-event burst and prints `{ seeded: … }` with its memory again.
  */
 import { readConfig } from '../src/config.js';
+import { SANDBOX_WORKSPACE_ID } from '../src/features/sandbox/seed.js';
 import { createServiceLogger } from '../src/http/logger.js';
-import { SANDBOX_WORKSPACE_ID } from '../src/sandbox/seed.js';
 import { startService } from '../src/server.js';
 import { insertEvents } from '../src/store/queries/events.js';
 

@@ -1,6 +1,6 @@
 import { ConfigError, readConfig } from './config.js';
+import { SANDBOX_EMAIL, sandboxCards } from './features/sandbox/seed.js';
 import { createServiceLogger } from './http/logger.js';
-import { SANDBOX_EMAIL, sandboxCards } from './sandbox/seed.js';
 import { type RunningService, startService } from './server.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
 

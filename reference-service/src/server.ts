@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type RunningDelivery, startDelivery } from './delivery/start.js';
+import { startAdminSocket } from './features/sandbox/admin-socket.js';
+import { type SeedResult, seedSandbox } from './features/sandbox/seed.js';
 import { buildApp } from './http/app.js';
 import { type CredentialCache, startCredentialCache } from './http/credential-cache.js';
 import type { ServiceContext } from './http/service-context.js';
@@ -13,8 +15,6 @@ import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js'
 import { timedDb } from './ops/timed-db.js';
 import { Relay } from './relay/relay.js';
 import { openRuntime } from './runtime.js';
-import { startAdminSocket } from './sandbox/admin-socket.js';
-import { type SeedResult, seedSandbox } from './sandbox/seed.js';
 
 export interface RunningService {
   ctx: ServiceContext;

@@ -2,14 +2,18 @@ import { buildOpenApiDocument, type Operation, operations } from '@svc-kit/contr
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ServiceError } from '../domain/errors.js';
+import { registerSessionRoutes } from '../features/accounts/login-routes.js';
 import { accountsPlugin } from '../features/accounts/plugin.js';
 import { registerPeerRoutes } from '../features/contacts/peer-routes.js';
 import { contactRoutes } from '../features/contacts/routes.js';
 import { registerIdentityCardRoute } from '../features/identity-card/route.js';
+import { registerOAuthCallback } from '../features/integrations/oauth-callback.js';
+import { integrationRoutes } from '../features/integrations/routes.js';
+import { IntegrationService } from '../features/integrations/service.js';
+import { type IntegrationSettings, integrationSettingsFromEnv } from '../features/integrations/settings.js';
 import { portalPlugin } from '../features/portal-static/plugin.js';
-import { registerOAuthCallback } from '../integrations/oauth-callback.js';
-import { IntegrationService } from '../integrations/service.js';
-import { type IntegrationSettings, integrationSettingsFromEnv } from '../integrations/settings.js';
+import { registerSandboxRoutes } from '../features/sandbox/trigger.js';
+import { webhookRoutes } from '../features/webhooks/routes.js';
 import { AccessLogController } from '../ops/access-log.js';
 import { type Readiness, registerHealthRoutes } from '../ops/health.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
@@ -17,7 +21,6 @@ import { recordRequestMetrics } from '../ops/request-metrics.js';
 import { type PeerSettings, peerSettingsFromEnv } from '../peer/settings.js';
 import type { Relay } from '../relay/relay.js';
 import { registerRelayRoutes } from '../relay/routes.js';
-import { registerSandboxRoutes } from '../sandbox/trigger.js';
 import { registerConditionalGet } from './conditional-get.js';
 import {
   clientErrorHandler,
@@ -29,12 +32,9 @@ import {
   unreadableMessage,
 } from './early-refusals.js';
 import { sendError, sendServiceError } from './error-body.js';
-import { integrationHandlers } from './handlers/integrations.js';
-import { webhookHandlers } from './handlers/webhooks.js';
 import { parseJsonBody, UnreadableBody } from './hostile-input.js';
 import { type OperationEntry, registerOperations } from './operations.js';
 import type { ServiceContext } from './service-context.js';
-import { registerSessionRoutes } from './session-routes.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -155,14 +155,14 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     call: (identityId, name, args, now) => integrations.call(identityId, name, args, now),
   });
   const handlers = {
-    ...webhookHandlers(ctx),
+    ...webhookRoutes(ctx),
     ...contactRoutes({
       secretBox: ctx.secretBox,
       resolveHost: ctx.resolveHost,
       publicAddress: ctx.publicAddress,
       peer: peerSettings,
     }),
-    ...integrationHandlers(integrations),
+    ...integrationRoutes(integrations),
     ...options.extraHandlers,
   } as Record<string, OperationEntry<Operation> | undefined>;
   registerOperations(app, ctx, { ...operations, ...options.extraOperations }, handlers);

@@ -8,9 +8,9 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { OutboundBlockedError } from '../outbound/target-policy.js';
-import type { IntegrationStatus } from '../store/queries/integrations.js';
-import type { GuardedFetch } from './guarded-fetch.js';
+import type { GuardedFetch } from '../../outbound/guarded-fetch.js';
+import { OutboundBlockedError } from '../../outbound/target-policy.js';
+import type { IntegrationStatus } from '../../store/queries/integrations.js';
 
 /** A tool of the upstream, in the shape contacts see (spec 2.6). */
 export interface UpstreamTool {

@@ -1,14 +1,14 @@
 import { PERMISSIONS } from '@svc-kit/contract';
-import { mintApiKey } from '../domain/api-key.js';
-import { ServiceError } from '../domain/errors.js';
-import { currentTotp } from '../domain/totp.js';
-import { createWorkspaceForOwner } from '../features/accounts/operator.js';
-import { SESSION_COOKIE } from '../http/principal.js';
-import type { ServiceContext } from '../http/service-context.js';
-import { openSession } from '../http/session-routes.js';
-import { insertApiKey } from '../store/queries/api-keys.js';
-import { getMember } from '../store/queries/members.js';
-import { setWorkspaceFlag, type WorkspaceFlag } from '../store/queries/workspaces.js';
+import { mintApiKey } from '../../domain/api-key.js';
+import { ServiceError } from '../../domain/errors.js';
+import { currentTotp } from '../../domain/totp.js';
+import { SESSION_COOKIE } from '../../http/principal.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { insertApiKey } from '../../store/queries/api-keys.js';
+import { getMember } from '../../store/queries/members.js';
+import { setWorkspaceFlag, type WorkspaceFlag } from '../../store/queries/workspaces.js';
+import { createWorkspaceForOwner } from '../accounts/operator.js';
+import { openSession } from '../accounts/session.js';
 import { SANDBOX_EMAIL, SANDBOX_MEMBER_ID, SANDBOX_WORKSPACE_ID, seedSandbox } from './seed.js';
 import { TriggerError, triggerEvent } from './trigger.js';
 

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { PERMISSIONS } from '@svc-kit/contract';
-import { mintApiKey } from '../domain/api-key.js';
-import { newId } from '../domain/ids.js';
-import { hashPassword } from '../domain/password.js';
-import { generateTotpSecret } from '../domain/totp.js';
-import { markOwner } from '../features/accounts/queries.js';
-import type { ServiceContext } from '../http/service-context.js';
-import { ensureIdentityKey, peerEndpointOf, signerFor } from '../peer/own-identity.js';
-import { insertApiKey } from '../store/queries/api-keys.js';
-import { insertIdentity, listIdentities } from '../store/queries/identities.js';
-import { insertMember } from '../store/queries/members.js';
-import { getWorkspace, insertWorkspace } from '../store/queries/workspaces.js';
+import { mintApiKey } from '../../domain/api-key.js';
+import { newId } from '../../domain/ids.js';
+import { hashPassword } from '../../domain/password.js';
+import { generateTotpSecret } from '../../domain/totp.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { ensureIdentityKey, peerEndpointOf, signerFor } from '../../peer/own-identity.js';
+import { insertApiKey } from '../../store/queries/api-keys.js';
+import { insertIdentity, listIdentities } from '../../store/queries/identities.js';
+import { insertMember } from '../../store/queries/members.js';
+import { getWorkspace, insertWorkspace } from '../../store/queries/workspaces.js';
+import { markOwner } from '../accounts/queries.js';
 
 export const SANDBOX_WORKSPACE_ID = 'ws_sandbox';
 export const SANDBOX_MEMBER_ID = 'mem_sandbox';

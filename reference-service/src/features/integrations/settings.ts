@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../../config.js';
 import type { IntegrationTransport } from './catalogue.js';
 import { BUILT_IN_CATALOGUE, type CatalogueEntry } from './catalogue.js';
 

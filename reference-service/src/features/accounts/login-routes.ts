@@ -3,12 +3,11 @@ import type { OutboundLimit } from '@svc-kit/contract';
 import { PERMISSIONS } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { mintApiKey } from '../domain/api-key.js';
-import { isCrossSiteLogin } from '../domain/cross-site.js';
-import { ServiceError } from '../domain/errors.js';
-import { newId } from '../domain/ids.js';
-import { hashPassword, verifyPassword } from '../domain/password.js';
-import { scopesBeyondMember } from '../domain/permissions.js';
+import { mintApiKey } from '../../domain/api-key.js';
+import { isCrossSiteLogin } from '../../domain/cross-site.js';
+import { ServiceError } from '../../domain/errors.js';
+import { hashPassword, verifyPassword } from '../../domain/password.js';
+import { scopesBeyondMember } from '../../domain/permissions.js';
 import {
   accountOf,
   guessBucket,
@@ -17,21 +16,19 @@ import {
   LOGIN_PAIR_FAILURES,
   limitedAddress,
   STEP_UP_FAILURES,
-} from '../domain/sign-in-limits.js';
-import { STEP_UP_WINDOW_MS } from '../domain/step-up.js';
-import { matchTotpStep } from '../domain/totp.js';
-import { redeemRecoveryCode } from '../features/accounts/mfa.js';
-import { insertApiKey, revokeApiKey } from '../store/queries/api-keys.js';
-import { acceptTotpStep, getMember, getMemberByEmail } from '../store/queries/members.js';
-import { insertSession, markSteppedUp } from '../store/queries/sessions.js';
-import { isKnownAddress, rememberAddress } from '../store/queries/sign-in-addresses.js';
-import { authorize, siteHeaders } from './policy.js';
-import { hashSessionToken, SESSION_COOKIE } from './principal.js';
-import type { ServiceContext } from './service-context.js';
-import { spendGuess } from './sign-in-guard.js';
-
-/** Portal sessions last 12 hours; a step-up inside one lasts 15 minutes. */
-export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+} from '../../domain/sign-in-limits.js';
+import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
+import { matchTotpStep } from '../../domain/totp.js';
+import { parse } from '../../http/parse.js';
+import { authorize, siteHeaders } from '../../http/policy.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { spendGuess } from '../../http/sign-in-guard.js';
+import { insertApiKey, revokeApiKey } from '../../store/queries/api-keys.js';
+import { acceptTotpStep, getMember, getMemberByEmail } from '../../store/queries/members.js';
+import { markSteppedUp } from '../../store/queries/sessions.js';
+import { isKnownAddress, rememberAddress } from '../../store/queries/sign-in-addresses.js';
+import { redeemRecoveryCode } from './mfa.js';
+import { openSession, sessionCookie } from './session.js';
 
 let dummyHash: Promise<string> | undefined;
 /** A hash no password matches, computed once, so a login for an unknown email costs one scrypt too. */
@@ -54,40 +51,6 @@ const mintKeyBody = z.strictObject({
   scopes: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length),
 });
 const keyPath = z.strictObject({ id: z.string().min(1).max(64) });
-
-export function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (!result.success)
-    throw new ServiceError('invalid_request', `invalid ${where}: ${z.prettifyError(result.error)}`);
-  return result.data;
-}
-
-/** Opens a session and returns the cookie value; shared with the sandbox CLI. */
-export async function openSession(
-  ctx: ServiceContext,
-  memberId: string,
-  steppedUp: boolean,
-): Promise<{ id: string; token: string; expiresAt: number }> {
-  const now = ctx.now();
-  const token = randomBytes(32).toString('base64url');
-  const expiresAt = now + SESSION_LIFETIME_MS;
-  const id = newId('ses');
-  await insertSession(ctx.db, {
-    id,
-    member_id: memberId,
-    token_hash: hashSessionToken(token),
-    created_at: now,
-    expires_at: expiresAt,
-    stepped_up_at: steppedUp ? now : null,
-  });
-  return { id, token, expiresAt };
-}
-
-export function sessionCookie(token: string, expiresAt: number, now: number): string {
-  const maxAge = Math.max(0, Math.floor((expiresAt - now) / 1000));
-  // __Host- requires Secure, Path=/ and no Domain: the cookie is bound to this exact origin.
-  return `${SESSION_COOKIE}=${token}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`;
-}
 
 /**
  * The minimal portal surface the spec leaves to us (documented in the README): log in, step up with TOTP,

@@ -1,7 +1,7 @@
 import pino from 'pino';
-import { ConfigError, readConfig } from '../config.js';
-import { openRuntime } from '../runtime.js';
-import { DataDirLockedError } from '../store/data-dir-lock.js';
+import { ConfigError, readConfig } from '../../config.js';
+import { openRuntime } from '../../runtime.js';
+import { DataDirLockedError } from '../../store/data-dir-lock.js';
 import { ADMIN_COMMANDS, AdminUsageError, runAdminCommand } from './admin.js';
 import { sendAdminCommand } from './admin-socket.js';
 

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { EVENT_TYPES, type EventType, eventSchemas, isEventType } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ServiceError } from '../domain/errors.js';
-import { newId } from '../domain/ids.js';
-import { confirmedCall } from '../http/confirmed-call.js';
-import type { ServiceContext } from '../http/service-context.js';
-import type { Queryable } from '../store/db.js';
-import { insertEvent } from '../store/queries/events.js';
-import { listIdentities } from '../store/queries/identities.js';
+import { ServiceError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { confirmedCall } from '../../http/confirmed-call.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import type { Queryable } from '../../store/db.js';
+import { insertEvent } from '../../store/queries/events.js';
+import { listIdentities } from '../../store/queries/identities.js';
 
 /** Made-up but well-formed `data` for each event type, like `stripe trigger` fixtures. */
 export function sampleEventData(type: EventType): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sendError } from '../http/error-body.js';
+import { sendError } from '../../http/error-body.js';
 import { OAUTH_CALLBACK_PATH } from './oauth-provider.js';
 import type { IntegrationService } from './service.js';
 import { UpstreamFailure } from './upstream.js';

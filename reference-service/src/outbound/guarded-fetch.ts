@@ -1,7 +1,7 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { guardedLookup } from '../outbound/guarded-lookup.js';
-import { checkTargetUrl, type TargetPolicy } from '../outbound/target-policy.js';
+import { guardedLookup } from './guarded-lookup.js';
+import { checkTargetUrl, type TargetPolicy } from './target-policy.js';
 
 export interface GuardedFetch {
   fetch: FetchLike;

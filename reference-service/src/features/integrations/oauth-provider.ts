@@ -5,9 +5,13 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Queryable } from '../store/db.js';
-import { getIntegrationById, type IntegrationRow, updateIntegration } from '../store/queries/integrations.js';
-import type { SecretBox } from '../store/secret-box.js';
+import type { Queryable } from '../../store/db.js';
+import {
+  getIntegrationById,
+  type IntegrationRow,
+  updateIntegration,
+} from '../../store/queries/integrations.js';
+import type { SecretBox } from '../../store/secret-box.js';
 
 /** The path of the route the authorization server sends the owner back to (see oauth-callback.ts). */
 export const OAUTH_CALLBACK_PATH = '/oauth/integrations/callback';

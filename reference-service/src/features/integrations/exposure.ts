@@ -1,5 +1,5 @@
 import type { ExposureEntry } from '@svc-kit/contract';
-import type { IntegrationRow } from '../store/queries/integrations.js';
+import type { IntegrationRow } from '../../store/queries/integrations.js';
 import type { UpstreamTool } from './upstream.js';
 
 export function catalogOf(row: IntegrationRow): UpstreamTool[] {

@@ -1,9 +1,10 @@
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { ResolveHost } from '../domain/url-policy.js';
-import { MAX_PEER_BODY_BYTES } from '../peer/protocol.js';
-import type { PublicAddress } from '../public-address.js';
-import type { Db } from '../store/db.js';
-import { insertEvent } from '../store/queries/events.js';
+import type { ResolveHost } from '../../domain/url-policy.js';
+import { createGuardedFetch, type GuardedFetch } from '../../outbound/guarded-fetch.js';
+import { MAX_PEER_BODY_BYTES } from '../../peer/protocol.js';
+import type { PublicAddress } from '../../public-address.js';
+import type { Db } from '../../store/db.js';
+import { insertEvent } from '../../store/queries/events.js';
 import {
   findIntegrationByOAuthState,
   getIntegrationById,
@@ -11,10 +12,9 @@ import {
   type IntegrationStatus,
   listIntegrationRows,
   updateIntegration,
-} from '../store/queries/integrations.js';
-import type { SecretBox } from '../store/secret-box.js';
+} from '../../store/queries/integrations.js';
+import type { SecretBox } from '../../store/secret-box.js';
 import { offeredTools } from './exposure.js';
-import { createGuardedFetch, type GuardedFetch } from './guarded-fetch.js';
 import { OAUTH_CALLBACK_PATH, StoredOAuthProvider } from './oauth-provider.js';
 import type { IntegrationSettings } from './settings.js';
 import {

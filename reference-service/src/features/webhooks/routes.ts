@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import {
-  ID_PREFIXES,
-  type Operations,
-  ROTATION_OVERLAP_MS,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-} from '@svc-kit/contract';
+import { ID_PREFIXES, type Operations, ROTATION_OVERLAP_MS, type WebhookEndpoint } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
+import { answer, type OperationHandler } from '../../http/operations.js';
+import type { ServiceContext } from '../../http/service-context.js';
 import type { Queryable } from '../../store/db.js';
-import { listNewestDeliveries, type WebhookDeliveryRow } from '../../store/queries/webhook-deliveries.js';
+import { listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
   getEndpointEvenRemoved,
   insertEndpoint,
@@ -20,43 +16,8 @@ import {
   removeEndpoint,
   rotateEndpointSecret,
   setEndpointStatus,
-  type WebhookEndpointRow,
 } from '../../store/queries/webhook-endpoints.js';
-import { answer, type OperationHandler } from '../operations.js';
-import type { ServiceContext } from '../service-context.js';
-
-/**
- * The record as the API shows it: the secrets and the soft-delete marker stay inside, and
- * `rotating_until` reads null once the overlap is over (the old secret no longer verifies then).
- */
-export function endpointRecord(row: WebhookEndpointRow, now: number): WebhookEndpoint {
-  return {
-    id: row.id,
-    url: row.url,
-    events: row.events,
-    status: row.status,
-    consecutive_failures: row.consecutive_failures,
-    rotating_until: row.rotating_until !== null && row.rotating_until > now ? row.rotating_until : null,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
-
-export function deliveryRecord(row: WebhookDeliveryRow): WebhookDelivery {
-  return {
-    id: row.id,
-    endpoint_id: row.endpoint_id,
-    event_id: row.event_id,
-    event_type: row.event_type,
-    attempt: row.attempt,
-    status: row.status as WebhookDelivery['status'],
-    http_status: row.http_status,
-    latency_ms: row.latency_ms,
-    response_excerpt: row.response_excerpt,
-    next_attempt_at: row.next_attempt_at,
-    created_at: row.created_at,
-  };
-}
+import { deliveryRecord, endpointRecord } from './records.js';
 
 function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
@@ -68,7 +29,8 @@ async function liveEndpoints(db: Queryable, workspaceId: string, now: number): P
   return (await listLiveEndpoints(db, workspaceId)).map((row) => endpointRecord(row, now));
 }
 
-export function webhookHandlers(ctx: ServiceContext) {
+/** The workspace's webhook endpoint operations (spec 4.1). */
+export function webhookRoutes(ctx: ServiceContext) {
   const listWebhooks: OperationHandler<Operations['listWebhooks']> = async ({ db, workspace, now }) =>
     answer('listWebhooks', 200, {
       endpoints: await liveEndpoints(db, workspace.id, now),
