@@ -77,7 +77,7 @@ async function printSandboxCards(service: RunningService): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const config = readConfig();
+  const config = readConfig(process.env);
   const logger = createServiceLogger(config.logLevel);
   const service = await startService(config, logger);
   await printSandboxCards(service);

@@ -1,4 +1,11 @@
-import type { Operation, OperationId, Operations, ResponseOf } from '@svc-kit/contract';
+import {
+  type Operation,
+  type OperationGroup,
+  type OperationId,
+  type Operations,
+  operations,
+  type ResponseOf,
+} from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ServiceError } from '../domain/errors.js';
@@ -187,4 +194,18 @@ function runEntry(
   const run = (handle: Queryable) => entry.run({ ...call, db: handle }) as Promise<Answer>;
   if (idempotent) return runIdempotent(db, idempotent, run);
   return entry.transaction === 'one' ? db.transaction(run) : run(conn);
+}
+
+/** The contract's operations of one group: each feature registers its own. */
+export function operationsOfGroup(group: OperationGroup): Record<string, Operation> {
+  return Object.fromEntries(
+    Object.values(operations as Readonly<Record<string, Operation>>)
+      .filter((op) => op.group === group)
+      .map((op) => [op.operationId, op]),
+  );
+}
+
+/** A feature's handler table, as the registration reads it. */
+export function served(table: OperationTable): Record<string, OperationEntry<Operation> | undefined> {
+  return table as Record<string, OperationEntry<Operation> | undefined>;
 }

@@ -1,8 +1,7 @@
-import { ConfigError } from '../../config.js';
 import type { IntegrationTransport } from './catalogue.js';
 import { BUILT_IN_CATALOGUE, type CatalogueEntry } from './catalogue.js';
 
-/** How this instance reaches upstream MCP servers; from the environment unless a caller (a test) passes it. */
+/** How this instance reaches upstream MCP servers (read by config.ts; a test may pass its own). */
 export interface IntegrationSettings {
   /**
    * Sandbox opt-in (SVC_ALLOW_LOCALHOST_INTEGRATIONS=1): upstreams on http(s)://localhost and 127.0.0.1.
@@ -17,18 +16,11 @@ export interface IntegrationSettings {
 
 export const DEFAULT_INTEGRATION_TIMEOUT_MS = 10_000;
 
-export function integrationSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): IntegrationSettings {
-  const allowLocalhost = env.SVC_ALLOW_LOCALHOST_INTEGRATIONS === '1';
-  if (allowLocalhost && env.NODE_ENV === 'production') {
-    throw new ConfigError(
-      'SVC_ALLOW_LOCALHOST_INTEGRATIONS=1 is a sandbox setting and is refused with NODE_ENV=production',
-    );
-  }
-  return {
-    allowLocalhost,
-    timeoutMs: DEFAULT_INTEGRATION_TIMEOUT_MS,
-    catalogue: BUILT_IN_CATALOGUE,
-  };
-}
+/** The settings when none are given: no sandbox opt-in, the built-in catalogue. */
+export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
+  allowLocalhost: false,
+  timeoutMs: DEFAULT_INTEGRATION_TIMEOUT_MS,
+  catalogue: BUILT_IN_CATALOGUE,
+};
 
 export type { IntegrationTransport };

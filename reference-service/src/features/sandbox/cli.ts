@@ -31,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`unknown command ${command}\n\n${USAGE}`);
     return 1;
   }
-  const config = readConfig();
+  const config = readConfig(process.env);
   if (!config.databaseUrl) {
     // A running server owns the PGlite data dir: ask it.
     const answer = await sendAdminCommand(config.dataDir, command, args);
