@@ -5,6 +5,7 @@ import {
   type Operations,
   operations,
   type ResponseOf,
+  toColonPath,
 } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -70,11 +71,6 @@ export function answer<Id extends OperationId>(
   return { status, body };
 }
 
-/** `/v1/workspace/webhooks/{id}` → `/v1/workspace/webhooks/:id` */
-export function toFastifyPath(path: string): string {
-  return path.replace(/\{([a-zA-Z_]+)\}/g, ':$1');
-}
-
 function validate<S extends z.core.$ZodType | null>(schema: S, value: unknown, where: string): OutputOf<S> {
   if (schema === null) {
     const empty =
@@ -119,7 +115,7 @@ export function registerOperations(
     const requirements = { ...op.flags, permission: op.permission };
     app.route({
       method: op.method,
-      url: toFastifyPath(op.path),
+      url: toColonPath(op.path),
       // Read by the early refusals (early-refusals.ts): an unreadable body is answered after this policy.
       config: { requirements } satisfies RouteRequirements,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {

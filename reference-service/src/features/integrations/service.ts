@@ -1,10 +1,8 @@
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { ResolveHost } from '../../domain/url-policy.js';
 import { createGuardedFetch, type GuardedFetch } from '../../outbound/guarded-fetch.js';
-import { MAX_PEER_BODY_BYTES } from '../../peer/protocol.js';
 import type { PublicAddress } from '../../public-address.js';
 import type { Db } from '../../store/db.js';
-import { insertEvent } from '../../store/queries/events.js';
 import {
   findIntegrationByOAuthState,
   getIntegrationById,
@@ -16,6 +14,7 @@ import {
 import type { SecretBox } from '../../store/secret-box.js';
 import { offeredTools } from './exposure.js';
 import { OAUTH_CALLBACK_PATH, StoredOAuthProvider } from './oauth-provider.js';
+import { boundedResult, recordAuthorized } from './records.js';
 import type { IntegrationSettings } from './settings.js';
 import {
   callUpstreamTool,
@@ -36,9 +35,6 @@ export interface Refreshed {
   /** Set when the upstream needs OAuth and a ceremony was started on the way. */
   authorizationUrl: string | undefined;
 }
-
-/** Room left for a tool result in a peer answer (the protocol caps answers at 64 KiB). */
-const MAX_RESULT_CHARS = MAX_PEER_BODY_BYTES - 4096;
 
 /** The sealed static credential is bound to the integration id, like the OAuth state. */
 export const authBinding = (id: string) => `${id}:auth`;
@@ -205,18 +201,7 @@ export class IntegrationService {
       await this.recordFailure(row, failure, now);
       throw failure;
     }
-    await this.db.transaction(async (tx) => {
-      await updateIntegration(tx, row.id, { oauth_verifier_enc: null, oauth_state: null, updated_at: now });
-      const identity = await tx.query<{ slug: string }>('SELECT slug FROM identities WHERE id = $1', [
-        row.identity_id,
-      ]);
-      await insertEvent(tx, {
-        workspaceId: row.workspace_id,
-        identity: identity[0]?.slug ?? '',
-        type: 'integration.authorized',
-        data: { integration: row.slug },
-      });
-    });
+    await this.db.transaction((tx) => recordAuthorized(tx, row, now));
     const fresh = (await getIntegrationById(this.db, row.id)) ?? row;
     await this.refresh(fresh, now);
     return fresh;
@@ -244,17 +229,7 @@ export class IntegrationService {
       if (row.status !== 'healthy') {
         await updateIntegration(this.db, row.id, { status: 'healthy', trouble: null, updated_at: now });
       }
-      // The caller refuses a peer answer over the protocol's size limit: say so instead.
-      if (JSON.stringify(outcome).length > MAX_RESULT_CHARS) {
-        return {
-          ok: false,
-          result: {
-            error: 'result_too_large',
-            message: `the tool's result is over ${MAX_RESULT_CHARS} characters`,
-          },
-        };
-      }
-      return outcome;
+      return boundedResult(outcome);
     } catch (error) {
       const failure = classifyFailure(error);
       await this.recordFailure(row, failure, now);

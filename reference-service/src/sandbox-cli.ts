@@ -1,9 +1,9 @@
 import pino from 'pino';
-import { ConfigError, readConfig } from '../../config.js';
-import { openRuntime } from '../../runtime.js';
-import { DataDirLockedError } from '../../store/data-dir-lock.js';
-import { ADMIN_COMMANDS, AdminUsageError, runAdminCommand } from './admin.js';
-import { sendAdminCommand } from './admin-socket.js';
+import { ConfigError, readConfig } from './config.js';
+import { ADMIN_COMMANDS, AdminUsageError, runAdminCommand } from './features/sandbox/admin.js';
+import { sendAdminCommand } from './features/sandbox/admin-socket.js';
+import { openRuntime } from './runtime.js';
+import { DataDirLockedError } from './store/data-dir-lock.js';
 
 const USAGE = `usage: npm run sandbox -w @svc-kit/reference-service -- <command>
 
