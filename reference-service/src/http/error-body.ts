@@ -7,7 +7,8 @@ export function statusOf(code: ErrorCode): number {
   return statusOfErrorCode(code);
 }
 
-export function errorBody(request: FastifyRequest, code: ErrorCode, message: string) {
+/** The spec's error body. The peer protocol's refusals have codes of their own, in the same body. */
+export function errorBody<C extends string = ErrorCode>(request: FastifyRequest, code: C, message: string) {
   return { error: { code, message, request_id: request.id } };
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { errorBody } from '../../http/error-body.js';
 import { unstorableJson } from '../../http/hostile-input.js';
 import type { ServiceContext } from '../../http/service-context.js';
 import { isFingerprint, privateKeyFromPkcs8, signBytes } from '../../peer/keys.js';
@@ -102,24 +103,14 @@ export async function registerPeerRoutes(
       );
       peer.setErrorHandler((error: Error, request, reply) => {
         if (error instanceof PeerRefusal) {
-          return reply
-            .code(error.status)
-            .send({ error: { code: error.code, message: error.message, request_id: request.id } });
+          return reply.code(error.status).send(errorBody(request, error.code, error.message));
         }
         const status = (error as { statusCode?: number }).statusCode;
         if (status !== undefined && status >= 400 && status < 500) {
-          return reply.code(400).send({
-            error: {
-              code: 'invalid_request',
-              message: 'the request could not be read',
-              request_id: request.id,
-            },
-          });
+          return reply.code(400).send(errorBody(request, 'invalid_request', 'the request could not be read'));
         }
         request.log.error({ err: error }, 'peer request failed');
-        return reply.code(500).send({
-          error: { code: 'internal_error', message: 'the service failed', request_id: request.id },
-        });
+        return reply.code(500).send(errorBody(request, 'internal_error', 'the service failed'));
       });
 
       // The card is public: this is how a party obtains a card to hand to requestContact.
