@@ -5,8 +5,8 @@
  */
 import { getHeapSpaceStatistics } from 'node:v8';
 import { readConfig } from '../src/config.js';
+import { SANDBOX_WORKSPACE_ID } from '../src/features/sandbox/seed.js';
 import { createServiceLogger } from '../src/http/logger.js';
-import { SANDBOX_WORKSPACE_ID } from '../src/sandbox/seed.js';
 import { startService } from '../src/server.js';
 import { insertEvents } from '../src/store/queries/events.js';
 

@@ -2,6 +2,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import type { PasswordCost } from './domain/password.js';
+import { DEFAULT_INTEGRATION_SETTINGS, type IntegrationSettings } from './features/integrations/settings.js';
+import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
 
 export interface Config {
   host: string;
@@ -36,6 +38,10 @@ export interface Config {
   passwordCost: PasswordCost;
   /** The portal's build, served at `/` (`SVC_PORTAL_DIR`, default dist/portal in the package). */
   portalDir: string;
+  /** How contacts reach peers (`SVC_ALLOW_LOCALHOST_PEERS`). */
+  peer: PeerSettings;
+  /** How integrations reach upstream MCP servers (`SVC_ALLOW_LOCALHOST_INTEGRATIONS`). */
+  integrations: IntegrationSettings;
 }
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
@@ -45,17 +51,32 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Reads the environment once at start-up; every setting is listed in the README. */
-export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** A sandbox opt-in (`NAME=1`), refused in production. */
+function sandboxFlag(env: NodeJS.ProcessEnv, name: string, production: boolean): boolean {
+  const on = env[name] === '1';
+  if (on && production) {
+    throw new ConfigError(`${name}=1 is a sandbox setting and is refused with NODE_ENV=production`);
+  }
+  return on;
+}
+
+/**
+ * Reads the environment once at start-up: every setting of the service, listed in the README. Nothing
+ * else reads `process.env`; main.ts passes it here.
+ */
+export function readConfig(env: NodeJS.ProcessEnv): Config {
   const production = env.NODE_ENV === 'production';
   const port = Number(env.PORT ?? '8080');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT must be 0 to 65535');
-  const allowLocalhostWebhooks = env.SVC_ALLOW_LOCALHOST_WEBHOOKS === '1';
-  if (allowLocalhostWebhooks && production) {
-    throw new ConfigError(
-      'SVC_ALLOW_LOCALHOST_WEBHOOKS=1 is a sandbox setting and is refused with NODE_ENV=production',
-    );
-  }
+  const allowLocalhostWebhooks = sandboxFlag(env, 'SVC_ALLOW_LOCALHOST_WEBHOOKS', production);
+  const peer = {
+    ...DEFAULT_PEER_SETTINGS,
+    allowLocalhost: sandboxFlag(env, 'SVC_ALLOW_LOCALHOST_PEERS', production),
+  };
+  const integrations = {
+    ...DEFAULT_INTEGRATION_SETTINGS,
+    allowLocalhost: sandboxFlag(env, 'SVC_ALLOW_LOCALHOST_INTEGRATIONS', production),
+  };
   const lease = env.SVC_DELIVERY_LEASE_MS;
   const deliveryLeaseMs = lease === undefined || lease === '' ? undefined : Number(lease);
   if (deliveryLeaseMs !== undefined && (!Number.isInteger(deliveryLeaseMs) || deliveryLeaseMs < 1_000)) {
@@ -114,6 +135,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signUpOpen: signUp === '' ? !production : signUp === 'open',
     passwordCost,
     portalDir: resolve(env.SVC_PORTAL_DIR ?? resolve(PACKAGE_DIR, 'dist', 'portal')),
+    peer,
+    integrations,
   };
 }
 

@@ -1,8 +1,8 @@
 import { ConfigError, readConfig } from './config.js';
 import { insecureOriginWarning } from './features/portal-static/cookie-warning.js';
+import { SANDBOX_EMAIL, sandboxCards } from './features/sandbox/seed.js';
 import { firstStartSecretsFile, writeFirstStartSecrets } from './first-start-secrets.js';
 import { createServiceLogger } from './http/logger.js';
-import { SANDBOX_EMAIL, sandboxCards } from './sandbox/seed.js';
 import { type RunningService, startService } from './server.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
 
@@ -101,7 +101,7 @@ async function printSandboxCards(service: RunningService): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const config = readConfig();
+  const config = readConfig(process.env);
   const logger = createServiceLogger(config.logLevel);
   const service = await startService(config, logger);
   await printSandboxCards(service);

@@ -3,9 +3,11 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { type RunningDelivery, startDelivery } from './delivery/start.js';
-import { buildApp } from './http/app.js';
+import { startAdminSocket } from './features/sandbox/admin-socket.js';
+import { type SeedResult, seedSandbox } from './features/sandbox/seed.js';
 import { type CredentialCache, startCredentialCache } from './http/credential-cache.js';
 import type { ServiceContext } from './http/service-context.js';
 import { ServiceMetrics } from './ops/metrics.js';
@@ -13,8 +15,6 @@ import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js'
 import { timedDb } from './ops/timed-db.js';
 import { Relay } from './relay/relay.js';
 import { openRuntime } from './runtime.js';
-import { startAdminSocket } from './sandbox/admin-socket.js';
-import { type SeedResult, seedSandbox } from './sandbox/seed.js';
 
 export interface RunningService {
   ctx: ServiceContext;
@@ -58,6 +58,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       sandboxRoutes: !config.production,
       signUpOpen: config.signUpOpen,
       portalDir: config.portalDir,
+      peer: config.peer,
+      integrations: config.integrations,
       trustedProxies: config.trustedProxies,
       relay,
       readiness: { deliveryRunning: () => delivery?.running() ?? false },

@@ -13,3 +13,13 @@ export class ServiceError extends Error {
     this.name = 'ServiceError';
   }
 }
+
+/** 429 with the seconds to wait; the error body carries them as `retry_after`, and `Retry-After` too. */
+export class RateLimitedError extends ServiceError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message: string,
+  ) {
+    super('rate_limited', message);
+  }
+}

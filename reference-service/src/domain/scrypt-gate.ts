@@ -1,4 +1,4 @@
-import { RateLimitedError } from './contacts/rate-limited.js';
+import { RateLimitedError } from './errors.js';
 
 /**
  * How many password hashes run at once in this process, and how many may wait. scrypt runs in libuv's

@@ -1,12 +1,14 @@
-import { ERROR_CODES, type ErrorCode } from '@svc-kit/contract';
+import { type ErrorCode, statusOfErrorCode } from '@svc-kit/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RateLimitedError, type ServiceError } from '../domain/errors.js';
 
 /** Every code the service answers is in the contract's registry, which also fixes its status. */
 export function statusOf(code: ErrorCode): number {
-  return ERROR_CODES[code].status;
+  return statusOfErrorCode(code);
 }
 
-export function errorBody(request: FastifyRequest, code: ErrorCode, message: string) {
+/** The spec's error body. The peer protocol's refusals have codes of their own, in the same body. */
+export function errorBody<C extends string = ErrorCode>(request: FastifyRequest, code: C, message: string) {
   return { error: { code, message, request_id: request.id } };
 }
 
@@ -15,4 +17,15 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, code: Er
     .code(statusOf(code))
     .type('application/json')
     .send(errorBody(request, code, message));
+}
+
+/** A refusal of the service; a 429 also says when to retry, in the body and in `Retry-After` (spec part 7). */
+export function sendServiceError(request: FastifyRequest, reply: FastifyReply, error: ServiceError) {
+  if (!(error instanceof RateLimitedError)) return sendError(request, reply, error.code, error.message);
+  const body = errorBody(request, error.code, error.message);
+  return reply
+    .code(statusOf(error.code))
+    .header('retry-after', String(error.retryAfterSeconds))
+    .type('application/json')
+    .send({ error: { ...body.error, retry_after: error.retryAfterSeconds } });
 }

@@ -1,12 +1,24 @@
-import type { Operation, OperationId, Operations, ResponseOf } from '@svc-kit/contract';
+import {
+  type Operation,
+  type OperationGroup,
+  type OperationId,
+  type Operations,
+  operations,
+  type ResponseOf,
+  toColonPath,
+} from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { isPeerCallingHandler } from '../domain/contacts/calls-peers.js';
 import { ServiceError } from '../domain/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempotency.js';
-import type { Queryable } from '../store/db.js';
-import { type Answer, ReplayedRefusal, runIdempotent } from '../store/idempotent.js';
-import { runIdempotentOutsideTransaction } from '../store/queries/contacts-idempotency.js';
+import type { Db, Queryable } from '../store/db.js';
+import {
+  type Answer,
+  type IdempotentCall,
+  ReplayedRefusal,
+  runIdempotent,
+  runIdempotentInSteps,
+} from '../store/idempotent.js';
 import { confirmedCall } from './confirmed-call.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
@@ -17,9 +29,9 @@ import type { ServiceContext } from './service-context.js';
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
 /** What a handler receives: validated input, the authorized caller, and the connection to use. */
-export interface OperationCall<Op extends Operation> extends Authorized {
-  /** A transaction for idempotent calls (the answer is stored in it); the pool otherwise. */
-  db: Queryable;
+export interface OperationCall<Op extends Operation, D extends Queryable = Queryable> extends Authorized {
+  /** The handle its mode gives (see `TransactionMode`); a handler uses this one and no other. */
+  db: D;
   params: OutputOf<Op['pathParams']>;
   query: OutputOf<Op['query']>;
   body: OutputOf<Op['body']>;
@@ -27,11 +39,28 @@ export interface OperationCall<Op extends Operation> extends Authorized {
   request: FastifyRequest;
 }
 
-export type OperationHandler<Op extends Operation> = (
-  call: OperationCall<Op>,
+export type OperationHandler<Op extends Operation, D extends Queryable = Queryable> = (
+  call: OperationCall<Op, D>,
 ) => Promise<{ status: Op['success']['status']; body: OutputOf<Op['success']['schema']> }>;
 
-export type OperationHandlers = { [Id in OperationId]?: OperationHandler<Operations[Id]> };
+/**
+ * How a handler meets the database, and so how an `Idempotency-Key` is honoured around it:
+ * - `none`: its statements run on the handle given: the pool (or a connection that confirms a held key,
+ *   see confirmed-call.ts), or the key's transaction, which stores the answer with them;
+ * - `one`: it always runs in one transaction (the key's, when there is one);
+ * - `own`: it is given the database and opens its own short transactions, because it calls a peer in
+ *   between: a peer on this same instance answers through the same database, and on PGlite (one
+ *   connection) it would wait on a transaction held across the call until it timed out. Its key is
+ *   claimed and answered in steps of their own (store/idempotent.ts).
+ */
+export type TransactionMode = 'none' | 'one' | 'own';
+
+export type OperationEntry<Op extends Operation> =
+  | { transaction: 'none' | 'one'; run: OperationHandler<Op> }
+  | { transaction: 'own'; run: OperationHandler<Op, Db> };
+
+/** The served operations, each with its handler and its transaction mode. */
+export type OperationTable = { [Id in OperationId]?: OperationEntry<Operations[Id]> };
 
 /** A typed answer of an operation, checked against its contract status at compile time. */
 export function answer<Id extends OperationId>(
@@ -40,11 +69,6 @@ export function answer<Id extends OperationId>(
   body: ResponseOf<Id>,
 ): { status: Operations[Id]['success']['status']; body: ResponseOf<Id> } {
   return { status, body };
-}
-
-/** `/v1/workspace/webhooks/{id}` → `/v1/workspace/webhooks/:id` */
-export function toFastifyPath(path: string): string {
-  return path.replace(/\{([a-zA-Z_]+)\}/g, ':$1');
 }
 
 function validate<S extends z.core.$ZodType | null>(schema: S, value: unknown, where: string): OutputOf<S> {
@@ -84,18 +108,18 @@ export function registerOperations(
   app: FastifyInstance,
   ctx: ServiceContext,
   table: Readonly<Record<string, Operation>>,
-  handlers: Readonly<Record<string, OperationHandler<Operation> | undefined>>,
+  handlers: Readonly<Record<string, OperationEntry<Operation> | undefined>>,
 ): void {
   for (const op of Object.values(table)) {
-    const handler = handlers[op.operationId];
+    const entry = handlers[op.operationId];
     const requirements = { ...op.flags, permission: op.permission };
     app.route({
       method: op.method,
-      url: toFastifyPath(op.path),
+      url: toColonPath(op.path),
       // Read by the early refusals (early-refusals.ts): an unreadable body is answered after this policy.
       config: { requirements } satisfies RouteRequirements,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        if (!handler) {
+        if (!entry) {
           return sendError(
             request,
             reply,
@@ -118,31 +142,29 @@ export function registerOperations(
               body: validate(op.body, request.body, 'body'),
             };
             const key = op.flags.idempotent ? idempotencyKeyOf(request) : undefined;
-            const run = (db: Queryable) =>
-              handler({ ...authorized, ...input, db, now, request }) as Promise<Answer>;
-            let result: Answer & { replayed?: boolean };
-            if (key === undefined) {
-              result = await run(conn);
-            } else {
-              const fingerprint = requestFingerprint({
-                operationId: op.operationId,
-                pathParams: input.params,
-                query: input.query,
-                body: input.body,
-              });
-              const idempotentCall = { workspaceId: authorized.workspace.id, key, fingerprint, now };
-              try {
-                // Handlers that call peers run outside one transaction (see domain/contacts/calls-peers.ts).
-                result = isPeerCallingHandler(handler)
-                  ? await runIdempotentOutsideTransaction(ctx.db, idempotentCall, () => run(ctx.db))
-                  : await runIdempotent(ctx.db, idempotentCall, run);
-              } catch (error) {
-                if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
-                throw error;
-              }
+            const call = { ...authorized, ...input, now, request };
+            const idempotentCall =
+              key === undefined
+                ? undefined
+                : {
+                    workspaceId: authorized.workspace.id,
+                    key,
+                    fingerprint: requestFingerprint({
+                      operationId: op.operationId,
+                      pathParams: input.params,
+                      query: input.query,
+                      body: input.body,
+                    }),
+                    now,
+                  };
+            try {
+              const result = await runEntry(ctx.db, conn, entry, call, idempotentCall, ctx.now);
               if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+              return result;
+            } catch (error) {
+              if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
+              throw error;
             }
-            return result;
           },
         );
         reply.code(result.status);
@@ -150,4 +172,36 @@ export function registerOperations(
       },
     });
   }
+}
+
+/** Runs a handler as its mode says, under its `Idempotency-Key` when the call carries one. */
+function runEntry(
+  db: Db,
+  conn: Queryable,
+  entry: OperationEntry<Operation>,
+  call: Omit<OperationCall<Operation>, 'db'>,
+  idempotent: IdempotentCall | undefined,
+  clock: () => number,
+): Promise<Answer & { replayed?: boolean }> {
+  if (entry.transaction === 'own') {
+    const run = () => entry.run({ ...call, db }) as Promise<Answer>;
+    return idempotent ? runIdempotentInSteps(db, idempotent, run, clock) : run();
+  }
+  const run = (handle: Queryable) => entry.run({ ...call, db: handle }) as Promise<Answer>;
+  if (idempotent) return runIdempotent(db, idempotent, run);
+  return entry.transaction === 'one' ? db.transaction(run) : run(conn);
+}
+
+/** The contract's operations of one group: each feature registers its own. */
+export function operationsOfGroup(group: OperationGroup): Record<string, Operation> {
+  return Object.fromEntries(
+    Object.values(operations as Readonly<Record<string, Operation>>)
+      .filter((op) => op.group === group)
+      .map((op) => [op.operationId, op]),
+  );
+}
+
+/** A feature's handler table, as the registration reads it. */
+export function served(table: OperationTable): Record<string, OperationEntry<Operation> | undefined> {
+  return table as Record<string, OperationEntry<Operation> | undefined>;
 }

@@ -1,5 +1,5 @@
 import type { OutboundLimit } from '@svc-kit/contract';
-import { RateLimitedError } from '../domain/contacts/rate-limited.js';
+import { RateLimitedError } from '../domain/errors.js';
 import type { Db, Queryable } from '../store/db.js';
 import { returnToken, takeToken } from '../store/queries/rate-limits.js';
 

@@ -1,6 +1,5 @@
-import type { Operation } from '@svc-kit/contract';
+import { type Operation, toColonPath } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
-import { toFastifyPath } from '../http/operations.js';
 import type { ServiceMetrics } from './metrics.js';
 
 /**
@@ -15,7 +14,7 @@ export function recordRequestMetrics(
 ): void {
   const operationOf = new Map<string, string>();
   for (const op of Object.values(table))
-    operationOf.set(`${op.method} ${toFastifyPath(op.path)}`, op.operationId);
+    operationOf.set(`${op.method} ${toColonPath(op.path)}`, op.operationId);
   app.addHook('onResponse', async (request, reply) => {
     const url = request.routeOptions.url;
     const operation = url === undefined ? 'unmatched' : (operationOf.get(`${request.method} ${url}`) ?? url);

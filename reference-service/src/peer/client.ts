@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import { publicKeyFromRaw, signBytes, verifyBytes } from '../domain/contacts/keys.js';
 import type { ResolveHost } from '../domain/url-policy.js';
 import { createGuardedClient, type PostOutcome } from '../outbound/guarded-client.js';
+import { publicKeyFromRaw, signBytes, verifyBytes } from './keys.js';
 import type { Signer } from './own-identity.js';
 import {
   type AnsweredRequest,

@@ -1,6 +1,4 @@
 import type { KeyObject } from 'node:crypto';
-import { CARD_VALIDITY_MS, mintCard } from '../domain/contacts/card.js';
-import { generateIdentityKeyPair, privateKeyFromPkcs8 } from '../domain/contacts/keys.js';
 import type { Queryable } from '../store/db.js';
 import {
   getIdentityKey,
@@ -9,6 +7,8 @@ import {
   storeIdentityCard,
 } from '../store/queries/identity-keys.js';
 import type { SecretBox } from '../store/secret-box.js';
+import { CARD_VALIDITY_MS, mintCard } from './card.js';
+import { generateIdentityKeyPair, privateKeyFromPkcs8 } from './keys.js';
 import { PEER_PATH_PREFIX } from './protocol.js';
 
 /** One of our identities, ready to sign: its key, its current card. */

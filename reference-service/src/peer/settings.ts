@@ -1,6 +1,4 @@
-import { ConfigError } from '../config.js';
-
-/** How this instance talks to peers; read from the environment unless a caller (a test) passes them. */
+/** How this instance talks to peers (read by config.ts; a test may pass its own). */
 export interface PeerSettings {
   /** Sandbox opt-in (SVC_ALLOW_LOCALHOST_PEERS=1): peers on http(s)://localhost and 127.0.0.1. */
   allowLocalhost: boolean;
@@ -10,12 +8,8 @@ export interface PeerSettings {
 
 export const DEFAULT_PEER_TIMEOUT_MS = 5000;
 
-export function peerSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PeerSettings {
-  const allowLocalhost = env.SVC_ALLOW_LOCALHOST_PEERS === '1';
-  if (allowLocalhost && env.NODE_ENV === 'production') {
-    throw new ConfigError(
-      'SVC_ALLOW_LOCALHOST_PEERS=1 is a sandbox setting and is refused with NODE_ENV=production',
-    );
-  }
-  return { allowLocalhost, timeoutMs: DEFAULT_PEER_TIMEOUT_MS };
-}
+/** The settings when none are given: no sandbox opt-in. */
+export const DEFAULT_PEER_SETTINGS: PeerSettings = {
+  allowLocalhost: false,
+  timeoutMs: DEFAULT_PEER_TIMEOUT_MS,
+};

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { CardError, type VerifiedCard, verifyCard } from '../domain/contacts/card.js';
-import { verifyBytes } from '../domain/contacts/keys.js';
 import type { Queryable } from '../store/db.js';
-import { PeerRefusal } from './inbound.js';
+import { CardError, type VerifiedCard, verifyCard } from './card.js';
+import { verifyBytes } from './keys.js';
 import {
   HEADER_NONCE,
   HEADER_SIGNATURE,
@@ -12,6 +11,7 @@ import {
   signingText,
   TIMESTAMP,
 } from './protocol.js';
+import { PeerRefusal } from './refusal.js';
 
 /** A header sent once; a repeated one counts as missing. */
 export function header(request: FastifyRequest, name: string): string | undefined {

@@ -2,69 +2,19 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PostOutcome } from '../outbound/guarded-client.js';
 import type { Db } from '../store/db.js';
+import { getListenerStream, getRelayedDelivery, setListenerStream } from '../store/queries/listeners.js';
+import { sweepAbandoned } from './sweep.js';
 import {
-  getListenerStream,
-  getRelayedDelivery,
-  removeAbandonedListeners,
-  setListenerStream,
-} from '../store/queries/listeners.js';
+  CHANNELS,
+  failed,
+  type ListenerStream,
+  type RelayedDelivery,
+  type RelaySettings,
+  type StreamEnd,
+  type Waiting,
+} from './types.js';
 
-/** One delivery as the listener's CLI receives it: the exact headers and body a dialled endpoint gets. */
-export interface RelayedDelivery {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Why a stream was ended by the service; sent to the CLI as the last message. */
-export type StreamEnd = 'replaced' | 'revoked' | 'removed' | 'shutting_down';
-
-/** A CLI's open stream, as the relay sees it (the routes write it as server-sent events). */
-export interface ListenerStream {
-  readonly id: string;
-  send(delivery: RelayedDelivery): void;
-  end(reason: StreamEnd): void;
-}
-
-export interface RelaySettings {
-  /** How long a worker waits for another instance to say it holds the listener's stream. */
-  ackTimeoutMs: number;
-  /** How long a worker waits for the CLI's report of the local answer (the CLI gives up on it at 10 s). */
-  answerTimeoutMs: number;
-  /** PGlite: this process is the database's only user, so a stream not held here is held nowhere. */
-  soleInstance: boolean;
-  /** A listener no stream has held for this long is removed (its CLI was killed without closing it). */
-  abandonAfterMs: number;
-  now(): number;
-}
-
-interface Waiting {
-  endpointId: string;
-  /** Set once the delivery was written to a stream of this process. */
-  streamId: string | undefined;
-  started: number;
-  timer: NodeJS.Timeout | undefined;
-  settle(outcome: PostOutcome): void;
-}
-
-const CHANNELS = {
-  /** A worker asks whichever instance holds the listener's stream to relay a delivery. */
-  deliver: 'svc_relay_deliver',
-  /** That instance says it wrote the delivery to the stream. */
-  ack: 'svc_relay_ack',
-  /** The outcome of a relayed delivery, for the worker waiting for it (on whichever instance). */
-  answer: 'svc_relay_answer',
-  /** A stream was opened for a listener: any other stream for it, on any instance, ends. */
-  hold: 'svc_relay_hold',
-} as const;
-
-const failed = (reason: string, started: number): PostOutcome => ({
-  kind: 'failed',
-  reason,
-  latencyMs: Math.round(performance.now() - started),
-});
+export type { ListenerStream, RelayedDelivery, RelaySettings, StreamEnd } from './types.js';
 
 /**
  * Carries deliveries to listener endpoints over their CLI's stream instead of dialling. The delivery worker
@@ -111,21 +61,7 @@ export class Relay {
         if (m.instance !== this.#instance) return this.#onHold(String(m.endpoint_id), String(m.stream_id));
       }),
     ];
-    this.#sweep = setInterval(
-      () => void this.#removeAbandoned(),
-      Math.min(60_000, this.settings.abandonAfterMs),
-    );
-    this.#sweep.unref();
-  }
-
-  async #removeAbandoned(): Promise<void> {
-    try {
-      const now = this.settings.now();
-      const removed = await removeAbandonedListeners(this.db, now - this.settings.abandonAfterMs, now);
-      if (removed > 0) this.log.info({ removed }, 'listeners left without a stream were removed');
-    } catch (error) {
-      this.log.error({ err: error }, 'removing abandoned listeners failed');
-    }
+    this.#sweep = sweepAbandoned(this.db, this.log, this.settings);
   }
 
   /** Ends the listener's stream held here, if any (the listener was closed). */

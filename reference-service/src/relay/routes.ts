@@ -5,9 +5,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ServiceError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { parse } from '../http/parse.js';
 import { authorize, type Requirements } from '../http/policy.js';
 import type { ServiceContext } from '../http/service-context.js';
-import { parse } from '../http/session-routes.js';
 import { excerptOf, type PostOutcome } from '../outbound/guarded-client.js';
 import {
   countListenersLocked,

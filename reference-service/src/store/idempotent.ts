@@ -1,9 +1,11 @@
-import { ERROR_CODES, isRememberedRefusal } from '@svc-kit/contract';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isRememberedRefusal, statusOfErrorCode } from '@svc-kit/contract';
 import { ServiceError } from '../domain/errors.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../domain/idempotency.js';
 import type { Db, Queryable } from './db.js';
 import {
   claimIdempotencyKey,
+  dropUnansweredClaim,
   getIdempotencyRecord,
   type IdempotencyRow,
   storeIdempotentAnswer,
@@ -19,14 +21,14 @@ export function isRememberedError(error: unknown): error is ServiceError {
   return (
     error instanceof ServiceError &&
     !(error instanceof ReplayedRefusal) &&
-    isRememberedRefusal(ERROR_CODES[error.code].status)
+    isRememberedRefusal(statusOfErrorCode(error.code))
   );
 }
 
 /** The stored form of a remembered refusal: code and message; the request id is the repeat's own. */
 export function refusalAnswer(error: ServiceError): Answer {
   return {
-    status: ERROR_CODES[error.code].status,
+    status: statusOfErrorCode(error.code),
     body: { error: { code: error.code, message: error.message } },
   };
 }
@@ -60,6 +62,35 @@ export interface IdempotentCall {
   now: number;
 }
 
+/** A claim without an answer this old belongs to a process that died mid-call; it may be taken over. */
+const ABANDONED_CLAIM_MS = 2 * 60 * 1000;
+/** How long a repeat waits for a concurrent first call (which may be waiting on a peer) to answer. */
+const WAIT_FOR_FIRST_MS = 30_000;
+const POLL_MS = 50;
+
+const claimOf = (call: IdempotentCall) => ({
+  workspace_id: call.workspaceId,
+  key: call.key,
+  fingerprint: call.fingerprint,
+  created_at: call.now,
+});
+
+/** Claims the key in `tx`: true when it is ours to answer (see `claimIdempotencyKey`). */
+function claim(tx: Queryable, call: IdempotentCall): Promise<boolean> {
+  return claimIdempotencyKey(
+    tx,
+    claimOf(call),
+    call.now - IDEMPOTENCY_WINDOW_MS,
+    call.now - ABANDONED_CLAIM_MS,
+  );
+}
+
+const mismatch = () =>
+  new ServiceError(
+    'idempotency_mismatch',
+    'this Idempotency-Key was already used with different arguments in the last 24 hours',
+  );
+
 /**
  * Runs an operation once per key. The operation and the stored answer share one transaction with the key
  * claim, so either both are committed or neither is: a failure inside `run` rolls back and frees the key
@@ -77,16 +108,7 @@ export async function runIdempotent(
   } catch (error) {
     if (!(error instanceof RefusedRun)) throw error;
     await db.transaction(async (tx) => {
-      const claimed = await claimIdempotencyKey(
-        tx,
-        {
-          workspace_id: call.workspaceId,
-          key: call.key,
-          fingerprint: call.fingerprint,
-          created_at: call.now,
-        },
-        call.now - IDEMPOTENCY_WINDOW_MS,
-      );
+      const claimed = await claim(tx, call);
       // Someone else's answer got there first: theirs is the key's first answer, ours is still this caller's.
       if (claimed) {
         const { status, body } = refusalAnswer(error.refusal);
@@ -103,11 +125,7 @@ async function runInOneTransaction(
   run: (tx: Queryable) => Promise<Answer>,
 ): Promise<Answer & { replayed: boolean }> {
   return db.transaction(async (tx) => {
-    const claimed = await claimIdempotencyKey(
-      tx,
-      { workspace_id: call.workspaceId, key: call.key, fingerprint: call.fingerprint, created_at: call.now },
-      call.now - IDEMPOTENCY_WINDOW_MS,
-    );
+    const claimed = await claim(tx, call);
     if (claimed) {
       let answer: Answer;
       try {
@@ -123,12 +141,58 @@ async function runInOneTransaction(
       // Cannot happen with the claim above (answers are stored in the claiming transaction); refuse loudly.
       throw new Error('idempotency record without an answer');
     }
-    if (record.fingerprint !== call.fingerprint) {
-      throw new ServiceError(
-        'idempotency_mismatch',
-        'this Idempotency-Key was already used with different arguments in the last 24 hours',
-      );
-    }
+    if (record.fingerprint !== call.fingerprint) throw mismatch();
     return replayOf({ ...record, response_status: record.response_status });
   });
+}
+
+/**
+ * The same promises as `runIdempotent` (same table, window, 422 and replay) for an operation that opens its
+ * own transactions (mode `own`, http/operations.ts), in three short steps instead of one transaction: the
+ * claim is committed first, the operation runs with its own transactions and its peer call, then the
+ * answer is stored. A repeat arriving meanwhile waits for that answer, on the injected clock `clock`. A
+ * final refusal is stored as the first answer; any other failure drops the claim, so the key is free again,
+ * as with the one-transaction form.
+ */
+export async function runIdempotentInSteps(
+  db: Db,
+  call: IdempotentCall,
+  run: () => Promise<Answer>,
+  clock: () => number,
+): Promise<Answer & { replayed: boolean }> {
+  const deadline = clock() + WAIT_FOR_FIRST_MS;
+  for (;;) {
+    if (await claim(db, call)) {
+      let answer: Answer;
+      try {
+        answer = await run();
+      } catch (error) {
+        if (!isRememberedError(error)) {
+          await dropUnansweredClaim(db, claimOf(call));
+          throw error;
+        }
+        // A final refusal is the key's first answer (the contract's rule): kept like a success.
+        answer = refusalAnswer(error);
+        await storeIdempotentAnswer(db, call.workspaceId, call.key, answer.status, answer.body);
+        throw error;
+      }
+      await storeIdempotentAnswer(db, call.workspaceId, call.key, answer.status, answer.body);
+      return { ...answer, replayed: false };
+    }
+    const record = await getIdempotencyRecord(db, call.workspaceId, call.key);
+    if (record) {
+      if (record.fingerprint !== call.fingerprint) throw mismatch();
+      if (record.response_status !== null) {
+        return replayOf({ ...record, response_status: record.response_status });
+      }
+    }
+    // The first call is still running (or just gave the key up): wait and look again.
+    if (clock() > deadline) {
+      throw new ServiceError(
+        'service_unavailable',
+        'a call with this Idempotency-Key is still in progress; retry it later',
+      );
+    }
+    await sleep(POLL_MS);
+  }
 }

@@ -1,15 +1,14 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Db, Queryable } from './db.js';
+import { EmbeddedDatabaseError, initialiseDataDir } from './pglite-init.js';
+import { PreparedStatements, STALE_PREPARED_STATEMENT } from './pglite-prepared.js';
 import { type Answer, decodeAnswer, encodeScript, encodeStatement } from './pglite-wire.js';
 
-/** A failure of the embedded database's thread itself (not of a statement). */
-export class EmbeddedDatabaseError extends Error {
-  override readonly name = 'EmbeddedDatabaseError';
-}
+export { EmbeddedDatabaseError };
+
+const THREAD_YOUNG_GENERATION_MB = 4;
 
 type Reply = {
   id: number;
@@ -229,71 +228,7 @@ export async function openPglite(
   };
 }
 
-/**
- * Creates a new data dir in a child process that ends once it is done. PGlite creates one by running
- * initdb, a second WebAssembly program; run in this process, what it leaves behind (compiled code,
- * allocator pages) stayed resident for the process's whole life: 90 to 120 MB more on every first start,
- * measured, even when run in a thread that then ended. A process gives all of it back.
- */
-async function initialiseDataDir(dataDir: string): Promise<void> {
-  const script = fileURLToPath(new URL('./pglite-thread.js', import.meta.url));
-  const child = spawn(process.execPath, [script, '--init-only', dataDir], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-2_000);
-  });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (exitCode) => resolve(exitCode));
-  });
-  if (code !== 0)
-    throw new EmbeddedDatabaseError(`creating the data dir failed: ${stderr.trim() || `exit ${code}`}`);
-}
-
 /** The channel names are the service's own, never input; quoting keeps them identifiers all the same. */
 function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
-}
-
-const THREAD_YOUNG_GENERATION_MB = 4;
-
-/** "cached plan must not change result type" */
-const STALE_PREPARED_STATEMENT = '0A000';
-/** How many distinct statements the session keeps prepared; any beyond are parsed each time. */
-const MAX_PREPARED = 500;
-
-/**
- * The statements prepared on the single session, by text: each is parsed and planned once, then only
- * bound and run (for a short statement, parsing and planning cost the database thread about as much as
- * running it). Statements are sent in order and run in order, so a name is usable by the next statement
- * sent right after its Parse; a Parse that failed (a syntax error, an aborted transaction) made no name,
- * and the text is parsed again next time.
- */
-class PreparedStatements {
-  #names = new Map<string, { name: string; ready: boolean } | null>();
-  #count = 0;
-
-  for(sql: string): { name: string; parse: boolean } | undefined {
-    const known = this.#names.get(sql);
-    if (known === null) return undefined;
-    // Sent but not yet known to have parsed: send unnamed meanwhile rather than depend on it.
-    if (known !== undefined) return known.ready ? { name: known.name, parse: false } : undefined;
-    if (this.#names.size >= MAX_PREPARED) return undefined;
-    const name = `svc_${this.#count++}`;
-    this.#names.set(sql, { name, ready: false });
-    return { name, parse: true };
-  }
-
-  settle(sql: string, parsed: boolean): void {
-    const known = this.#names.get(sql);
-    if (!known) return;
-    if (parsed) known.ready = true;
-    else this.#names.delete(sql);
-  }
-
-  forget(sql: string): void {
-    this.#names.set(sql, null);
-  }
 }

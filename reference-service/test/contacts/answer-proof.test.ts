@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CARD_VALIDITY_MS, mintCard } from '../../src/domain/contacts/card.js';
-import { generateIdentityKeyPair, privateKeyFromPkcs8, signBytes } from '../../src/domain/contacts/keys.js';
+import { CARD_VALIDITY_MS, mintCard } from '../../src/peer/card.js';
+import { generateIdentityKeyPair, privateKeyFromPkcs8, signBytes } from '../../src/peer/keys.js';
 import {
   answerSigningText,
   HEADER_ANSWER_SIGNATURE,

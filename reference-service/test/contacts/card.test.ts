@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CARD_VALIDITY_MS, CardError, mintCard, verifyCard } from '../../src/domain/contacts/card.js';
-import { generateIdentityKeyPair, privateKeyFromPkcs8 } from '../../src/domain/contacts/keys.js';
+import { CARD_VALIDITY_MS, CardError, mintCard, verifyCard } from '../../src/peer/card.js';
+import { generateIdentityKeyPair, privateKeyFromPkcs8 } from '../../src/peer/keys.js';
 
 const NOW = 1_800_000_000_000;
 const pair = generateIdentityKeyPair();

@@ -1,7 +1,7 @@
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CARD_VALIDITY_MS, mintCard } from '../../src/domain/contacts/card.js';
-import { generateIdentityKeyPair, privateKeyFromPkcs8 } from '../../src/domain/contacts/keys.js';
+import { CARD_VALIDITY_MS, mintCard } from '../../src/peer/card.js';
+import { generateIdentityKeyPair, privateKeyFromPkcs8 } from '../../src/peer/keys.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { testResolve } from '../support/harness.js';

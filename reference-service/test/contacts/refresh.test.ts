@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CARD_VALIDITY_MS } from '../../src/domain/contacts/card.js';
+import { CARD_VALIDITY_MS } from '../../src/peer/card.js';
 import { getContact } from '../../src/store/queries/contacts.js';
 import { BACKENDS } from '../support/backends.js';
 import { befriend, createParty, type Instance, type Party, TestClock, useTwoInstances } from './support.js';

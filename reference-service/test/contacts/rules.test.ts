@@ -1,7 +1,7 @@
 import { IdempotencyMismatchError, RateLimitError } from '@svc-kit/client';
 import { describe, expect, it } from 'vitest';
-import { CARD_VALIDITY_MS, mintCard } from '../../src/domain/contacts/card.js';
-import { generateIdentityKeyPair, privateKeyFromPkcs8, signBytes } from '../../src/domain/contacts/keys.js';
+import { CARD_VALIDITY_MS, mintCard } from '../../src/peer/card.js';
+import { generateIdentityKeyPair, privateKeyFromPkcs8, signBytes } from '../../src/peer/keys.js';
 import { signingText } from '../../src/peer/protocol.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, expectRefusal } from '../support/harness.js';

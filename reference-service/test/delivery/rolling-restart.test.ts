@@ -8,7 +8,7 @@ import { HEADER_NAMES } from '@svc-kit/webhooks';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
-import { SANDBOX_WORKSPACE_ID } from '../../src/sandbox/seed.js';
+import { SANDBOX_WORKSPACE_ID } from '../../src/features/sandbox/seed.js';
 import { type RunningService, startService } from '../../src/server.js';
 import { createEmptyPostgres } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimitedError } from '../../src/domain/contacts/rate-limited.js';
+import { RateLimitedError } from '../../src/domain/errors.js';
 import { ScryptGate } from '../../src/domain/scrypt-gate.js';
 
 /** A piece of work the test finishes by hand, counting how many run at once. */

@@ -8,8 +8,8 @@ import {
 import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSession } from '../../src/features/accounts/session.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
-import { openSession } from '../../src/http/session-routes.js';
 import { ensureIdentityKey } from '../../src/peer/own-identity.js';
 import { PEER_VERBS } from '../../src/peer/protocol.js';
 import { Relay } from '../../src/relay/relay.js';

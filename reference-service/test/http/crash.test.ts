@@ -31,9 +31,12 @@ describe('an unexpected failure', () => {
       extra: {
         extraOperations: { testCrash: crash as Operation },
         extraHandlers: {
-          testCrash: (async () => {
-            throw new Error('boom: a bug in a handler');
-          }) as OperationHandler<Operation>,
+          testCrash: {
+            transaction: 'none',
+            run: (async () => {
+              throw new Error('boom: a bug in a handler');
+            }) as OperationHandler<Operation>,
+          },
         },
       },
     });

@@ -6,7 +6,11 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
 import { mintApiKey } from '../../src/domain/api-key.js';
-import { SANDBOX_IDENTITIES, SANDBOX_MEMBER_ID, SANDBOX_WORKSPACE_ID } from '../../src/sandbox/seed.js';
+import {
+  SANDBOX_IDENTITIES,
+  SANDBOX_MEMBER_ID,
+  SANDBOX_WORKSPACE_ID,
+} from '../../src/features/sandbox/seed.js';
 import { type RunningService, startService } from '../../src/server.js';
 import { insertApiKey, revokeApiKey } from '../../src/store/queries/api-keys.js';
 import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';

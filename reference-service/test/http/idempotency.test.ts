@@ -52,7 +52,9 @@ describe.each(BACKENDS)('Idempotency-Key on $name', (backend) => {
     service = await startTestService(store, {
       extra: {
         extraOperations: { testIdempotentCreate: testCreate as Operation },
-        extraHandlers: { testIdempotentCreate: handler as OperationHandler<Operation> },
+        extraHandlers: {
+          testIdempotentCreate: { transaction: 'none', run: handler as OperationHandler<Operation> },
+        },
       },
     });
   });

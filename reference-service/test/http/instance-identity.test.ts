@@ -1,7 +1,7 @@
 import { operations } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyCard } from '../../src/domain/contacts/card.js';
 import { newId } from '../../src/domain/ids.js';
+import { verifyCard } from '../../src/peer/card.js';
 import { ensureIdentityKey } from '../../src/peer/own-identity.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';

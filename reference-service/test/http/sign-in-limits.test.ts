@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/domain/totp.js';
+import { openSession } from '../../src/features/accounts/session.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
-import { openSession } from '../../src/http/session-routes.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
 import { call, createTenant, expectRefusal, startTestService, type TestService } from '../support/harness.js';

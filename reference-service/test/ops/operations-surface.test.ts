@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
-import { SANDBOX_WORKSPACE_ID } from '../../src/sandbox/seed.js';
+import { SANDBOX_WORKSPACE_ID } from '../../src/features/sandbox/seed.js';
 import { type RunningService, startService } from '../../src/server.js';
 import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAllowedPort, isGlobalUnicast } from '../../src/domain/address-policy.js';
-import { createGuardedFetch } from '../../src/integrations/guarded-fetch.js';
 import { createGuardedClient } from '../../src/outbound/guarded-client.js';
+import { createGuardedFetch } from '../../src/outbound/guarded-fetch.js';
 import { OutboundBlockedError, resolveCheckedAddresses } from '../../src/outbound/target-policy.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';

@@ -4,15 +4,15 @@ import { errorBodySchema, PERMISSIONS, type Permission } from '@svc-kit/contract
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { expect } from 'vitest';
+import { type AppOptions, buildApp } from '../../src/app.js';
 import { mintApiKey } from '../../src/domain/api-key.js';
 import { newId } from '../../src/domain/ids.js';
 import { hashPassword } from '../../src/domain/password.js';
 import { generateTotpSecret } from '../../src/domain/totp.js';
-import { type AppOptions, buildApp } from '../../src/http/app.js';
+import { openSession } from '../../src/features/accounts/session.js';
 import { loggerOptions } from '../../src/http/logger.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
 import type { ServiceContext } from '../../src/http/service-context.js';
-import { openSession } from '../../src/http/session-routes.js';
 import { PublicAddress } from '../../src/public-address.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertApiKey } from '../../src/store/queries/api-keys.js';

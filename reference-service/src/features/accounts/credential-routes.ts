@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../domain/errors.js';
+import { parse } from '../../http/parse.js';
 import { authorize } from '../../http/policy.js';
-import { parse } from '../../http/session-routes.js';
 import { changePassword, regenerateRecoveryCodes } from './credentials.js';
 import { getAccount } from './queries.js';
 import { changePasswordBody } from './schemas.js';

@@ -4,15 +4,16 @@ import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import type { RouteRequirements } from '../../http/early-refusals.js';
+import { parse } from '../../http/parse.js';
 import { siteHeaders } from '../../http/policy.js';
 import { SESSION_COOKIE } from '../../http/principal.js';
 import type { ServiceContext } from '../../http/service-context.js';
-import { openSession, parse, sessionCookie } from '../../http/session-routes.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
 import { deleteSession } from './queries.js';
 import { isEmail, normalizeEmail, passwordProblem, SIGN_UP_ATTEMPTS } from './rules.js';
 import { confirmMfaBody, signUpBody } from './schemas.js';
+import { openSession, sessionCookie } from './session.js';
 import { requireSession, sessionView } from './session-view.js';
 import { signUp } from './sign-up.js';
 

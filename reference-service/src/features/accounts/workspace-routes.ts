@@ -5,14 +5,15 @@ import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../../domain/workspace-state.js';
+import { parse } from '../../http/parse.js';
 import { authorize, siteHeaders } from '../../http/policy.js';
-import { openSession, parse, sessionCookie } from '../../http/session-routes.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { setWorkspaceFlag } from '../../store/queries/workspaces.js';
 import { acceptMemberInvite, inviteMember, listMembers, removeMember } from './members.js';
 import { getAccount, listKeys } from './queries.js';
 import { INVITE_GUESSES } from './rules.js';
 import { acceptInviteBody, inviteBody, memberPath, workspacePatchBody } from './schemas.js';
+import { openSession, sessionCookie } from './session.js';
 import { type AccountRouteOptions, PUBLIC_ROUTE } from './session-routes.js';
 import { sessionView } from './session-view.js';
 

@@ -14,12 +14,14 @@ export interface IdempotencyRow {
  * Claims a key inside the caller's transaction. The insert either creates the row (we own the key until
  * commit), takes over a row older than the window, or does nothing because a live row exists. A concurrent
  * repeat blocks on the primary key until the first transaction ends, so there is no check-then-insert race.
- * Returns true when the key is ours to answer.
+ * A claim committed without an answer (the in-steps form, store/idempotent.ts) older than `abandonedBefore`
+ * belongs to a process that died mid-call and is taken over too. Returns true when the key is ours to answer.
  */
 export async function claimIdempotencyKey(
   tx: Queryable,
   row: { workspace_id: string; key: string; fingerprint: string; created_at: number },
   expiredBefore: number,
+  abandonedBefore: number,
 ): Promise<boolean> {
   const rows = await tx.query<{ key: string }>(
     `INSERT INTO idempotency_keys (workspace_id, key, fingerprint, response_status, response_body, created_at)
@@ -28,8 +30,9 @@ export async function claimIdempotencyKey(
        SET fingerprint = EXCLUDED.fingerprint, response_status = NULL, response_body = NULL,
            created_at = EXCLUDED.created_at
        WHERE idempotency_keys.created_at < $5
+          OR (idempotency_keys.response_status IS NULL AND idempotency_keys.created_at < $6)
      RETURNING key`,
-    [row.workspace_id, row.key, row.fingerprint, row.created_at, expiredBefore],
+    [row.workspace_id, row.key, row.fingerprint, row.created_at, expiredBefore, abandonedBefore],
   );
   return rows.length === 1;
 }
@@ -56,5 +59,18 @@ export async function storeIdempotentAnswer(
   await tx.query(
     'UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE workspace_id = $1 AND key = $2',
     [workspaceId, key, status, JSON.stringify(body ?? null)],
+  );
+}
+
+/** Frees a claim that was never answered (its call failed), so that the key may be used again. */
+export async function dropUnansweredClaim(
+  db: Queryable,
+  row: { workspace_id: string; key: string; fingerprint: string; created_at: number },
+): Promise<void> {
+  await db.query(
+    `DELETE FROM idempotency_keys
+      WHERE workspace_id = $1 AND key = $2 AND fingerprint = $3 AND created_at = $4
+        AND response_status IS NULL`,
+    [row.workspace_id, row.key, row.fingerprint, row.created_at],
   );
 }

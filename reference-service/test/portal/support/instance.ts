@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { type RunningDelivery, startDelivery } from '../../../src/delivery/start.js';
-import { buildApp } from '../../../src/http/app.js';
+import { buildApp } from '../../../src/app.js';
 import { loggerOptions } from '../../../src/http/logger.js';
 import type { ServiceContext } from '../../../src/http/service-context.js';
 import { PublicAddress } from '../../../src/public-address.js';

@@ -1,0 +1,98 @@
+import { type Operation, operations } from '@svc-kit/contract';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { registerSessionRoutes } from './features/accounts/login-routes.js';
+import { accountsPlugin } from './features/accounts/plugin.js';
+import { contactsPlugin } from './features/contacts/plugin.js';
+import { registerIdentityCardRoute } from './features/identity-card/route.js';
+import { integrationsPlugin } from './features/integrations/plugin.js';
+import { IntegrationService } from './features/integrations/service.js';
+import { DEFAULT_INTEGRATION_SETTINGS, type IntegrationSettings } from './features/integrations/settings.js';
+import { portalPlugin } from './features/portal-static/plugin.js';
+import { registerSandboxRoutes } from './features/sandbox/trigger.js';
+import { webhooksPlugin } from './features/webhooks/plugin.js';
+import { createHttpApp } from './http/base.js';
+import { type OperationEntry, registerOperations } from './http/operations.js';
+import type { ServiceContext } from './http/service-context.js';
+import type { Readiness } from './ops/health.js';
+import type { ServiceMetrics } from './ops/metrics.js';
+import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
+import type { Relay } from './relay/relay.js';
+import { registerRelayRoutes } from './relay/routes.js';
+
+export interface AppOptions {
+  logger: Logger;
+  /** Extra operations and handlers (tests register a test-only idempotent operation this way). */
+  extraOperations?: Readonly<Record<string, Operation>>;
+  extraHandlers?: Readonly<Record<string, OperationEntry<Operation>>>;
+  /** How contacts reach peers (config.ts); no sandbox opt-in when left out. */
+  peer?: PeerSettings;
+  /** How integrations reach upstream MCP servers (config.ts); no sandbox opt-in when left out. */
+  integrations?: IntegrationSettings;
+  /** Serve the sandbox-only routes (`POST /sandbox/events`); never in production. */
+  sandboxRoutes?: boolean;
+  /** Serve the relay behind `svc-webhooks listen` (`/relay/v1/…`) through this relay. */
+  relay?: Relay | undefined;
+  /** Proxies whose `X-Forwarded-For` names the client address (SVC_TRUSTED_PROXIES); none by default. */
+  trustedProxies?: readonly string[];
+  /** Serve `/healthz` and `/readyz` (see ops/health.ts). */
+  readiness?: Readiness;
+  /** Count and time every answer (served on a port of its own, see ops/metrics-server.ts). */
+  metrics?: ServiceMetrics;
+  /** Anyone may create an account with `POST /v1/accounts` (config.ts: off in production by default). */
+  signUpOpen?: boolean;
+  /** The built portal served at `/` (config.ts: dist/portal); unset: `/` says how to build it. */
+  portalDir?: string | undefined;
+}
+
+/**
+ * The composition root: builds the parts each surface needs and registers every surface on the HTTP
+ * server as a plugin of its own. The only place that knows all the features.
+ */
+export async function buildApp(ctx: ServiceContext, options: AppOptions): Promise<FastifyInstance> {
+  const app = await createHttpApp(ctx, {
+    logger: options.logger,
+    operations: { ...operations, ...options.extraOperations },
+    trustedProxies: options.trustedProxies,
+    readiness: options.readiness,
+    metrics: options.metrics,
+  });
+
+  await app.register(async (scope) => registerSessionRoutes(scope, ctx));
+  await app.register(accountsPlugin, { ctx, signUpOpen: options.signUpOpen ?? false });
+  await app.register(portalPlugin, { dir: options.portalDir });
+  await app.register(async (scope) => registerIdentityCardRoute(scope, ctx));
+  if (options.sandboxRoutes) await app.register(async (scope) => registerSandboxRoutes(scope, ctx));
+  const relay = options.relay;
+  if (relay !== undefined) {
+    await app.register(async (scope) => registerRelayRoutes(scope, ctx, relay));
+    // Open streams would keep the server from closing: they end first, failing what waits on them.
+    app.addHook('preClose', () => relay.stop());
+  }
+
+  const integrations = new IntegrationService(
+    ctx.db,
+    ctx.secretBox,
+    options.integrations ?? DEFAULT_INTEGRATION_SETTINGS,
+    ctx.resolveHost,
+    ctx.publicAddress,
+  );
+  app.addHook('onClose', () => integrations.close());
+  await app.register(integrationsPlugin, { ctx, service: integrations });
+  await app.register(contactsPlugin, {
+    ctx,
+    peer: options.peer ?? DEFAULT_PEER_SETTINGS,
+    tools: {
+      list: (identityId) => integrations.offered(identityId),
+      call: (identityId, name, args, now) => integrations.call(identityId, name, args, now),
+    },
+  });
+  await app.register(webhooksPlugin, { ctx });
+  const extra = options.extraOperations;
+  if (extra !== undefined) {
+    await app.register(async (scope) => registerOperations(scope, ctx, extra, options.extraHandlers ?? {}));
+  }
+
+  await app.ready();
+  return app;
+}

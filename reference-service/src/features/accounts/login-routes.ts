@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import type { OutboundLimit } from '@svc-kit/contract';
+import { PERMISSIONS } from '@svc-kit/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { mintApiKey } from '../../domain/api-key.js';
+import { isCrossSiteLogin } from '../../domain/cross-site.js';
+import { crossSiteMessage } from '../../domain/cross-site-message.js';
+import { ServiceError } from '../../domain/errors.js';
+import type { PasswordCost } from '../../domain/password.js';
+import { hashPassword, verifyPassword } from '../../domain/password.js';
+import { scopesBeyondMember } from '../../domain/permissions.js';
+import {
+  accountOf,
+  guessBucket,
+  LOGIN_ACCOUNT_FAILURES,
+  LOGIN_ADDRESS_FAILURES,
+  LOGIN_PAIR_FAILURES,
+  limitedAddress,
+  STEP_UP_FAILURES,
+} from '../../domain/sign-in-limits.js';
+import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
+import { matchTotpStep } from '../../domain/totp.js';
+import { parse } from '../../http/parse.js';
+import { authorize, siteHeaders } from '../../http/policy.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { spendGuess } from '../../http/sign-in-guard.js';
+import { insertApiKey, revokeApiKey } from '../../store/queries/api-keys.js';
+import { acceptTotpStep, getMember, getMemberByEmail } from '../../store/queries/members.js';
+import { markSteppedUp } from '../../store/queries/sessions.js';
+import { isKnownAddress, rememberAddress } from '../../store/queries/sign-in-addresses.js';
+import { upgradePasswordHash } from './credentials.js';
+import { checkKeyRevocation } from './key-revocation.js';
+import { redeemRecoveryCode } from './mfa.js';
+import { normalizeEmail } from './rules.js';
+import { openSession, sessionCookie } from './session.js';
+
+const dummyHashes = new Map<PasswordCost, Promise<string>>();
+/**
+ * A hash no password matches, computed once per cost, so a login for an unknown email costs the same
+ * scrypt as one for a known email.
+ */
+function dummyPasswordHash(cost: PasswordCost = 'standard'): Promise<string> {
+  const known = dummyHashes.get(cost);
+  if (known) return known;
+  const hash = hashPassword(randomBytes(16).toString('hex'), cost);
+  dummyHashes.set(cost, hash);
+  return hash;
+}
+
+const loginBody = z.strictObject({
+  email: z.string().min(1).max(320),
+  password: z.string().min(1).max(1024),
+});
+/** A TOTP code, or one of the single-use recovery codes issued at enrolment (features/accounts/mfa.ts). */
+const stepUpBody = z.union([
+  z.strictObject({ code: z.string().regex(/^[0-9]{6}$/, 'expected a 6-digit code') }),
+  z.strictObject({ recovery_code: z.string().min(1).max(64) }),
+]);
+const mintKeyBody = z.strictObject({
+  name: z.string().min(1).max(64),
+  scopes: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length),
+});
+const keyPath = z.strictObject({ id: z.string().min(1).max(64) });
+
+/**
+ * The minimal portal surface the spec leaves to us (documented in the README): log in, step up with TOTP,
+ * and mint or revoke API keys. Every route answers refusals with the same error body as the operations.
+ */
+export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const refuseCrossSite = (request: FastifyRequest) => {
+    if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
+      throw new ServiceError('cross_site', crossSiteMessage('a log-in', ctx.publicAddress.origin));
+  };
+
+  app.post('/v1/sessions', async (request: FastifyRequest, reply: FastifyReply) => {
+    refuseCrossSite(request);
+    const body = parse(loginBody, request.body, 'body');
+    const now = ctx.now();
+    const address = limitedAddress(request.ip);
+    const account = accountOf(body.email);
+    const buckets: [string, OutboundLimit][] = [
+      [guessBucket('login-pair', account, address), LOGIN_PAIR_FAILURES],
+      [guessBucket('login-address', address), LOGIN_ADDRESS_FAILURES],
+    ];
+    if (!(await isKnownAddress(ctx.db, account, address, now))) {
+      buckets.push([guessBucket('login-account', account), LOGIN_ACCOUNT_FAILURES]);
+    }
+    const giveBack = await spendGuess(ctx.db, buckets, now);
+    const member = await getMemberByEmail(ctx.db, body.email, normalizeEmail(body.email));
+    // Unknown email and wrong password are answered alike, after the same scrypt work.
+    const ok = await verifyPassword(
+      body.password,
+      member?.password_hash ?? (await dummyPasswordHash(ctx.passwordCost)),
+    );
+    if (!member || !ok) throw new ServiceError('unauthenticated', 'wrong email or password');
+    await giveBack();
+    if (member.password_hash !== null)
+      await upgradePasswordHash(ctx.db, member.id, member.password_hash, body.password, ctx.passwordCost);
+    await rememberAddress(ctx.db, account, address, now);
+    const { token, expiresAt } = await openSession(ctx, member.id, false);
+    reply.header('set-cookie', sessionCookie(token, expiresAt, ctx.now()));
+    return reply.code(201).send({
+      member_id: member.id,
+      workspace_id: member.workspace_id,
+      expires_at: expiresAt,
+      mfa_enrolled: member.mfa_secret_enc !== null,
+    });
+  });
+
+  app.post('/v1/sessions/step-up', async (request: FastifyRequest, reply: FastifyReply) => {
+    const now = ctx.now();
+    const { principal } = await authorize(
+      ctx.db,
+      request,
+      { stepUp: false, suspended: false },
+      { now, publicOrigin: ctx.publicAddress.origin },
+    );
+    if (principal.kind !== 'session') {
+      throw new ServiceError('step_up_required', 'API keys have no session and cannot step up');
+    }
+    const body = parse(stepUpBody, request.body, 'body');
+    const member = await getMember(ctx.db, principal.memberId);
+    if (!member?.mfa_secret_enc)
+      throw new ServiceError('step_up_required', 'MFA is not enrolled for this member');
+    // Counted per member, whatever the session: a stolen session cannot reset the count by logging in again.
+    const giveBack = await spendGuess(ctx.db, [[guessBucket('step-up', member.id), STEP_UP_FAILURES]], now);
+    if ('recovery_code' in body) {
+      if (!(await redeemRecoveryCode(ctx, member.id, body.recovery_code, now)))
+        throw new ServiceError('step_up_required', 'the recovery code did not verify or was used before');
+      request.log.info({ member_id: member.id }, 'stepped up with a recovery code');
+    } else {
+      const seed = ctx.secretBox.open(member.mfa_secret_enc, member.id);
+      const step = matchTotpStep(seed, body.code, now);
+      if (step === undefined) throw new ServiceError('step_up_required', 'the MFA code did not verify');
+      if (!(await acceptTotpStep(ctx.db, member.id, step))) {
+        throw new ServiceError('step_up_required', 'this MFA code was already used; wait for the next one');
+      }
+    }
+    await giveBack();
+    await markSteppedUp(ctx.db, principal.sessionId, now);
+    return reply.code(200).send({ stepped_up_until: now + STEP_UP_WINDOW_MS });
+  });
+
+  app.post('/v1/workspace/keys', async (request: FastifyRequest, reply: FastifyReply) => {
+    const now = ctx.now();
+    const { principal, workspace } = await authorize(
+      ctx.db,
+      request,
+      { permission: 'service:workspace:admin', stepUp: true, suspended: true },
+      { now, publicOrigin: ctx.publicAddress.origin },
+    );
+    const body = parse(mintKeyBody, request.body, 'body');
+    const member = await getMember(ctx.db, principal.memberId);
+    const beyond = scopesBeyondMember(member?.permissions ?? [], body.scopes);
+    if (beyond.length > 0) {
+      throw new ServiceError(
+        'forbidden',
+        `a key cannot carry permissions its member lacks: ${beyond.join(', ')}`,
+      );
+    }
+    const minted = mintApiKey();
+    const scopes = [...new Set(body.scopes)];
+    await insertApiKey(ctx.db, {
+      id: minted.id,
+      workspace_id: workspace.id,
+      member_id: principal.memberId,
+      name: body.name,
+      secret_hash: minted.secretHash,
+      scopes,
+      created_at: now,
+      revoked_at: null,
+    });
+    request.log.info({ key_id: minted.id }, 'api key minted');
+    return reply
+      .code(201)
+      .header('cache-control', 'no-store')
+      .send({ id: minted.id, name: body.name, scopes, created_at: now, api_key: minted.token });
+  });
+
+  app.delete('/v1/workspace/keys/:id', async (request: FastifyRequest, reply: FastifyReply) => {
+    const now = ctx.now();
+    const { principal, workspace } = await authorize(
+      ctx.db,
+      request,
+      { permission: 'service:workspace:admin', stepUp: true, suspended: false },
+      { now, publicOrigin: ctx.publicAddress.origin },
+    );
+    const { id } = parse(keyPath, request.params, 'path parameters');
+    await checkKeyRevocation(ctx.db, workspace.id, principal.memberId, id);
+    if (!(await revokeApiKey(ctx.db, workspace.id, id, now)))
+      throw new ServiceError('not_found', 'no such API key');
+    return reply.code(204).send();
+  });
+}

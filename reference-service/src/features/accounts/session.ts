@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { newId } from '../../domain/ids.js';
+import { hashSessionToken, SESSION_COOKIE } from '../../http/principal.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { insertSession } from '../../store/queries/sessions.js';
+
+/** Portal sessions last 12 hours; a step-up inside one lasts 15 minutes. */
+export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+
+/** Opens a session and returns the cookie value; shared with the sandbox CLI. */
+export async function openSession(
+  ctx: ServiceContext,
+  memberId: string,
+  steppedUp: boolean,
+): Promise<{ id: string; token: string; expiresAt: number }> {
+  const now = ctx.now();
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = now + SESSION_LIFETIME_MS;
+  const id = newId('ses');
+  await insertSession(ctx.db, {
+    id,
+    member_id: memberId,
+    token_hash: hashSessionToken(token),
+    created_at: now,
+    expires_at: expiresAt,
+    stepped_up_at: steppedUp ? now : null,
+  });
+  return { id, token, expiresAt };
+}
+
+export function sessionCookie(token: string, expiresAt: number, now: number): string {
+  const maxAge = Math.max(0, Math.floor((expiresAt - now) / 1000));
+  // __Host- requires Secure, Path=/ and no Domain: the cookie is bound to this exact origin.
+  return `${SESSION_COOKIE}=${token}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`;
+}

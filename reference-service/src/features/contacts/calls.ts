@@ -1,0 +1,147 @@
+import { ServiceError } from '../../domain/errors.js';
+import { CardError, type VerifiedCard, verifyCard } from '../../peer/card.js';
+import type { PeerOutcome } from '../../peer/client.js';
+import type { Db } from '../../store/db.js';
+import type { ContactRow } from '../../store/queries/contacts.js';
+import { getContact } from '../../store/queries/contacts.js';
+import { refreshed } from './edits.js';
+import {
+  type ContactsDeps,
+  endpointRefusal,
+  type Identity,
+  peerCall,
+  signer,
+  spend,
+  unreachable,
+} from './outbound.js';
+import { newContactRow } from './record.js';
+import { applyLocked, check, contactOf } from './rows.js';
+import * as rules from './rules.js';
+
+/*
+ * The contact operations that are mostly a call to the party: a request, a card refresh, its tools. As in
+ * service.ts, the call is made with no transaction open and its outcome is written in a short one.
+ */
+
+function verified(text: string, now: number): VerifiedCard {
+  try {
+    return verifyCard(text, now);
+  } catch (error) {
+    if (error instanceof CardError)
+      throw new ServiceError('invalid_request', `invalid card: ${error.message}`);
+    throw error;
+  }
+}
+
+export async function requestContact(
+  deps: ContactsDeps,
+  db: Db,
+  identity: Identity,
+  request: { card: string; note?: string | undefined },
+  now: number,
+): Promise<{ status: 'active' | 'pending'; card: VerifiedCard }> {
+  const card = verified(request.card, now);
+  const refused = await endpointRefusal(deps, card.endpoint);
+  if (refused) throw new ServiceError('invalid_request', `invalid card: its endpoint is refused: ${refused}`);
+  const me = await signer(deps, db, identity, now);
+  if (card.fingerprint === me.fingerprint) {
+    throw new ServiceError('invalid_request', 'this is the identity’s own card');
+  }
+  const existing = (await getContact(db, identity.id, card.fingerprint)) ?? null;
+  check(rules.mayRequest(existing));
+  await spend(db, identity, card.fingerprint, existing?.status, now);
+  const payload = request.note === undefined ? {} : { note: request.note };
+  const outcome = await peerCall(deps, me, card, 'request', payload, now);
+  if (outcome.kind === 'unreachable') throw unreachable(card, outcome.reason);
+  if (outcome.kind === 'refused') {
+    // The other side's policy refused (a declined request, most often): 403, as a local block is.
+    throw new ServiceError(
+      'forbidden',
+      outcome.code === 'declined'
+        ? 'this party declined an earlier request from the identity; it cannot be asked again'
+        : `the party’s service refused the request (${outcome.code}: ${outcome.message})`,
+    );
+  }
+  const peerStatus = outcome.body.status === 'active' ? 'active' : 'pending';
+  const owner = { identityId: identity.id, workspaceId: identity.workspace_id };
+  const fresh = newContactRow(owner, card, 'pending_out', now);
+  await db.transaction((tx) =>
+    applyLocked(tx, identity, card.fingerprint, (state) =>
+      rules.requested(state, { fresh, peerStatus, now }),
+    ),
+  );
+  return { status: outcome.body.status, card };
+}
+
+export type RefreshAnswer =
+  | { outcome: 'updated' | 'renewed' | 'unchanged' }
+  | { outcome: 'unreachable' | 'refused'; why: string };
+
+/** Fetches the party's card again; a card that cannot be taken is an answer, not an error. */
+export async function refreshContact(
+  deps: ContactsDeps,
+  db: Db,
+  identity: Identity,
+  fingerprint: string,
+  now: number,
+): Promise<RefreshAnswer> {
+  const row = await contactOf(db, identity, fingerprint);
+  await spend(db, identity, row.fingerprint, row.status, now);
+  const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'card', {}, now);
+  if (outcome.kind === 'unreachable') return { outcome: 'unreachable', why: outcome.reason };
+  if (outcome.kind === 'refused') return { outcome: 'refused', why: `${outcome.code}: ${outcome.message}` };
+  let card: VerifiedCard;
+  try {
+    card = verifyCard(outcome.body.card, now);
+  } catch (error) {
+    if (!(error instanceof CardError)) throw error;
+    return { outcome: 'refused', why: `the card sent back is invalid: ${error.message}` };
+  }
+  if (card.fingerprint !== row.fingerprint) {
+    return { outcome: 'refused', why: 'the card sent back is another identity’s' };
+  }
+  const endpointRefused = await endpointRefusal(deps, card.endpoint);
+  if (endpointRefused) return { outcome: 'refused', why: `the new endpoint is refused: ${endpointRefused}` };
+  const taken = {
+    display_name: card.display_name,
+    endpoint: card.endpoint,
+    card: card.text,
+    card_expires_at: card.expires_at,
+  };
+  // Decided on the row read before the call, as the answer describes what the call found.
+  const answer = refreshed(row, taken, now).answer;
+  await db.transaction((tx) =>
+    applyLocked(tx, identity, row.fingerprint, (state) =>
+      state ? refreshed(state, taken, now) : rules.same(state, answer),
+    ),
+  );
+  return { outcome: answer };
+}
+
+function toolsAnswer<V extends 'tools/list' | 'tools/call'>(row: ContactRow, outcome: PeerOutcome<V>) {
+  if (outcome.kind === 'unreachable') throw unreachable(row, outcome.reason);
+  if (outcome.kind === 'refused') {
+    throw new ServiceError(
+      'forbidden',
+      `the contact’s service refused (${outcome.code}: ${outcome.message})`,
+    );
+  }
+  return outcome.body;
+}
+
+/** A call to an active contact's tools (`tools/list` or `tools/call`), spent against its budgets. */
+export async function callTools<V extends 'tools/list' | 'tools/call'>(
+  deps: ContactsDeps,
+  db: Db,
+  identity: Identity,
+  fingerprint: string,
+  verb: V,
+  payload: Record<string, unknown>,
+  now: number,
+) {
+  const row = await contactOf(db, identity, fingerprint);
+  check(rules.mayUseContact(row));
+  await spend(db, identity, row.fingerprint, row.status, now);
+  const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, verb, payload, now);
+  return toolsAnswer(row, outcome);
+}

@@ -1,0 +1,148 @@
+import type { z } from 'zod';
+import type { VerifiedCard } from '../../peer/card.js';
+import {
+  MAX_PEER_BODY_BYTES,
+  type PeerRefusalCode,
+  type peerAnswers,
+  type peerBodies,
+} from '../../peer/protocol.js';
+import { PeerRefusal } from '../../peer/refusal.js';
+import type { Db } from '../../store/db.js';
+import { type ContactRow, getContact } from '../../store/queries/contacts.js';
+import type { KeyedIdentity } from '../../store/queries/identity-keys.js';
+import { newContactRow } from './record.js';
+import { applyLocked } from './rows.js';
+import * as rules from './rules.js';
+
+export interface InboundCall<B> {
+  db: Db;
+  /** Our identity the call is addressed to. */
+  target: KeyedIdentity;
+  /** The caller, proven by its verified card and the request signature. */
+  caller: VerifiedCard;
+  body: B;
+  now: number;
+}
+
+type Body<V extends keyof typeof peerBodies> = z.output<(typeof peerBodies)[V]>;
+type Reply<V extends keyof typeof peerAnswers> = z.output<(typeof peerAnswers)[V]>;
+
+/** The status a refusal of the rules goes out with (PEER-PROTOCOL.md). */
+const REFUSAL_STATUS: Partial<Record<PeerRefusalCode, number>> = { declined: 403, not_requested: 409 };
+
+/** Applies an inbound rule to the target's row for the caller, locked, in one transaction with its events. */
+async function transition<A>(
+  call: InboundCall<unknown>,
+  rule: (state: rules.ContactState) => rules.Outcome<PeerRefusalCode, A>,
+): Promise<A> {
+  const identity = {
+    id: call.target.identity_id,
+    workspace_id: call.target.workspace_id,
+    slug: call.target.slug,
+  };
+  const outcome = await call.db.transaction((tx) => applyLocked(tx, identity, call.caller.fingerprint, rule));
+  if (rules.isRefusal(outcome)) {
+    throw new PeerRefusal(REFUSAL_STATUS[outcome.refused] ?? 403, outcome.refused, outcome.message);
+  }
+  return outcome.answer;
+}
+
+/**
+ * The receiving side of the state machine (spec 3.2): each verb is a rule of rules.ts, applied to our row
+ * for the caller.
+ */
+export const inbound = {
+  request(call: InboundCall<Body<'request'>>): Promise<Reply<'request'>> {
+    const owner = { identityId: call.target.identity_id, workspaceId: call.target.workspace_id };
+    const fresh = newContactRow(owner, call.caller, 'pending_in', call.now);
+    return transition(call, (state) =>
+      rules.requestReceived(state, { fresh, note: call.body.note, now: call.now }),
+    );
+  },
+
+  accept(call: InboundCall<Body<'accept'>>): Promise<Reply<'accept'>> {
+    return transition(call, (state) => rules.acceptReceived(state, { now: call.now }));
+  },
+
+  reject(call: InboundCall<Body<'reject'>>): Promise<Reply<'reject'>> {
+    return transition(call, rules.rejectReceived);
+  },
+
+  remove(call: InboundCall<Body<'remove'>>): Promise<Reply<'remove'>> {
+    return transition(call, rules.removeReceived);
+  },
+
+  async toolsList(
+    call: InboundCall<Body<'tools/list'>>,
+    tools?: OfferedToolsSource,
+  ): Promise<Reply<'tools/list'>> {
+    const row = await requireContact(call);
+    // Listing shows what this contact may see: nothing without `tools:list`, and nothing to a silently
+    // blocked contact (it is not told why).
+    if (row.status !== 'active' || !row.permissions.includes('tools:list') || !tools) return { tools: [] };
+    const listed: Reply<'tools/list'>['tools'] = [];
+    // The caller refuses an answer over the protocol's size limit: list what fits.
+    let size = 64;
+    for (const { name, description, input_schema } of await tools.list(call.target.identity_id)) {
+      const tool = { name, description, input_schema };
+      size += JSON.stringify(tool).length + 1;
+      if (size > MAX_PEER_BODY_BYTES) break;
+      listed.push(tool);
+    }
+    return { tools: listed };
+  },
+
+  async toolsCall(
+    call: InboundCall<Body<'tools/call'>>,
+    tools?: OfferedToolsSource,
+  ): Promise<Reply<'tools/call'>> {
+    const row = await requireContact(call);
+    const unknown = {
+      ok: false,
+      result: {
+        error: 'unknown_tool',
+        message: `this identity offers no tool named ${JSON.stringify(call.body.tool)}`,
+      },
+    };
+    if (row.status !== 'active' || !tools) return unknown;
+    const offered = await tools.list(call.target.identity_id);
+    if (!offered.some((tool) => tool.name === call.body.tool)) return unknown;
+    requirePermission(row, 'tools:call', 'call');
+    const outcome = await tools.call(call.target.identity_id, call.body.tool, call.body.arguments, call.now);
+    return outcome ?? unknown;
+  },
+};
+
+async function requireContact(call: InboundCall<unknown>): Promise<ContactRow> {
+  const row = (await getContact(call.db, call.target.identity_id, call.caller.fingerprint)) ?? null;
+  const refusal = rules.peerMayUseTools(row);
+  if (refusal || !row) throw new PeerRefusal(403, 'not_a_contact', refusal?.message ?? 'not a contact');
+  return row;
+}
+
+/**
+ * Tools are gated by the contact's switches on this side (set by its preset or one by one):
+ * `tools:list` to see the offered tools, `tools:call` to call them.
+ */
+function requirePermission(row: ContactRow, permission: 'tools:list' | 'tools:call', what: string): void {
+  if (!row.permissions.includes(permission)) {
+    throw new PeerRefusal(
+      403,
+      'not_permitted',
+      `this identity does not let you ${what} its tools (${permission} is not granted to you)`,
+    );
+  }
+}
+
+/** Where the offered tools come from: the identity's integrations and their exposures. */
+export interface OfferedToolsSource {
+  list(
+    identityId: string,
+  ): Promise<{ name: string; description: string; input_schema: Record<string, unknown> }[]>;
+  call(
+    identityId: string,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    now: number,
+  ): Promise<{ ok: boolean; result: unknown } | undefined>;
+}

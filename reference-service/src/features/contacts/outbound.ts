@@ -1,0 +1,90 @@
+import {
+  isStrangerCall,
+  type OutboundLimit,
+  outboundRefusal,
+  PER_CONTACT_LIMIT,
+  PER_IDENTITY_LIMIT,
+  TO_STRANGERS_LIMIT,
+} from '@svc-kit/contract';
+import { RateLimitedError, ServiceError } from '../../domain/errors.js';
+import { checkWebhookUrl, type ResolveHost } from '../../domain/url-policy.js';
+import { callPeer, type PeerOutcome, type PeerTarget } from '../../peer/client.js';
+import { type Signer, signerFor } from '../../peer/own-identity.js';
+import type { PeerVerb } from '../../peer/protocol.js';
+import type { PeerSettings } from '../../peer/settings.js';
+import type { PublicAddress } from '../../public-address.js';
+import type { Db, Queryable } from '../../store/db.js';
+import { takeToken } from '../../store/queries/rate-limits.js';
+import type { SecretBox } from '../../store/secret-box.js';
+
+/** What the contacts feature needs from the instance to reach peers. */
+export interface ContactsDeps {
+  secretBox: SecretBox;
+  resolveHost: ResolveHost;
+  publicAddress: PublicAddress;
+  peer: PeerSettings;
+}
+
+export type Identity = { id: string; workspace_id: string; slug: string };
+
+/**
+ * Spends one token of each bucket that applies, all or none (one transaction): per contact, to
+ * strangers when the party is not an active contact (the contract's `isStrangerCall`, given the row's
+ * status before the call), then the identity aggregate. An empty bucket answers 429.
+ */
+export async function spend(
+  db: Db,
+  identity: Identity,
+  fingerprint: string,
+  status: string | undefined,
+  now: number,
+): Promise<void> {
+  const buckets: [string, OutboundLimit][] = [[`contact:${identity.id}:${fingerprint}`, PER_CONTACT_LIMIT]];
+  if (isStrangerCall(status)) buckets.push([`stranger:${identity.id}`, TO_STRANGERS_LIMIT]);
+  buckets.push([`identity:${identity.id}`, PER_IDENTITY_LIMIT]);
+  await db.transaction(async (tx) => {
+    for (const [bucket, limit] of buckets) {
+      const taken = await takeToken(tx, bucket, limit, now);
+      if (!taken.ok) {
+        const refusal = outboundRefusal(limit, taken.waitMs);
+        throw new RateLimitedError(refusal.retryAfter, refusal.message);
+      }
+    }
+  });
+}
+
+// The endpoint in our cards is the configured public URL, never the request's Host (see public-address.ts).
+export function signer(deps: ContactsDeps, db: Queryable, identity: Identity, now: number): Promise<Signer> {
+  return signerFor(db, deps.secretBox, identity, deps.publicAddress.peerEndpoint, now);
+}
+
+export function peerCall<V extends PeerVerb>(
+  deps: ContactsDeps,
+  from: Signer,
+  to: PeerTarget,
+  verb: V,
+  payload: Record<string, unknown>,
+  now: number,
+): Promise<PeerOutcome<V>> {
+  return callPeer(from, to, verb, payload, {
+    resolveHost: deps.resolveHost,
+    allowLocalhost: deps.peer.allowLocalhost,
+    timeoutMs: deps.peer.timeoutMs,
+    now,
+  });
+}
+
+/** Why a party's endpoint may not be called (the webhook URL policy), or undefined when it may. */
+export async function endpointRefusal(deps: ContactsDeps, endpoint: string): Promise<string | undefined> {
+  const verdict = await checkWebhookUrl(endpoint, {
+    resolve: deps.resolveHost,
+    allowLocalhost: deps.peer.allowLocalhost,
+  });
+  return verdict.ok ? undefined : verdict.reason;
+}
+
+export const unreachable = (row: { endpoint: string }, reason: string) =>
+  new ServiceError(
+    'service_unavailable',
+    `the contact’s service at ${row.endpoint} could not be reached (${reason}); nothing was changed`,
+  );

@@ -1,0 +1,169 @@
+import type { Operations } from '@svc-kit/contract';
+import { answer, type OperationEntry } from '../../http/operations.js';
+import { listContactRows } from '../../store/queries/contacts.js';
+import { callTools, refreshContact, requestContact } from './calls.js';
+import type { ContactsDeps } from './outbound.js';
+import { contactRecord } from './record.js';
+import { identityOf } from './rows.js';
+import * as service from './service.js';
+
+type Entries = { [Id in keyof Operations]?: OperationEntry<Operations[Id]> };
+
+/**
+ * The identity's 14 contact operations (spec 4.2): input in, answer out; the decisions are in rules.ts,
+ * the work in service.ts and calls.ts. Those that call the party run in mode `own` (see operations.ts).
+ */
+export function contactRoutes(deps: ContactsDeps) {
+  const routes = {
+    listContacts: {
+      transaction: 'none',
+      // The call's connection: on PostgreSQL its first statement may confirm the caller's key.
+      run: async ({ db, workspace, params, query }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        const rows = await listContactRows(db, identity.id, query.status);
+        return answer('listContacts', 200, { contacts: rows.map(contactRecord) });
+      },
+    },
+    requestContact: {
+      transaction: 'own',
+      run: async ({ db, workspace, params, body, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        const { status, card } = await requestContact(deps, db, identity, body, now);
+        const contact = {
+          fingerprint: card.fingerprint,
+          endpoint: card.endpoint,
+          display_name: card.display_name,
+        };
+        return answer('requestContact', 201, { status, contact });
+      },
+    },
+    updateContact: {
+      transaction: 'one',
+      run: async ({ db, workspace, params, body, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        const row = await service.updateContact(db, identity, params.fingerprint, body, now);
+        return answer('updateContact', 200, { contact: contactRecord(row) });
+      },
+    },
+    removeContact: {
+      transaction: 'own',
+      run: async ({ db, workspace, params, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        const { notified } = await service.removeContact(deps, db, identity, params.fingerprint, now);
+        return answer('removeContact', 200, { status: 'removed', fingerprint: params.fingerprint, notified });
+      },
+    },
+    approveContact: {
+      transaction: 'own',
+      run: async ({ db, workspace, params, body, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        const approval = { approve: true, preset: body.preset } as const;
+        const { notified } = await service.answerRequest(
+          deps,
+          db,
+          identity,
+          params.fingerprint,
+          approval,
+          now,
+        );
+        return answer('approveContact', 200, {
+          status: 'approved',
+          fingerprint: params.fingerprint,
+          preset: body.preset,
+          notified,
+        });
+      },
+    },
+    rejectContact: {
+      transaction: 'own',
+      run: async ({ db, workspace, params, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        const rejection = { approve: false } as const;
+        const { notified } = await service.answerRequest(
+          deps,
+          db,
+          identity,
+          params.fingerprint,
+          rejection,
+          now,
+        );
+        return answer('rejectContact', 200, {
+          status: 'rejected',
+          fingerprint: params.fingerprint,
+          notified,
+        });
+      },
+    },
+    notifyAcceptance: {
+      transaction: 'own',
+      run: async ({ db, workspace, params, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        const told = await service.notifyAcceptance(deps, db, identity, params.fingerprint, now);
+        return answer('notifyAcceptance', 200, { fingerprint: params.fingerprint, ...told });
+      },
+    },
+    listContactTools: {
+      transaction: 'own',
+      run: async ({ db, workspace, params, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        const listed = await callTools(deps, db, identity, params.fingerprint, 'tools/list', {}, now);
+        return answer('listContactTools', 200, { tools: listed.tools });
+      },
+    },
+    callContactTool: {
+      transaction: 'own',
+      run: async ({ db, workspace, params, body, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        const payload =
+          body.arguments === undefined ? { tool: body.tool } : { tool: body.tool, arguments: body.arguments };
+        const result = await callTools(deps, db, identity, params.fingerprint, 'tools/call', payload, now);
+        return answer('callContactTool', 200, { ok: result.ok, result: result.result ?? null });
+      },
+    },
+    blockContact: {
+      // Block calls no peer: it runs in one transaction, the key's when there is one.
+      transaction: 'one',
+      run: async ({ db, workspace, params, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        await service.blockContact(db, identity, params.fingerprint, now);
+        return answer('blockContact', 200, { status: 'blocked', fingerprint: params.fingerprint });
+      },
+    },
+    unblockContact: {
+      transaction: 'one',
+      run: async ({ db, workspace, params, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        const status = await service.unblockContact(db, identity, params.fingerprint, now);
+        return answer('unblockContact', 200, { status, fingerprint: params.fingerprint });
+      },
+    },
+    setPetname: {
+      transaction: 'one',
+      run: async ({ db, workspace, params, body, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        await service.labelContact(db, identity, params.fingerprint, { petname: body.petname }, now);
+        return answer('setPetname', 200, null);
+      },
+    },
+    setTrust: {
+      transaction: 'one',
+      run: async ({ db, workspace, params, body, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        await service.labelContact(db, identity, params.fingerprint, { trust: body.trust }, now);
+        return answer('setTrust', 200, null);
+      },
+    },
+    refreshContact: {
+      transaction: 'own',
+      run: async ({ db, workspace, params, now }) => {
+        const identity = await identityOf(db, workspace.id, params.slug);
+        return answer(
+          'refreshContact',
+          200,
+          await refreshContact(deps, db, identity, params.fingerprint, now),
+        );
+      },
+    },
+  } satisfies Entries;
+  return routes;
+}

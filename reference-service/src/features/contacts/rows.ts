@@ -1,0 +1,66 @@
+import { ServiceError } from '../../domain/errors.js';
+import type { Queryable } from '../../store/db.js';
+import { type ContactRow, deleteContact, getContact, saveContact } from '../../store/queries/contacts.js';
+import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
+import { recordContactEvent } from './events.js';
+import type { Identity } from './outbound.js';
+import { type ContactState, isRefusal, type Outcome, type Refusal, type Transition } from './rules.js';
+
+export async function identityOf(db: Queryable, workspaceId: string, slug: string): Promise<Identity> {
+  const identity = await findIdentityBySlug(db, workspaceId, slug);
+  if (!identity) throw new ServiceError('not_found', 'no such identity');
+  return identity;
+}
+
+export async function contactOf(
+  db: Queryable,
+  identity: Identity,
+  fingerprint: string,
+  lock = false,
+): Promise<ContactRow> {
+  const row = await getContact(db, identity.id, fingerprint, lock);
+  if (!row) throw new ServiceError('not_found', 'no such contact');
+  return row;
+}
+
+/** A refusal of the rules, as the service answers it. */
+export function refused(refusal: Refusal<ServiceError['code']>): ServiceError {
+  return new ServiceError(refusal.refused, refusal.message);
+}
+
+export function check(refusal: Refusal<ServiceError['code']> | undefined): void {
+  if (refusal) throw refused(refusal);
+}
+
+/** Writes what a transition decided, in the caller's transaction: the row (or its removal), then events. */
+export async function write<A>(
+  tx: Queryable,
+  owner: { workspaceId: string; slug: string },
+  before: ContactState,
+  after: Transition<A>,
+): Promise<void> {
+  const fingerprint = before?.fingerprint ?? after.state?.fingerprint;
+  if (after.state !== before) {
+    if (after.state) await saveContact(tx, after.state);
+    else if (before) await deleteContact(tx, before.identity_id, before.fingerprint);
+  }
+  if (fingerprint === undefined) return;
+  for (const event of after.events) await recordContactEvent(tx, owner, event, fingerprint);
+}
+
+/**
+ * Re-reads the identity's row for `fingerprint` locked, in the caller's transaction, applies `rule` and
+ * writes its transition. A refusal writes nothing and is returned.
+ */
+export async function applyLocked<C extends string, A>(
+  tx: Queryable,
+  identity: Identity,
+  fingerprint: string,
+  rule: (state: ContactState) => Outcome<C, A>,
+): Promise<Outcome<C, A>> {
+  const before = (await getContact(tx, identity.id, fingerprint, true)) ?? null;
+  const outcome = rule(before);
+  if (isRefusal(outcome)) return outcome;
+  await write(tx, { workspaceId: identity.workspace_id, slug: identity.slug }, before, outcome);
+  return outcome;
+}

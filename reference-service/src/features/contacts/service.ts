@@ -1,0 +1,126 @@
+import type { ContactPreset, ErrorCode } from '@svc-kit/contract';
+import type { Db, Queryable } from '../../store/db.js';
+import type { ContactRow } from '../../store/queries/contacts.js';
+import { label, update } from './edits.js';
+import { type ContactsDeps, type Identity, peerCall, signer, spend } from './outbound.js';
+import { applyLocked, check, contactOf, refused } from './rows.js';
+import * as rules from './rules.js';
+
+/*
+ * The identity's own contact operations (spec 4.2). Those that call the party spend its rate limits and
+ * make the call first, with no transaction open (a party on this same instance answers through the same
+ * database), then apply the rule to the row re-read locked in a short transaction of their own. Those that
+ * stay local run in the one transaction they are given.
+ */
+
+/** Answers a waiting request: approve (with a preset) or reject (the party is pinned as declined). */
+export async function answerRequest(
+  deps: ContactsDeps,
+  db: Db,
+  identity: Identity,
+  fingerprint: string,
+  answer: { approve: true; preset: ContactPreset } | { approve: false },
+  now: number,
+): Promise<{ notified: boolean }> {
+  const row = await contactOf(db, identity, fingerprint);
+  check(rules.mayAnswer(row));
+  await spend(db, identity, row.fingerprint, row.status, now);
+  const verb = answer.approve ? 'accept' : 'reject';
+  const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, verb, {}, now);
+  const notified = outcome.kind === 'ok';
+  // Answered meanwhile (by a concurrent call): that answer stands, and this one changes nothing.
+  await db.transaction((tx) =>
+    applyLocked(tx, identity, row.fingerprint, (state) =>
+      answer.approve
+        ? rules.approve(state, { preset: answer.preset, notified, now })
+        : rules.reject(state, { now }),
+    ),
+  );
+  return { notified };
+}
+
+/** Tells an active contact again that its request was approved (its first notice may have been lost). */
+export async function notifyAcceptance(
+  deps: ContactsDeps,
+  db: Db,
+  identity: Identity,
+  fingerprint: string,
+  now: number,
+): Promise<{ notified: boolean; refusal: string | null }> {
+  const row = await contactOf(db, identity, fingerprint);
+  check(rules.mayUseContact(row));
+  await spend(db, identity, row.fingerprint, row.status, now);
+  const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'accept', {}, now);
+  const notified = outcome.kind === 'ok';
+  await db.transaction((tx) =>
+    applyLocked(tx, identity, row.fingerprint, (state) => rules.acceptanceTold(state, { notified, now })),
+  );
+  return { notified, refusal: outcome.kind === 'refused' ? outcome.code : null };
+}
+
+/** Removes the contact here and tells the party (whether it heard is in `notified`). */
+export async function removeContact(
+  deps: ContactsDeps,
+  db: Db,
+  identity: Identity,
+  fingerprint: string,
+  now: number,
+): Promise<{ notified: boolean }> {
+  const row = await contactOf(db, identity, fingerprint);
+  await spend(db, identity, row.fingerprint, row.status, now);
+  const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'remove', {}, now);
+  await db.transaction((tx) => applyLocked(tx, identity, row.fingerprint, rules.remove));
+  return { notified: outcome.kind === 'ok' };
+}
+
+const noSuchContact: rules.Refusal<ErrorCode> = { refused: 'not_found', message: 'no such contact' };
+
+/** Runs a rule on an existing contact, locked, in the caller's transaction; a refusal is thrown. */
+async function onContact<A>(
+  tx: Queryable,
+  identity: Identity,
+  fingerprint: string,
+  rule: (row: ContactRow) => rules.Outcome<ErrorCode, A>,
+): Promise<rules.Transition<A>> {
+  const outcome = await applyLocked(tx, identity, fingerprint, (state) =>
+    state ? rule(state) : noSuchContact,
+  );
+  if (rules.isRefusal(outcome)) throw refused(outcome);
+  return outcome;
+}
+
+/** Block is silent: nothing is sent to the party. */
+export async function blockContact(tx: Queryable, identity: Identity, fingerprint: string, now: number) {
+  await onContact(tx, identity, fingerprint, (row) => rules.block(row, { now }));
+}
+
+export async function unblockContact(
+  tx: Queryable,
+  identity: Identity,
+  fingerprint: string,
+  now: number,
+): Promise<'active' | 'forgotten'> {
+  return (await onContact(tx, identity, fingerprint, (row) => rules.unblock(row, { now }))).answer;
+}
+
+export async function updateContact(
+  tx: Queryable,
+  identity: Identity,
+  fingerprint: string,
+  change: { preset?: ContactPreset | undefined; permissions?: string[] | undefined },
+  now: number,
+): Promise<ContactRow> {
+  const { state } = await onContact(tx, identity, fingerprint, (row) => update(row, { ...change, now }));
+  // An edit keeps the row: its state is never null.
+  return state as ContactRow;
+}
+
+export async function labelContact(
+  tx: Queryable,
+  identity: Identity,
+  fingerprint: string,
+  change: { petname?: string; trust?: string },
+  now: number,
+): Promise<void> {
+  await onContact(tx, identity, fingerprint, (row) => label(row, { ...change, now }));
+}

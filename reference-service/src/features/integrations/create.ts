@@ -1,0 +1,164 @@
+import {
+  defaultIntegrationSlug,
+  ID_PREFIXES,
+  INTEGRATION_SLUG_PATTERN,
+  type Operations,
+  type ResponseOf,
+} from '@svc-kit/contract';
+import type { FastifyBaseLogger } from 'fastify';
+import { ServiceError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { checkWebhookUrl } from '../../domain/url-policy.js';
+import type { OperationCall } from '../../http/operations.js';
+import type { Db } from '../../store/db.js';
+import {
+  deleteIntegrationRow,
+  getIntegration,
+  type IntegrationRow,
+  insertIntegration,
+} from '../../store/queries/integrations.js';
+import { type Identity, integrationRecord, recordEvent } from './records.js';
+import { authBinding, type IntegrationService } from './service.js';
+import type { UpstreamFailure } from './upstream.js';
+
+/**
+ * Headers a stored credential may not set: those that frame or route the request (a credential that sets
+ * them could smuggle a second request to the upstream) and those the MCP transport sets itself.
+ */
+const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+  'content-type',
+  'accept',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
+
+function troubleOf(failure: UpstreamFailure | undefined): string | null {
+  return failure ? failure.message : null;
+}
+
+/**
+ * createIntegration (spec 4.3): checks the upstream's endpoint and credential, stores the row, tries the
+ * upstream (Streamable HTTP, then SSE when no transport was named), and only then announces it.
+ */
+export async function createIntegrationFor(
+  service: IntegrationService,
+  db: Db,
+  identity: Identity,
+  body: OperationCall<Operations['createIntegration']>['body'],
+  now: number,
+  log: FastifyBaseLogger,
+): Promise<ResponseOf<'createIntegration'>> {
+  let endpoint = body.endpoint;
+  let transport = body.transport;
+  if (body.catalogue !== undefined) {
+    const entry = Object.hasOwn(service.settings.catalogue, body.catalogue)
+      ? service.settings.catalogue[body.catalogue]
+      : undefined;
+    if (!entry)
+      throw new ServiceError('invalid_request', `the catalogue has no entry named ${body.catalogue}`);
+    if (endpoint !== undefined) {
+      throw new ServiceError('invalid_request', 'give either catalogue or endpoint, not both');
+    }
+    endpoint = entry.endpoint;
+    transport = transport ?? entry.transport;
+  }
+  if (endpoint === undefined) {
+    throw new ServiceError('invalid_request', 'give the upstream’s endpoint, or a catalogue entry');
+  }
+  if (body.auth && RESERVED_HEADERS.has(body.auth.header.toLowerCase())) {
+    throw new ServiceError(
+      'invalid_request',
+      `auth.header cannot be ${body.auth.header}: the connection sets that header itself`,
+    );
+  }
+  const verdict = await checkWebhookUrl(endpoint, {
+    resolve: service.resolveHost,
+    allowLocalhost: service.settings.allowLocalhost,
+  });
+  if (!verdict.ok) throw new ServiceError('invalid_request', `the endpoint is refused: ${verdict.reason}`);
+  const slug = body.slug ?? body.catalogue ?? defaultIntegrationSlug(endpoint);
+  if (!INTEGRATION_SLUG_PATTERN.test(slug)) {
+    throw new ServiceError(
+      'invalid_request',
+      'slug must be 2 to 32 lowercase letters, digits or dashes, starting with a letter or digit',
+    );
+  }
+  const id = newId(ID_PREFIXES.integration);
+  const row: IntegrationRow = {
+    id,
+    identity_id: identity.id,
+    workspace_id: identity.workspace_id,
+    slug,
+    transport: transport ?? 'streamable-http',
+    endpoint,
+    catalogue: body.catalogue ?? null,
+    status: 'unreachable',
+    trouble: 'not connected yet',
+    auth_enc: body.auth ? service.box.seal(JSON.stringify(body.auth), authBinding(id)) : null,
+    oauth_client_enc: null,
+    oauth_tokens_enc: null,
+    oauth_verifier_enc: null,
+    oauth_state: null,
+    oauth_redirect_uri: null,
+    catalog: '[]',
+    exposure: '[]',
+    exposure_version: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await db.transaction(async (tx) => {
+    if (await getIntegration(tx, identity.id, slug)) {
+      throw new ServiceError('invalid_request', `the identity already has an integration named ${slug}`);
+    }
+    await insertIntegration(tx, row);
+  });
+  // The row must exist while the upstream is tried (an OAuth ceremony keeps its state in it), but the
+  // creation is only announced once everything succeeded: a failure on the way removes the row, and
+  // no `integration.created` event was ever recorded (nothing half-written is left behind).
+  let refreshed: Awaited<ReturnType<typeof service.refresh>>;
+  let stored: IntegrationRow;
+  try {
+    const redirectUri = service.redirectUri();
+    refreshed = await service.refresh(row, now, { redirectUri, mayStartAuthorization: true });
+    // No transport named: an older server may speak only SSE. Tried once, when Streamable HTTP failed
+    // for a reason other than authorization or reachability.
+    if (transport === undefined && refreshed.failure?.status === 'error') {
+      const viaSse = await service.refresh(row, now, {
+        redirectUri,
+        transport: 'sse',
+        mayStartAuthorization: true,
+      });
+      if (!viaSse.failure) refreshed = viaSse;
+      else if (refreshed.failure) await service.recordFailure(row, refreshed.failure, now);
+    }
+    stored = await db.transaction(async (tx) => {
+      await recordEvent(tx, identity, 'integration.created', { integration: slug });
+      const current = await getIntegration(tx, identity.id, slug);
+      if (!current) throw new ServiceError('not_found', 'no such integration');
+      return current;
+    });
+  } catch (error) {
+    await deleteIntegrationRow(db, id).catch((cleanup: unknown) => {
+      log.error({ err: cleanup }, 'could not remove a half-created integration');
+    });
+    throw error;
+  }
+  return {
+    integration: integrationRecord(stored),
+    tools: refreshed.tools?.length ?? 0,
+    trouble: troubleOf(refreshed.failure),
+    authorization_url: refreshed.authorizationUrl ?? null,
+  };
+}

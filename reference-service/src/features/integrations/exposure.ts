@@ -1,0 +1,58 @@
+import type { ExposureEntry } from '@svc-kit/contract';
+import type { IntegrationRow } from '../../store/queries/integrations.js';
+import type { UpstreamTool } from './upstream.js';
+
+export function catalogOf(row: IntegrationRow): UpstreamTool[] {
+  return JSON.parse(row.catalog) as UpstreamTool[];
+}
+
+export function entriesOf(row: IntegrationRow): ExposureEntry[] {
+  return JSON.parse(row.exposure) as ExposureEntry[];
+}
+
+/** Tools named by an entry that the upstream no longer lists (in entry order, each once). */
+export function staleTools(row: IntegrationRow): string[] {
+  const present = new Set(catalogOf(row).map((tool) => tool.name));
+  return [...new Set(entriesOf(row).map((entry) => entry.tool))].filter((tool) => !present.has(tool));
+}
+
+/** A tool a contact may reach, and where it leads. */
+export interface OfferedTool extends UpstreamTool {
+  integration: IntegrationRow;
+  /** The tool's name upstream (differs from `name` in `mapped` mode). */
+  upstreamName: string;
+}
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length > 0 ? value : undefined;
+
+/**
+ * What an identity offers its contacts, from every integration's exposure, oldest integration first:
+ * - `passthrough`: the upstream tool as it is;
+ * - `mapped`: the same tool under the entry's `name` (and `description`, if given);
+ * - `agent`: reserved for tools the identity's agent answers itself; the reference service has no agent,
+ *   so these are not offered.
+ * An entry whose tool vanished upstream (stale) is not offered. When two entries give the same name, the
+ * first one wins.
+ */
+export function offeredTools(rows: readonly IntegrationRow[]): OfferedTool[] {
+  const offered = new Map<string, OfferedTool>();
+  for (const row of rows) {
+    const catalog = new Map(catalogOf(row).map((tool) => [tool.name, tool]));
+    for (const entry of entriesOf(row)) {
+      const upstream = catalog.get(entry.tool);
+      if (!upstream || entry.mode === 'agent') continue;
+      const name = entry.mode === 'mapped' ? (text(entry.name) ?? upstream.name) : upstream.name;
+      if (offered.has(name)) continue;
+      offered.set(name, {
+        name,
+        description:
+          entry.mode === 'mapped' ? (text(entry.description) ?? upstream.description) : upstream.description,
+        input_schema: upstream.input_schema,
+        integration: row,
+        upstreamName: upstream.name,
+      });
+    }
+  }
+  return [...offered.values()];
+}

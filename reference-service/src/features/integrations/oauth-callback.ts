@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { sendCallbackRefusal } from '../portal-static/callback-page.js';
+import { OAUTH_CALLBACK_PATH } from './oauth-provider.js';
+import type { IntegrationService } from './service.js';
+import { UpstreamFailure } from './upstream.js';
+
+/**
+ * Where the upstream's authorization server sends the owner back (`redirect_uri`). No session is needed:
+ * the `state` value, random and single-use, names the integration whose ceremony is completed. The code is
+ * exchanged with the stored PKCE verifier; the tokens are stored sealed. Refusals are `ServiceError`s, answered
+ * by the one error handler like every other route's.
+ */
+export function registerOAuthCallback(app: FastifyInstance, service: IntegrationService, now: () => number) {
+  // The query carries the authorization code: the route logs no request lines (warnings and errors only).
+  app.get(OAUTH_CALLBACK_PATH, { logLevel: 'warn' }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const state = typeof query.state === 'string' ? query.state : undefined;
+    const code = typeof query.code === 'string' ? query.code : undefined;
+    if (typeof query.error === 'string') {
+      // Only an OAuth error code (RFC 6749 4.1.2.1) is repeated; any other text is not ours to echo.
+      const named = /^[a-z_]{1,64}$/.test(query.error) ? ` (${query.error})` : '';
+      return sendCallbackRefusal(
+        request,
+        reply,
+        'invalid_request',
+        `the authorization server refused${named}`,
+      );
+    }
+    if (state === undefined || code === undefined || state.length > 128 || code.length > 4096) {
+      return sendCallbackRefusal(request, reply, 'invalid_request', 'the callback needs `code` and `state`');
+    }
+    // A refusal reaches a person's browser as a page in words (callback-page.ts), a program as JSON.
+    try {
+      const row = await service.finishAuthorization(state, code, now());
+      if (!row)
+        return sendCallbackRefusal(request, reply, 'not_found', 'no authorization is waiting for this state');
+      // A person's browser goes back to the portal's integrations page; a program gets the JSON answer.
+      if (request.headers['sec-fetch-mode'] === 'navigate') {
+        return reply.redirect(`/#/integrations/authorized/${encodeURIComponent(row.slug)}`, 303);
+      }
+      return reply.code(200).send({ status: 'authorized', integration: row.slug });
+    } catch (error) {
+      if (error instanceof UpstreamFailure) {
+        // The upstream failed, not the caller's arguments: 502, in the service's own words.
+        return sendCallbackRefusal(
+          request,
+          reply,
+          'upstream_failed',
+          `the authorization failed: ${error.message}`,
+        );
+      }
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import { operationsOfGroup, registerOperations, served } from '../../http/operations.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { registerOAuthCallback } from './oauth-callback.js';
+import { integrationRoutes } from './routes.js';
+import type { IntegrationService } from './service.js';
+
+/** The integration operations (spec 4.3) and the OAuth callback upstreams send the browser back to. */
+export async function integrationsPlugin(
+  app: FastifyInstance,
+  options: { ctx: ServiceContext; service: IntegrationService },
+): Promise<void> {
+  const { ctx, service } = options;
+  registerOAuthCallback(app, service, ctx.now);
+  registerOperations(app, ctx, operationsOfGroup('integrations'), served(integrationRoutes(service)));
+}

@@ -1,0 +1,57 @@
+import { INTEGRATION_PERMISSION, type Integration } from '@svc-kit/contract';
+import { MAX_PEER_BODY_BYTES } from '../../peer/protocol.js';
+import type { Queryable } from '../../store/db.js';
+import { insertEvent } from '../../store/queries/events.js';
+import { type IntegrationRow, updateIntegration } from '../../store/queries/integrations.js';
+
+export type Identity = { id: string; workspace_id: string; slug: string };
+
+/** The integration as the API shows it; every one reports the contract's permission (see the contract). */
+export function integrationRecord(row: IntegrationRow): Integration {
+  return {
+    id: row.id,
+    slug: row.slug,
+    transport: row.transport,
+    endpoint: row.endpoint,
+    status: row.status,
+    permission: INTEGRATION_PERMISSION,
+  };
+}
+
+export async function recordEvent(
+  tx: Queryable,
+  identity: Identity,
+  type: 'integration.created' | 'integration.exposure_updated' | 'integration.deleted',
+  data: Record<string, unknown>,
+) {
+  await insertEvent(tx, { workspaceId: identity.workspace_id, identity: identity.slug, type, data });
+}
+
+/** The ceremony is over: its verifier and state are forgotten, and `integration.authorized` recorded. */
+export async function recordAuthorized(tx: Queryable, row: IntegrationRow, now: number): Promise<void> {
+  await updateIntegration(tx, row.id, { oauth_verifier_enc: null, oauth_state: null, updated_at: now });
+  const identity = await tx.query<{ slug: string }>('SELECT slug FROM identities WHERE id = $1', [
+    row.identity_id,
+  ]);
+  await insertEvent(tx, {
+    workspaceId: row.workspace_id,
+    identity: identity[0]?.slug ?? '',
+    type: 'integration.authorized',
+    data: { integration: row.slug },
+  });
+}
+
+/** Room left for a tool result in a peer answer (the protocol caps answers at 64 KiB). */
+const MAX_RESULT_CHARS = MAX_PEER_BODY_BYTES - 4096;
+
+/** The caller refuses a peer answer over the protocol's size limit: say so instead. */
+export function boundedResult(outcome: { ok: boolean; result: unknown }): { ok: boolean; result: unknown } {
+  if (JSON.stringify(outcome).length <= MAX_RESULT_CHARS) return outcome;
+  return {
+    ok: false,
+    result: {
+      error: 'result_too_large',
+      message: `the tool's result is over ${MAX_RESULT_CHARS} characters`,
+    },
+  };
+}

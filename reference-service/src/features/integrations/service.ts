@@ -1,0 +1,244 @@
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { ResolveHost } from '../../domain/url-policy.js';
+import { createGuardedFetch, type GuardedFetch } from '../../outbound/guarded-fetch.js';
+import type { PublicAddress } from '../../public-address.js';
+import type { Db } from '../../store/db.js';
+import {
+  findIntegrationByOAuthState,
+  getIntegrationById,
+  type IntegrationRow,
+  type IntegrationStatus,
+  listIntegrationRows,
+  updateIntegration,
+} from '../../store/queries/integrations.js';
+import type { SecretBox } from '../../store/secret-box.js';
+import { offeredTools } from './exposure.js';
+import { OAUTH_CALLBACK_PATH, StoredOAuthProvider } from './oauth-provider.js';
+import { boundedResult, recordAuthorized } from './records.js';
+import type { IntegrationSettings } from './settings.js';
+import {
+  callUpstreamTool,
+  classifyFailure,
+  exchangeDeadlineMs,
+  listUpstreamTools,
+  UpstreamFailure,
+  type UpstreamTarget,
+  type UpstreamTool,
+  withDeadline,
+  withUpstream,
+} from './upstream.js';
+
+/** The outcome of one connection to list an upstream's tools. */
+export interface Refreshed {
+  tools: UpstreamTool[] | undefined;
+  failure: UpstreamFailure | undefined;
+  /** Set when the upstream needs OAuth and a ceremony was started on the way. */
+  authorizationUrl: string | undefined;
+}
+
+/** The sealed static credential is bound to the integration id, like the OAuth state. */
+export const authBinding = (id: string) => `${id}:auth`;
+
+/**
+ * Everything that talks to upstream MCP servers, shared by the /v1 handlers, the OAuth callback and the
+ * peer protocol's tool verbs. One guarded HTTP agent per service instance; one MCP session per exchange
+ * (connect, do one thing, disconnect), so nothing is held open between requests.
+ */
+export class IntegrationService {
+  readonly #guarded: GuardedFetch;
+
+  constructor(
+    readonly db: Db,
+    readonly box: SecretBox,
+    readonly settings: IntegrationSettings,
+    readonly resolveHost: ResolveHost,
+    /** Where the OAuth callback is reached: configuration, never the request (see public-address.ts). */
+    readonly publicAddress: PublicAddress,
+  ) {
+    this.#guarded = createGuardedFetch(
+      { resolve: resolveHost, allowLocalhost: settings.allowLocalhost },
+      settings.timeoutMs,
+    );
+  }
+
+  close(): Promise<void> {
+    return this.#guarded.close();
+  }
+
+  /** The upstream as stored: its static header, or the OAuth state kept in the row. */
+  target(row: IntegrationRow, provider?: StoredOAuthProvider, transport?: UpstreamTarget['transport']) {
+    const headers: Record<string, string> = {};
+    if (row.auth_enc !== null) {
+      const { header, value } = JSON.parse(this.box.open(row.auth_enc, authBinding(row.id))) as {
+        header: string;
+        value: string;
+      };
+      headers[header] = value;
+    }
+    const target: UpstreamTarget = {
+      endpoint: row.endpoint,
+      transport: transport ?? (row.transport === 'sse' ? 'sse' : 'streamable-http'),
+      headers,
+    };
+    // A static credential is the whole story. OAuth is attached once tokens exist (or when a caller that
+    // may start a ceremony passes its provider): an exchange in the background never registers a client.
+    if (row.auth_enc === null && (provider !== undefined || row.oauth_tokens_enc !== null)) {
+      target.authProvider =
+        provider ??
+        new StoredOAuthProvider({
+          db: this.db,
+          box: this.box,
+          row,
+          redirectUri: row.oauth_redirect_uri ?? this.redirectUri(),
+        });
+    }
+    return target;
+  }
+
+  /** The OAuth redirect URI the authorization server sends the owner back to. */
+  redirectUri(): string {
+    return `${this.publicAddress.baseUrl}${OAUTH_CALLBACK_PATH}`;
+  }
+
+  /** Connects, lists the tools and records the outcome (status, trouble, catalog) on the row. */
+  async refresh(
+    row: IntegrationRow,
+    now: number,
+    options: {
+      redirectUri?: string;
+      transport?: UpstreamTarget['transport'];
+      /** createIntegration: an upstream asking for OAuth starts the ceremony (discovery, registration). */
+      mayStartAuthorization?: boolean;
+    } = {},
+  ): Promise<Refreshed> {
+    const provider =
+      row.auth_enc === null && (options.mayStartAuthorization === true || row.oauth_tokens_enc !== null)
+        ? new StoredOAuthProvider({
+            db: this.db,
+            box: this.box,
+            row,
+            redirectUri: options.redirectUri ?? row.oauth_redirect_uri ?? this.redirectUri(),
+          })
+        : undefined;
+    const target = this.target(row, provider, options.transport);
+    try {
+      const tools = await withUpstream(target, this.#guarded, this.settings.timeoutMs, (client) =>
+        listUpstreamTools(client, this.settings.timeoutMs),
+      );
+      await updateIntegration(this.db, row.id, {
+        status: 'healthy',
+        trouble: null,
+        catalog: JSON.stringify(tools),
+        updated_at: now,
+        ...(options.transport === undefined ? {} : { transport: options.transport }),
+      });
+      return { tools, failure: undefined, authorizationUrl: undefined };
+    } catch (error) {
+      const failure = classifyFailure(error);
+      await this.recordFailure(row, failure, now);
+      return { tools: undefined, failure, authorizationUrl: provider?.authorizationUrl?.href };
+    }
+  }
+
+  /** Records a failed exchange's status and words on the row (unchanged rows are not rewritten). */
+  async recordFailure(row: IntegrationRow, failure: UpstreamFailure, now: number): Promise<void> {
+    if (row.status === failure.status && row.trouble === failure.message) return;
+    await updateIntegration(this.db, row.id, {
+      status: failure.status,
+      trouble: failure.message,
+      updated_at: now,
+    });
+  }
+
+  /**
+   * Starts an OAuth ceremony (discovery, dynamic client registration, PKCE) and answers where the owner
+   * goes. Stored tokens are not used: asking to authorize means asking again.
+   */
+  async startAuthorization(
+    row: IntegrationRow,
+    redirectUri: string,
+    scope: string | undefined,
+  ): Promise<string> {
+    const provider = new StoredOAuthProvider({
+      db: this.db,
+      box: this.box,
+      row,
+      redirectUri,
+      fresh: true,
+      ...(scope === undefined ? {} : { scope }),
+    });
+    try {
+      await withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), (fetchFn) =>
+        auth(provider, { serverUrl: row.endpoint, ...(scope === undefined ? {} : { scope }), fetchFn }),
+      );
+    } catch (error) {
+      throw classifyFailure(error);
+    }
+    if (!provider.authorizationUrl)
+      throw new UpstreamFailure('error', 'the authorization server sent no address to send the owner to');
+    return provider.authorizationUrl.href;
+  }
+
+  /**
+   * The callback's half: trades the code for tokens (stored sealed by the provider), forgets the verifier
+   * and state, lists the tools with the new tokens, and records `integration.authorized`.
+   */
+  async finishAuthorization(state: string, code: string, now: number): Promise<IntegrationRow | undefined> {
+    const row = await findIntegrationByOAuthState(this.db, state);
+    if (!row || row.oauth_redirect_uri === null) return undefined;
+    const provider = new StoredOAuthProvider({
+      db: this.db,
+      box: this.box,
+      row,
+      redirectUri: row.oauth_redirect_uri,
+    });
+    try {
+      await withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), (fetchFn) =>
+        auth(provider, { serverUrl: row.endpoint, authorizationCode: code, fetchFn }),
+      );
+    } catch (error) {
+      const failure = classifyFailure(error);
+      await this.recordFailure(row, failure, now);
+      throw failure;
+    }
+    await this.db.transaction((tx) => recordAuthorized(tx, row, now));
+    const fresh = (await getIntegrationById(this.db, row.id)) ?? row;
+    await this.refresh(fresh, now);
+    return fresh;
+  }
+
+  /** The tools an identity's exposures offer its contacts right now (read on every call). */
+  async offered(identityId: string) {
+    return offeredTools(await listIntegrationRows(this.db, identityId));
+  }
+
+  /** Forwards one call to the upstream that offers `name`; undefined when no exposure offers it. */
+  async call(
+    identityId: string,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    now: number,
+  ): Promise<{ ok: boolean; result: unknown } | undefined> {
+    const tool = (await this.offered(identityId)).find((candidate) => candidate.name === name);
+    if (!tool) return undefined;
+    const row = tool.integration;
+    try {
+      const outcome = await withUpstream(this.target(row), this.#guarded, this.settings.timeoutMs, (client) =>
+        callUpstreamTool(client, tool.upstreamName, args, this.settings.timeoutMs),
+      );
+      if (row.status !== 'healthy') {
+        await updateIntegration(this.db, row.id, { status: 'healthy', trouble: null, updated_at: now });
+      }
+      return boundedResult(outcome);
+    } catch (error) {
+      const failure = classifyFailure(error);
+      await this.recordFailure(row, failure, now);
+      return {
+        ok: false,
+        result: { error: 'upstream_failed', status: failure.status, message: failure.message },
+      };
+    }
+  }
+}
+
+export type { IntegrationStatus };

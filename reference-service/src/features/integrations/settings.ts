@@ -1,0 +1,26 @@
+import type { IntegrationTransport } from './catalogue.js';
+import { BUILT_IN_CATALOGUE, type CatalogueEntry } from './catalogue.js';
+
+/** How this instance reaches upstream MCP servers (read by config.ts; a test may pass its own). */
+export interface IntegrationSettings {
+  /**
+   * Sandbox opt-in (SVC_ALLOW_LOCALHOST_INTEGRATIONS=1): upstreams on http(s)://localhost and 127.0.0.1.
+   * Everything else goes through the webhook delivery guard unchanged.
+   */
+  allowLocalhost: boolean;
+  /** Time allowed to connect to an upstream, and for one MCP request. */
+  timeoutMs: number;
+  /** The catalogue createIntegration's `catalogue` field names; the built-in one by default. */
+  catalogue: Readonly<Record<string, CatalogueEntry>>;
+}
+
+export const DEFAULT_INTEGRATION_TIMEOUT_MS = 10_000;
+
+/** The settings when none are given: no sandbox opt-in, the built-in catalogue. */
+export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
+  allowLocalhost: false,
+  timeoutMs: DEFAULT_INTEGRATION_TIMEOUT_MS,
+  catalogue: BUILT_IN_CATALOGUE,
+};
+
+export type { IntegrationTransport };

@@ -1,0 +1,208 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { GuardedFetch } from '../../outbound/guarded-fetch.js';
+import { OutboundBlockedError } from '../../outbound/target-policy.js';
+import type { IntegrationStatus } from '../../store/queries/integrations.js';
+
+/** A tool of the upstream, in the shape contacts see (spec 2.6). */
+export interface UpstreamTool {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+export interface UpstreamTarget {
+  endpoint: string;
+  transport: 'streamable-http' | 'sse';
+  /** The stored static credential, as one header; empty when there is none. */
+  headers: Record<string, string>;
+  /** Present when the upstream is (or may be) reached with OAuth tokens. */
+  authProvider?: OAuthClientProvider;
+}
+
+/** How a failed exchange with an upstream leaves the integration: its status, and why in words. */
+export class UpstreamFailure extends Error {
+  constructor(
+    readonly status: Exclude<IntegrationStatus, 'healthy'>,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamFailure';
+  }
+}
+
+/** More tools than this are not listed (a catalog is stored and shown whole). */
+const MAX_TOOLS = 500;
+const CLIENT_INFO = { name: 'svc-kit-reference-service', version: '0.1.0' };
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+/**
+ * Words for the owner, and only ours: the HTTP status, the MCP error code or the network error code, never
+ * the upstream's own text nor an exception's message (which can quote a header value, a token or a body).
+ */
+export function classifyFailure(error: unknown): UpstreamFailure {
+  if (error instanceof UpstreamFailure) return error;
+  const chain = causes(error);
+  const blocked = chain.find((item) => item instanceof OutboundBlockedError);
+  if (blocked instanceof Error) {
+    return new UpstreamFailure('unreachable', `the upstream address is refused: ${blocked.message}`);
+  }
+  if (error instanceof UnauthorizedError) {
+    return new UpstreamFailure('needs_authorization', 'the upstream asks for authorization (OAuth)');
+  }
+  if (
+    (error instanceof StreamableHTTPError || error instanceof SseError) &&
+    (error.code === 401 || error.code === 403)
+  ) {
+    return new UpstreamFailure(
+      'needs_authorization',
+      `the upstream refused the request as unauthorized (HTTP ${error.code})`,
+    );
+  }
+  const code = chain
+    .map((item) => (item as { code?: unknown }).code)
+    .find((value): value is string => typeof value === 'string');
+  if (code !== undefined && /^(E[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(code)) {
+    return new UpstreamFailure('unreachable', `the upstream could not be reached (${code})`);
+  }
+  // The SSE transport keeps only the text of a network failure (no `cause`): read the code from it, but
+  // only when no HTTP status came back, so an upstream's own words are never taken for one.
+  if (error instanceof SseError && typeof error.code !== 'number') {
+    const inText = /\b(E[A-Z][A-Z_]+|UND_ERR_[A-Z_]+)\b/.exec(error.message)?.[1];
+    if (inText !== undefined) {
+      return new UpstreamFailure('unreachable', `the upstream could not be reached (${inText})`);
+    }
+  }
+  if (error instanceof McpError && error.code === -32001) {
+    return new UpstreamFailure('unreachable', 'the upstream did not answer in time');
+  }
+  if (error instanceof McpError) {
+    return new UpstreamFailure('error', `the upstream answered with an MCP error (code ${error.code})`);
+  }
+  if (
+    (error instanceof StreamableHTTPError || error instanceof SseError) &&
+    typeof error.code === 'number' &&
+    error.code >= 100 &&
+    error.code <= 599
+  ) {
+    return new UpstreamFailure('error', `the upstream answered HTTP ${error.code}`);
+  }
+  return new UpstreamFailure('error', 'the upstream failed or did not answer as an MCP server');
+}
+
+/**
+ * Runs one exchange with an upstream (MCP session, OAuth discovery or token call) under a total deadline:
+ * every request of the exchange goes through a fetch tied to one abort signal, so when the deadline passes
+ * every request still open is aborted and its socket closed, whatever the SDK is waiting for (an SSE
+ * stream that never sends its `endpoint` event, a body that trickles in forever).
+ */
+export async function withDeadline<T>(
+  guarded: GuardedFetch,
+  totalMs: number,
+  work: (fetch: FetchLike) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const fetch: FetchLike = (url, init) =>
+    guarded.fetch(url, {
+      ...init,
+      signal: init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal,
+    });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('deadline'));
+      reject(new UpstreamFailure('unreachable', `the upstream did not finish within ${totalMs} ms`));
+    }, totalMs);
+  });
+  try {
+    return await Promise.race([work(fetch), deadline]);
+  } finally {
+    clearTimeout(timer);
+    controller.abort(new Error('exchange over'));
+  }
+}
+
+/** The whole of one exchange with an upstream: connecting, initializing and the requests after it. */
+export const exchangeDeadlineMs = (timeoutMs: number) => timeoutMs * 2;
+
+function transportFor(target: UpstreamTarget, fetch: FetchLike): Transport {
+  const url = new URL(target.endpoint);
+  const common = {
+    fetch,
+    requestInit: { headers: target.headers },
+    ...(target.authProvider ? { authProvider: target.authProvider } : {}),
+  };
+  return target.transport === 'sse'
+    ? new SSEClientTransport(url, common)
+    : new StreamableHTTPClientTransport(url, common);
+}
+
+/**
+ * Connects, runs `fn` with the MCP client, and always disconnects; failures become `UpstreamFailure`.
+ * Connecting and each request are bounded by `timeoutMs`, the whole exchange by `exchangeDeadlineMs`.
+ */
+export async function withUpstream<T>(
+  target: UpstreamTarget,
+  guarded: GuardedFetch,
+  timeoutMs: number,
+  fn: (client: Client) => Promise<T>,
+): Promise<T> {
+  const client = new Client(CLIENT_INFO);
+  try {
+    return await withDeadline(guarded, exchangeDeadlineMs(timeoutMs), async (fetch) => {
+      await client.connect(transportFor(target, fetch), { timeout: timeoutMs });
+      return fn(client);
+    });
+  } catch (error) {
+    throw classifyFailure(error);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+export async function listUpstreamTools(client: Client, timeoutMs: number): Promise<UpstreamTool[]> {
+  const tools: UpstreamTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+    for (const tool of page.tools) {
+      tools.push({
+        name: tool.name,
+        description: tool.description ?? '',
+        input_schema: tool.inputSchema as Record<string, unknown>,
+      });
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && tools.length < MAX_TOOLS);
+  return tools.slice(0, MAX_TOOLS);
+}
+
+/** Calls one upstream tool; `ok` is false when the tool itself reports an error (`isError`). */
+export async function callUpstreamTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  timeoutMs: number,
+): Promise<{ ok: boolean; result: unknown }> {
+  const result = await client.callTool(args === undefined ? { name } : { name, arguments: args }, undefined, {
+    timeout: timeoutMs,
+  });
+  return { ok: result.isError !== true, result };
+}

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { PERMISSIONS } from '@svc-kit/contract';
+import { mintApiKey } from '../../domain/api-key.js';
+import { newId } from '../../domain/ids.js';
+import { hashPassword } from '../../domain/password.js';
+import { generateTotpSecret } from '../../domain/totp.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { ensureIdentityKey, peerEndpointOf, signerFor } from '../../peer/own-identity.js';
+import { insertApiKey } from '../../store/queries/api-keys.js';
+import { insertIdentity, listIdentities } from '../../store/queries/identities.js';
+import { insertMember } from '../../store/queries/members.js';
+import { getWorkspace, insertWorkspace } from '../../store/queries/workspaces.js';
+import { markOwner } from '../accounts/queries.js';
+
+export const SANDBOX_WORKSPACE_ID = 'ws_sandbox';
+export const SANDBOX_MEMBER_ID = 'mem_sandbox';
+export const SANDBOX_EMAIL = 'owner@sandbox.example';
+export const SANDBOX_IDENTITIES = ['sandbox-alice', 'sandbox-bob'] as const;
+
+export type SeedResult =
+  | { seeded: false }
+  | { seeded: true; apiKey: string; password: string; totpSecret: string };
+
+/**
+ * Creates the sandbox workspace once: an owner with every permission and MFA enrolled, two identities,
+ * and an API key with every scope. The secrets are returned to be printed now; only hashes (and the
+ * sealed TOTP seed) are kept. Webhooks start enabled, as on the staging environment.
+ */
+export async function seedSandbox(ctx: ServiceContext): Promise<SeedResult> {
+  if (await getWorkspace(ctx.db, SANDBOX_WORKSPACE_ID)) return { seeded: false };
+  const now = ctx.now();
+  const password = randomBytes(12).toString('base64url');
+  const totpSecret = generateTotpSecret();
+  const key = mintApiKey();
+  const passwordHash = await hashPassword(password, ctx.passwordCost);
+  try {
+    await ctx.db.transaction(async (tx) => {
+      await insertWorkspace(tx, {
+        id: SANDBOX_WORKSPACE_ID,
+        name: 'Sandbox',
+        webhooks_enabled: true,
+        suspended: false,
+        deletion_hold: false,
+        created_at: now,
+      });
+      await insertMember(tx, {
+        id: SANDBOX_MEMBER_ID,
+        workspace_id: SANDBOX_WORKSPACE_ID,
+        email: SANDBOX_EMAIL,
+        password_hash: passwordHash,
+        permissions: [...PERMISSIONS],
+        mfa_secret_enc: ctx.secretBox.seal(totpSecret, SANDBOX_MEMBER_ID),
+        created_at: now,
+      });
+      await markOwner(tx, SANDBOX_MEMBER_ID);
+      for (const slug of SANDBOX_IDENTITIES) {
+        const id = newId('idn');
+        await insertIdentity(tx, { id, workspace_id: SANDBOX_WORKSPACE_ID, slug, created_at: now });
+        // Each identity gets its Ed25519 key pair now; its card is issued when the endpoint is known.
+        await ensureIdentityKey(tx, ctx.secretBox, id, now);
+      }
+      await insertApiKey(tx, {
+        id: key.id,
+        workspace_id: SANDBOX_WORKSPACE_ID,
+        member_id: SANDBOX_MEMBER_ID,
+        name: 'sandbox',
+        secret_hash: key.secretHash,
+        scopes: [...PERMISSIONS],
+        created_at: now,
+        revoked_at: null,
+      });
+    });
+  } catch (error) {
+    // Another instance on the same PostgreSQL database seeded first: theirs stands.
+    if ((error as { code?: string }).code === '23505') return { seeded: false };
+    throw error;
+  }
+  return { seeded: true, apiKey: key.token, password, totpSecret };
+}
+
+/** The sandbox identities' contact cards for an instance reachable at `baseUrl` (printed at start). */
+export async function sandboxCards(
+  ctx: ServiceContext,
+  baseUrl: string,
+): Promise<{ slug: string; fingerprint: string; card: string }[]> {
+  const identities = await listIdentities(ctx.db, SANDBOX_WORKSPACE_ID);
+  const cards = [];
+  for (const identity of identities) {
+    const signer = await signerFor(ctx.db, ctx.secretBox, identity, peerEndpointOf(baseUrl), ctx.now());
+    cards.push({ slug: identity.slug, fingerprint: signer.fingerprint, card: signer.card });
+  }
+  return cards;
+}

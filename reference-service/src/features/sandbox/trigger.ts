@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { EVENT_TYPES, type EventType, eventSchemas, isEventType } from '@svc-kit/webhooks';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ServiceError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { confirmedCall } from '../../http/confirmed-call.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import type { Queryable } from '../../store/db.js';
+import { insertEvent } from '../../store/queries/events.js';
+import { listIdentities } from '../../store/queries/identities.js';
+
+/** Made-up but well-formed `data` for each event type, like `stripe trigger` fixtures. */
+export function sampleEventData(type: EventType): Record<string, unknown> {
+  const contact = `sha256:${createHash('sha256').update(newId('contact')).digest('hex')}`;
+  if (type === 'message.received') return { thread_id: newId('thr'), contact };
+  if (type.startsWith('contact.')) return { contact };
+  if (type === 'integration.exposure_updated') return { integration: 'sandbox-tools', version: 1 };
+  return { integration: 'sandbox-tools' };
+}
+
+export class TriggerError extends Error {
+  override name = 'TriggerError';
+}
+
+export interface TriggerInput {
+  workspaceId: string;
+  type: string;
+  /** Identity slug; default: the workspace's first identity by slug. */
+  identity?: string | undefined;
+  data?: Record<string, unknown> | undefined;
+}
+
+export interface TriggeredEvent {
+  id: string;
+  type: EventType;
+  created_at: number;
+  identity: string;
+}
+
+// Built once per type: zod compiles a schema on its first use, which per request cost milliseconds.
+const strictSchemas = new Map<EventType, z.ZodType>();
+function strictSchema(type: EventType): z.ZodType {
+  let schema = strictSchemas.get(type);
+  if (schema === undefined) {
+    schema = z.strictObject(eventSchemas[type].shape);
+    strictSchemas.set(type, schema);
+  }
+  return schema;
+}
+
+/** Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. */
+export async function triggerEvent(db: Queryable, input: TriggerInput): Promise<TriggeredEvent> {
+  if (!isEventType(input.type)) {
+    throw new TriggerError(`unknown event type ${input.type}; one of: ${EVENT_TYPES.join(', ')}`);
+  }
+  const type = input.type;
+  const identities = await listIdentities(db, input.workspaceId);
+  const identity = input.identity ?? identities[0]?.slug;
+  if (identity === undefined) throw new TriggerError('the workspace has no identity to emit the event for');
+  if (!identities.some((row) => row.slug === identity)) {
+    throw new TriggerError(`no identity ${identity} in this workspace`);
+  }
+  // Exactly the catalogue's fields: receivers read data loosely, but what the service emits never carries
+  // more (spec 6.4 keeps message bodies, cards and other content out of events).
+  const checked = strictSchema(type).safeParse(input.data ?? sampleEventData(type));
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+    throw new TriggerError(`data does not fit ${type}${where}: ${issue?.message ?? 'invalid'}`);
+  }
+  const data = checked.data as Record<string, unknown>;
+  // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
+  const event = await insertEvent(db, { workspaceId: input.workspaceId, identity, type, data });
+  return { id: event.id, type, created_at: event.createdAt, identity };
+}
+
+function parseTriggerBody(body: unknown): {
+  type: string;
+  identity?: string;
+  data?: Record<string, unknown>;
+} {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ServiceError('invalid_request', 'the body must be a JSON object with { type }');
+  }
+  const { type, identity, data, ...rest } = body as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) throw new ServiceError('invalid_request', `unknown field ${extra[0]}`);
+  if (typeof type !== 'string') throw new ServiceError('invalid_request', 'type must be an event type');
+  if (identity !== undefined && typeof identity !== 'string') {
+    throw new ServiceError('invalid_request', 'identity must be an identity slug');
+  }
+  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) {
+    throw new ServiceError('invalid_request', 'data must be an object');
+  }
+  return {
+    type,
+    ...(identity === undefined ? {} : { identity }),
+    ...(data === undefined ? {} : { data: data as Record<string, unknown> }),
+  };
+}
+
+/**
+ * `POST /sandbox/events`: emits a catalogued event for an identity of the caller's workspace. Outside
+ * /v1 on purpose (not part of the contract), and registered only when the sandbox is on (never in
+ * production). Authenticated like the API (an API key or a session of the workspace) and, since it
+ * writes what the workspace's receivers will trust, only for a holder of service:workspace:admin.
+ */
+export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.post('/sandbox/events', async (request: FastifyRequest, reply) => {
+    const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true } as const;
+    // Its first statement reads the identities: on PostgreSQL it also confirms a held key (confirmed-call.ts).
+    const event = await confirmedCall(
+      ctx,
+      request,
+      'sandboxTrigger',
+      requirements,
+      ctx.now(),
+      async ({ workspace }, db) => {
+        const body = parseTriggerBody(request.body);
+        try {
+          return await triggerEvent(db, { workspaceId: workspace.id, ...body });
+        } catch (error) {
+          if (error instanceof TriggerError) throw new ServiceError('invalid_request', error.message);
+          throw error;
+        }
+      },
+    );
+    return reply.code(201).send({ event });
+  });
+}

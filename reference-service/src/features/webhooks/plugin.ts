@@ -1,0 +1,9 @@
+import type { FastifyInstance } from 'fastify';
+import { operationsOfGroup, registerOperations, served } from '../../http/operations.js';
+import type { ServiceContext } from '../../http/service-context.js';
+import { webhookRoutes } from './routes.js';
+
+/** The workspace's webhook endpoint operations (spec 4.1). */
+export async function webhooksPlugin(app: FastifyInstance, options: { ctx: ServiceContext }): Promise<void> {
+  registerOperations(app, options.ctx, operationsOfGroup('webhooks'), served(webhookRoutes(options.ctx)));
+}

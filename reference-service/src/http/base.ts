@@ -1,0 +1,108 @@
+import { buildOpenApiDocument, type Operation } from '@svc-kit/contract';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { ServiceError } from '../domain/errors.js';
+import { AccessLogController } from '../ops/access-log.js';
+import { type Readiness, registerHealthRoutes } from '../ops/health.js';
+import type { ServiceMetrics } from '../ops/metrics.js';
+import { recordRequestMetrics } from '../ops/request-metrics.js';
+import { registerAnswerHeaders } from './answer-headers.js';
+import { registerConditionalGet } from './conditional-get.js';
+import {
+  clientErrorHandler,
+  frameworkErrorsHandler,
+  newRequestId,
+  nulInPathOrQuery,
+  refuseInput,
+  requireHost,
+  unreadableMessage,
+} from './early-refusals.js';
+import { sendError, sendServiceError } from './error-body.js';
+import { parseJsonBody, UnreadableBody } from './hostile-input.js';
+import type { ServiceContext } from './service-context.js';
+
+/** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
+const BODY_LIMIT = 1024 * 1024;
+
+export interface HttpOptions {
+  logger: Logger;
+  /** Every operation served, for the metrics' route labels. */
+  operations: Readonly<Record<string, Operation>>;
+  /** Proxies whose `X-Forwarded-For` names the client address (SVC_TRUSTED_PROXIES); none by default. */
+  trustedProxies?: readonly string[] | undefined;
+  /** Serve `/healthz` and `/readyz` (see ops/health.ts). */
+  readiness?: Readiness | undefined;
+  /** Count and time every answer (served on a port of its own, see ops/metrics-server.ts). */
+  metrics?: ServiceMetrics | undefined;
+}
+
+/**
+ * The HTTP server every surface is registered on: hostile-input handling, request ids, the one error
+ * handler that turns every failure into the spec's error body, health, metrics and the OpenAPI document.
+ */
+export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): Promise<FastifyInstance> {
+  const logger = options.logger as FastifyBaseLogger;
+  const app = Fastify({
+    // A pino logger is a FastifyBaseLogger; naming the base type keeps the instance's type the default one.
+    loggerInstance: logger,
+    bodyLimit: BODY_LIMIT,
+    // Our own ids, never taken from the caller: the id in an error body must match our logs.
+    requestIdHeader: false,
+    genReqId: newRequestId,
+    // Every refusal leaves with the error body, including those made before a route is found...
+    frameworkErrors: frameworkErrorsHandler(ctx, BODY_LIMIT),
+    // ...and those of Node's HTTP parser, which Fastify never sees.
+    clientErrorHandler: clientErrorHandler(logger),
+    // Node's own missing-Host refusal has an empty body: the onRequest hook below answers it instead.
+    http: { requireHostHeader: false },
+    // Requests arriving while the server drains are served (Fastify's own 503 has another body).
+    return503OnClosing: false,
+    // Only `request.ip` follows it (the sign-in limits); the public URL and origin never come from a request.
+    trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
+    logController: new AccessLogController(),
+  });
+
+  // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    try {
+      done(null, parseJsonBody(typeof text === 'string' ? text : text.toString('utf8')));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onRequest', requireHost);
+  registerAnswerHeaders(app);
+  registerConditionalGet(app);
+  app.addHook('preHandler', nulInPathOrQuery(ctx));
+  if (options.metrics) recordRequestMetrics(app, options.metrics, options.operations);
+  if (options.readiness) await registerHealthRoutes(app, ctx.db, options.readiness);
+
+  app.setErrorHandler(async (error: FastifyError | ServiceError, request, reply) => {
+    // Raised before the handler ran (the body parser, Fastify's body reading): the caller is checked first.
+    if (error instanceof UnreadableBody) return refuseInput(ctx, request, reply, error.message);
+    if (error instanceof ServiceError) return sendServiceError(request, reply, error);
+    const status = (error as FastifyError).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      // Fastify's own refusals (unsupported media type, body too large): arguments did not validate.
+      return refuseInput(ctx, request, reply, unreadableMessage(error as FastifyError, BODY_LIMIT));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return sendError(
+      request,
+      reply,
+      'internal_error',
+      'the service failed; quote the request id when reporting it',
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, 'not_found', 'no such route'));
+
+  const openApi = buildOpenApiDocument();
+  app.get('/v1/openapi.json', async () => openApi);
+  return app;
+}

@@ -1,0 +1,10 @@
+import { z } from 'zod';
+import { ServiceError } from '../domain/errors.js';
+
+/** Validates a body of the service's own routes (those outside the contract); a miss is a 400. */
+export function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw new ServiceError('invalid_request', `invalid ${where}: ${z.prettifyError(result.error)}`);
+  return result.data;
+}

@@ -1,0 +1,60 @@
+import type { PostOutcome } from '../outbound/guarded-client.js';
+
+// The relay's shapes and its NOTIFY channels (relay.ts).
+
+/** One delivery as the listener's CLI receives it: the exact headers and body a dialled endpoint gets. */
+export interface RelayedDelivery {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Why a stream was ended by the service; sent to the CLI as the last message. */
+export type StreamEnd = 'replaced' | 'revoked' | 'removed' | 'shutting_down';
+
+/** A CLI's open stream, as the relay sees it (the routes write it as server-sent events). */
+export interface ListenerStream {
+  readonly id: string;
+  send(delivery: RelayedDelivery): void;
+  end(reason: StreamEnd): void;
+}
+
+export interface RelaySettings {
+  /** How long a worker waits for another instance to say it holds the listener's stream. */
+  ackTimeoutMs: number;
+  /** How long a worker waits for the CLI's report of the local answer (the CLI gives up on it at 10 s). */
+  answerTimeoutMs: number;
+  /** PGlite: this process is the database's only user, so a stream not held here is held nowhere. */
+  soleInstance: boolean;
+  /** A listener no stream has held for this long is removed (its CLI was killed without closing it). */
+  abandonAfterMs: number;
+  now(): number;
+}
+
+export interface Waiting {
+  endpointId: string;
+  /** Set once the delivery was written to a stream of this process. */
+  streamId: string | undefined;
+  started: number;
+  timer: NodeJS.Timeout | undefined;
+  settle(outcome: PostOutcome): void;
+}
+
+export const CHANNELS = {
+  /** A worker asks whichever instance holds the listener's stream to relay a delivery. */
+  deliver: 'svc_relay_deliver',
+  /** That instance says it wrote the delivery to the stream. */
+  ack: 'svc_relay_ack',
+  /** The outcome of a relayed delivery, for the worker waiting for it (on whichever instance). */
+  answer: 'svc_relay_answer',
+  /** A stream was opened for a listener: any other stream for it, on any instance, ends. */
+  hold: 'svc_relay_hold',
+} as const;
+
+export const failed = (reason: string, started: number): PostOutcome => ({
+  kind: 'failed',
+  reason,
+  latencyMs: Math.round(performance.now() - started),
+});
