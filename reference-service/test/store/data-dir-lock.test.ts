@@ -107,7 +107,7 @@ describe('the service as a process: start-up refusals and the data-dir lock', ()
     expect(await first.exited).toBe(0);
     // The lock is released on shutdown: a new process starts, and says the sandbox was seeded before.
     const third = startProcess(dataDir);
-    await third.printed('the password printed on the first start');
+    await third.printed('already seeded');
     third.child.kill('SIGTERM');
     expect(await third.exited).toBe(0);
   }, 120_000);
@@ -137,7 +137,7 @@ describe('the service as a process: start-up refusals and the data-dir lock', ()
     const third = startProcess(dataDir, CONTAINER);
     const baseUrl = await third.ready();
     expect((await fetch(`${baseUrl}/v1/openapi.json`)).status).toBe(200);
-    expect(third.output()).toContain('the password printed on the first start');
+    expect(third.output()).toContain('already seeded');
     process.kill(-third.child.pid!, 'SIGTERM');
     expect(await third.exited).toBe(0);
   }, 120_000);
