@@ -64,7 +64,10 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   await app.register(accountsPlugin, { ctx, signUpOpen: options.signUpOpen ?? false });
   await app.register(portalPlugin, { dir: options.portalDir });
   await app.register(async (scope) => registerIdentityCardRoute(scope, ctx));
-  if (options.sandboxRoutes) await app.register(async (scope) => registerSandboxRoutes(scope, ctx, options.sandboxEventBudget ?? false));
+  if (options.sandboxRoutes)
+    await app.register(async (scope) =>
+      registerSandboxRoutes(scope, ctx, options.sandboxEventBudget ?? false),
+    );
   const relay = options.relay;
   if (relay !== undefined) {
     await app.register(async (scope) => registerRelayRoutes(scope, ctx, relay));

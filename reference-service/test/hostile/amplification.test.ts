@@ -1,7 +1,7 @@
 import { MAX_WEBHOOK_ENDPOINTS } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
-import { TEST_EVENTS } from '../../src/sandbox/event-budget.js';
+import { TEST_EVENTS } from '../../src/features/sandbox/event-budget.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { BACKENDS } from '../support/backends.js';

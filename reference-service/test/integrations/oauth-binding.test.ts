@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OAUTH_BINDING_COOKIE } from '../../src/integrations/oauth-binding.js';
+import { OAUTH_BINDING_COOKIE } from '../../src/features/integrations/oauth-binding.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { openThrowawayPostgres } from '../support/backends.js';
@@ -58,7 +58,9 @@ describe('the OAuth callback completes a ceremony only in the browser that start
 
     // The victim's browser, sent eve's URL, consents and comes back without eve's cookie.
     const victim = await arrive(await consent(url));
-    expect(victim).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
+    // A browser is answered with the portal's refusal page (callback-page.ts), in words.
+    expect(victim.status).toBe(403);
+    expect(String(victim.body)).toContain('this authorization was started in another browser');
     expect(await status()).toBe('needs_authorization');
 
     // Eve's own browser carries the binding and completes the ceremony.
