@@ -31,6 +31,8 @@ export interface AppOptions {
   integrations?: IntegrationSettings;
   /** Serve the sandbox-only routes (`POST /sandbox/events`); never in production. */
   sandboxRoutes?: boolean;
+  /** Budget test events per workspace (features/sandbox/event-budget.ts); the service always does, tests choose. */
+  sandboxEventBudget?: boolean;
   /** Serve the relay behind `svc-webhooks listen` (`/relay/v1/…`) through this relay. */
   relay?: Relay | undefined;
   /** Proxies whose `X-Forwarded-For` names the client address (SVC_TRUSTED_PROXIES); none by default. */
@@ -62,7 +64,10 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   await app.register(accountsPlugin, { ctx, signUpOpen: options.signUpOpen ?? false });
   await app.register(portalPlugin, { dir: options.portalDir });
   await app.register(async (scope) => registerIdentityCardRoute(scope, ctx));
-  if (options.sandboxRoutes) await app.register(async (scope) => registerSandboxRoutes(scope, ctx));
+  if (options.sandboxRoutes)
+    await app.register(async (scope) =>
+      registerSandboxRoutes(scope, ctx, options.sandboxEventBudget ?? false),
+    );
   const relay = options.relay;
   if (relay !== undefined) {
     await app.register(async (scope) => registerRelayRoutes(scope, ctx, relay));

@@ -386,7 +386,7 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       path: '/sandbox/events',
       valid,
       fields: ['type', 'identity', 'data'],
-      documented: statuses(400, 401, 403, 404),
+      documented: statuses(400, 401, 403, 404, 429),
     },
     {
       name: 'relay secret',

@@ -62,3 +62,15 @@ export function exposureProblem(entries: readonly Entry[]): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Integrations one identity may have. Each creation makes outbound requests to the upstream it names
+ * (discovery, registration): without a cap, a sandbox open to strangers sends them anywhere in bulk.
+ */
+export const MAX_INTEGRATIONS_PER_IDENTITY = 20;
+
+/** The words of the refusal (403 `forbidden`) when an identity already has its integrations. */
+export function integrationCapRefusal(count: number): string | undefined {
+  if (count < MAX_INTEGRATIONS_PER_IDENTITY) return undefined;
+  return `an identity may have ${MAX_INTEGRATIONS_PER_IDENTITY} integrations; delete one before creating another`;
+}

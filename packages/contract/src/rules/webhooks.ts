@@ -17,3 +17,16 @@ export function rotationOutcome(
   }
   return { keep: 'current', previousAcceptedUntil: now + ROTATION_OVERLAP_MS };
 }
+
+/**
+ * Live webhook endpoints one workspace may have (relay listeners are counted apart). Every event, the
+ * sandbox's test events included, fans out one POST per endpoint: without a cap a workspace turns one
+ * request into hundreds of outbound ones to whatever host it names.
+ */
+export const MAX_WEBHOOK_ENDPOINTS = 20;
+
+/** The words of the refusal (403 `forbidden`) when a workspace already has its endpoints. */
+export function endpointCapRefusal(live: number): string | undefined {
+  if (live < MAX_WEBHOOK_ENDPOINTS) return undefined;
+  return `a workspace may have ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one before creating another`;
+}

@@ -4,8 +4,9 @@ import {
   exposureProblem,
   INTEGRATION_SLUG_PATTERN,
   type Integration,
+  integrationCapRefusal,
 } from '@svc-kit/contract';
-import { invalid, notFound } from '../http/refusal.js';
+import { invalid, notFound, Refusal } from '../http/refusal.js';
 import { DEFAULT_AUTHORIZATION_URL, DEFAULT_INTEGRATION_PERMISSION } from '../state/load-seed.js';
 import { type CatalogueEntry, type IntegrationRow, identityOf, type SandboxStore } from '../state/model.js';
 import { exposureOf } from '../state/records.js';
@@ -59,6 +60,8 @@ export const integrationBehaviours = {
     }
     const identity = identityOf(store, params.slug);
     if (identity.integrations.has(slug)) throw invalid(`slug: an integration named "${slug}" already exists`);
+    const capped = integrationCapRefusal(identity.integrations.size);
+    if (capped !== undefined) throw new Refusal('forbidden', capped);
     const needsAuthorization = (upstream?.oauth ?? false) && (body.auth ?? null) === null;
     const record: Integration = {
       id: ids.id('integration'),

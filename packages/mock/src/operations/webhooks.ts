@@ -1,5 +1,5 @@
-import { EVENT_TYPES, rotationOutcome } from '@svc-kit/contract';
-import { invalid, notFound } from '../http/refusal.js';
+import { EVENT_TYPES, endpointCapRefusal, rotationOutcome } from '@svc-kit/contract';
+import { invalid, notFound, Refusal } from '../http/refusal.js';
 import type { EndpointRow, SandboxStore } from '../state/model.js';
 import { deliveriesOf, endpointRecord, liveEndpoints } from '../state/records.js';
 import type { Behaviours } from './behaviour.js';
@@ -24,6 +24,8 @@ export const webhookBehaviours = {
   createWebhook: ({ store, body, now, ids }) => {
     const problem = webhookUrlProblem(body.url);
     if (problem !== undefined) throw invalid(`invalid url: ${problem}`);
+    const capped = endpointCapRefusal([...store.endpoints.values()].filter((row) => !row.removed).length);
+    if (capped !== undefined) throw new Refusal('forbidden', capped);
     const row: EndpointRow = {
       record: {
         id: ids.id('webhookEndpoint'),

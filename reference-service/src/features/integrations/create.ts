@@ -2,6 +2,7 @@ import {
   defaultIntegrationSlug,
   ID_PREFIXES,
   INTEGRATION_SLUG_PATTERN,
+  integrationCapRefusal,
   type Operations,
   type ResponseOf,
 } from '@svc-kit/contract';
@@ -12,6 +13,7 @@ import { checkWebhookUrl } from '../../domain/url-policy.js';
 import type { OperationCall } from '../../http/operations.js';
 import type { Db } from '../../store/db.js';
 import {
+  countIntegrationsLocked,
   deleteIntegrationRow,
   getIntegration,
   type IntegrationRow,
@@ -122,6 +124,8 @@ export async function createIntegrationFor(
     if (await getIntegration(tx, identity.id, slug)) {
       throw new ServiceError('invalid_request', `the identity already has an integration named ${slug}`);
     }
+    const capped = integrationCapRefusal(await countIntegrationsLocked(tx, identity.id));
+    if (capped) throw new ServiceError('forbidden', capped);
     await insertIntegration(tx, row);
   });
   // The row must exist while the upstream is tried (an OAuth ceremony keeps its state in it), but the

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sendCallbackRefusal } from '../portal-static/callback-page.js';
+import { carriesBinding, clearBindingCookie, setBindingCookie } from './oauth-binding.js';
 import { OAUTH_CALLBACK_PATH } from './oauth-provider.js';
 import type { IntegrationService } from './service.js';
 import { UpstreamFailure } from './upstream.js';
@@ -7,10 +8,11 @@ import { UpstreamFailure } from './upstream.js';
 /**
  * Where the upstream's authorization server sends the owner back (`redirect_uri`). No session is needed:
  * the `state` value, random and single-use, names the integration whose ceremony is completed. The code is
- * exchanged with the stored PKCE verifier; the tokens are stored sealed. Refusals are `ServiceError`s, answered
- * by the one error handler like every other route's.
+ * exchanged with the stored PKCE verifier; the tokens are stored sealed. A browser must also carry the
+ * binding cookie of that state (oauth-binding.ts); programs, which send no `Sec-Fetch-Mode`, are not asked.
  */
 export function registerOAuthCallback(app: FastifyInstance, service: IntegrationService, now: () => number) {
+  app.addHook('onSend', setBindingCookie);
   // The query carries the authorization code: the route logs no request lines (warnings and errors only).
   app.get(OAUTH_CALLBACK_PATH, { logLevel: 'warn' }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
@@ -30,12 +32,21 @@ export function registerOAuthCallback(app: FastifyInstance, service: Integration
       return sendCallbackRefusal(request, reply, 'invalid_request', 'the callback needs `code` and `state`');
     }
     // A refusal reaches a person's browser as a page in words (callback-page.ts), a program as JSON.
+    const browser = request.headers['sec-fetch-mode'] === 'navigate';
+    if (browser && !carriesBinding(request, state))
+      return sendCallbackRefusal(
+        request,
+        reply,
+        'forbidden',
+        'this authorization was started in another browser; start it again from the Integrations page here',
+      );
     try {
       const row = await service.finishAuthorization(state, code, now());
       if (!row)
         return sendCallbackRefusal(request, reply, 'not_found', 'no authorization is waiting for this state');
       // A person's browser goes back to the portal's integrations page; a program gets the JSON answer.
-      if (request.headers['sec-fetch-mode'] === 'navigate') {
+      if (browser) {
+        clearBindingCookie(reply);
         return reply.redirect(`/#/integrations/authorized/${encodeURIComponent(row.slug)}`, 303);
       }
       return reply.code(200).send({ status: 'authorized', integration: row.slug });

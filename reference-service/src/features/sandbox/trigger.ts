@@ -9,6 +9,7 @@ import type { ServiceContext } from '../../http/service-context.js';
 import type { Queryable } from '../../store/db.js';
 import { insertEvent } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
+import { spendTestEvent } from './event-budget.js';
 
 /** Made-up but well-formed `data` for each event type, like `stripe trigger` fixtures. */
 export function sampleEventData(type: EventType): Record<string, unknown> {
@@ -106,7 +107,7 @@ function parseTriggerBody(body: unknown): {
  * production). Authenticated like the API (an API key or a session of the workspace) and, since it
  * writes what the workspace's receivers will trust, only for a holder of service:workspace:admin.
  */
-export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext, budgeted: boolean): void {
   app.post('/sandbox/events', async (request: FastifyRequest, reply) => {
     const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true } as const;
     // Its first statement reads the identities: on PostgreSQL it also confirms a held key (confirmed-call.ts).
@@ -118,6 +119,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext)
       ctx.now(),
       async ({ workspace }, db) => {
         const body = parseTriggerBody(request.body);
+        if (budgeted) await spendTestEvent(ctx.db, workspace.id, ctx.now());
         try {
           return await triggerEvent(db, { workspaceId: workspace.id, ...body });
         } catch (error) {

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { ID_PREFIXES, type Operations, ROTATION_OVERLAP_MS, type WebhookEndpoint } from '@svc-kit/contract';
+import {
+  endpointCapRefusal,
+  ID_PREFIXES,
+  type Operations,
+  ROTATION_OVERLAP_MS,
+  type WebhookEndpoint,
+} from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -9,6 +15,7 @@ import type { ServiceContext } from '../../http/service-context.js';
 import type { Queryable } from '../../store/db.js';
 import { listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
+  countEndpointsLocked,
   getEndpointEvenRemoved,
   insertEndpoint,
   listLiveEndpoints,
@@ -39,7 +46,6 @@ export function webhookRoutes(ctx: ServiceContext) {
     });
 
   const createWebhook: OperationHandler<Operations['createWebhook']> = async ({
-    db,
     workspace,
     body,
     now,
@@ -61,7 +67,11 @@ export function webhookRoutes(ctx: ServiceContext) {
       secretEnc: ctx.secretBox.seal(secret, id),
       now,
     });
-    await insertEndpoint(db, row);
+    await ctx.db.transaction(async (tx) => {
+      const capped = endpointCapRefusal(await countEndpointsLocked(tx, workspace.id));
+      if (capped) throw new ServiceError('forbidden', capped);
+      await insertEndpoint(tx, row);
+    });
     request.log.info({ endpoint_id: id }, 'webhook endpoint created');
     return answer('createWebhook', 201, { endpoint: endpointRecord(row, now), secret });
   };

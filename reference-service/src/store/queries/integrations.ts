@@ -107,3 +107,13 @@ export async function listIntegrationRows(db: Queryable, identityId: string): Pr
 export async function deleteIntegrationRow(db: Queryable, id: string): Promise<void> {
   await db.query('DELETE FROM integrations WHERE id = $1', [id]);
 }
+
+/** An identity's integrations, with the identity's row locked against a racing create. */
+export async function countIntegrationsLocked(db: Queryable, identityId: string): Promise<number> {
+  await db.query('SELECT id FROM identities WHERE id = $1 FOR UPDATE', [identityId]);
+  const rows = await db.query<{ count: number }>(
+    'SELECT count(*)::int AS count FROM integrations WHERE identity_id = $1',
+    [identityId],
+  );
+  return rows[0]!.count;
+}

@@ -195,3 +195,14 @@ export async function removeEndpoint(
   );
   return rows.length === 1;
 }
+
+/** Live endpoints of a workspace that are not relay listeners, with the workspace's row locked against a racing create. */
+export async function countEndpointsLocked(db: Queryable, workspaceId: string): Promise<number> {
+  await db.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+  const rows = await db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM webhook_endpoints
+      WHERE workspace_id = $1 AND listener_seen_at IS NULL AND deleted_at IS NULL`,
+    [workspaceId],
+  );
+  return rows[0]!.count;
+}

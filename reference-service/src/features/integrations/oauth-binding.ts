@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Binds an OAuth ceremony to the browser that started it (RFC 9700 4.7; attack finding F7). The answer
+ * that hands out an `authorization_url` also sets a cookie holding a hash of the URL's `state`; a browser
+ * arriving at the callback must carry the hash of the state it brings. Another person's browser, sent the
+ * URL by whoever started the ceremony, has no such cookie, so their consent cannot land in a stranger's
+ * integration. `__Host-` keeps other origins from planting it; `SameSite=Lax` lets it ride the top-level
+ * redirect back from the upstream, which the session's `Strict` cookie does not.
+ */
+export const OAUTH_BINDING_COOKIE = '__Host-svc_oauth';
+const BINDING_LIFETIME_S = 3600;
+
+export function stateBinding(state: string): string {
+  return createHash('sha256').update(`oauth-state\n${state}`).digest('base64url');
+}
+
+/** The `state` of an answer carrying an authorization URL, read from the serialized JSON. */
+function stateOfPayload(payload: unknown): string | undefined {
+  if (typeof payload !== 'string' || !payload.includes('"authorization_url"')) return undefined;
+  try {
+    const url = (JSON.parse(payload) as { authorization_url?: unknown }).authorization_url;
+    return typeof url === 'string' ? (new URL(url).searchParams.get('state') ?? undefined) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function appendCookie(reply: FastifyReply, cookie: string): void {
+  const present = reply.getHeader('set-cookie');
+  const list = present === undefined ? [] : Array.isArray(present) ? present : [String(present)];
+  reply.header('set-cookie', [...list, cookie]);
+}
+
+/** onSend: an answer handing out an authorization URL sets the binding of its state. */
+export async function setBindingCookie(
+  _request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
+  const state = reply.statusCode < 300 ? stateOfPayload(payload) : undefined;
+  if (state !== undefined)
+    appendCookie(
+      reply,
+      `${OAUTH_BINDING_COOKIE}=${stateBinding(state)}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=${BINDING_LIFETIME_S}`,
+    );
+  return payload;
+}
+
+/** Whether the request carries the binding of `state` in its cookies. */
+export function carriesBinding(request: FastifyRequest, state: string): boolean {
+  const header = request.headers.cookie ?? '';
+  const expected = `${OAUTH_BINDING_COOKIE}=${stateBinding(state)}`;
+  return header.split(';').some((pair) => pair.trim() === expected);
+}
+
+export function clearBindingCookie(reply: FastifyReply): void {
+  appendCookie(reply, `${OAUTH_BINDING_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0`);
+}

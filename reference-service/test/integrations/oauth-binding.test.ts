@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OAUTH_BINDING_COOKIE } from '../../src/features/integrations/oauth-binding.js';
+import type { OpenedStore } from '../../src/store/open.js';
+import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
+import { openThrowawayPostgres } from '../support/backends.js';
+import { call } from '../support/harness.js';
+import { rawCall } from '../support/raw-call.js';
+import { startIntegrationInstance } from './support.js';
+import { type OAuthUpstream, startOAuthUpstream } from './upstreams.js';
+
+/**
+ * Attack finding F7: the callback completed whichever ceremony its `state` named, in anyone's browser, so
+ * a stranger could send their authorization URL to a victim and collect the victim's upstream tokens.
+ */
+describe('the OAuth callback completes a ceremony only in the browser that started it', () => {
+  const clock = new TestClock();
+  let store: OpenedStore;
+  let one: Instance;
+  let upstream: OAuthUpstream;
+  let eve: Party;
+
+  beforeAll(async () => {
+    upstream = await startOAuthUpstream();
+    store = await openThrowawayPostgres();
+    one = await startIntegrationInstance(store, clock, { allowLocalhost: true });
+    eve = await createParty(one, 'eve');
+  });
+  afterAll(async () => {
+    await one?.close();
+    await upstream?.close();
+    await store?.close();
+  });
+
+  /** A browser at the upstream's consent page: the redirect back to our callback. */
+  const consent = async (authorizationUrl: string) => {
+    const atServer = await fetch(authorizationUrl, { redirect: 'manual' });
+    expect(atServer.status).toBe(302);
+    return atServer.headers.get('location') ?? '';
+  };
+  // node:http, because fetch sets its own Sec-Fetch-Mode.
+  const arrive = (callback: string, cookie?: string) =>
+    rawCall(callback, 'GET', new URL(callback).pathname + new URL(callback).search, {
+      headers: { 'sec-fetch-mode': 'navigate', ...(cookie ? { cookie } : {}) },
+    });
+  const status = async () => (await eve.api.integrations.list(eve.slug)).integrations[0]?.status;
+
+  it('refuses a browser without the binding and lets the starter’s browser through', async () => {
+    const created = await call(one, 'POST', `/v1/identities/${eve.slug}/integrations`, {
+      auth: { key: eve.key },
+      body: { slug: 'victims-tools', endpoint: upstream.url },
+    });
+    expect(created.status).toBe(201);
+    const setCookie = created.headers
+      .getSetCookie()
+      .find((line) => line.startsWith(`${OAUTH_BINDING_COOKIE}=`));
+    expect(setCookie).toMatch(/; Path=\/; Secure; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+    const url = (created.body as { authorization_url: string }).authorization_url;
+
+    // The victim's browser, sent eve's URL, consents and comes back without eve's cookie.
+    const victim = await arrive(await consent(url));
+    // A browser is answered with the portal's refusal page (callback-page.ts), in words.
+    expect(victim.status).toBe(403);
+    expect(String(victim.body)).toContain('this authorization was started in another browser');
+    expect(await status()).toBe('needs_authorization');
+
+    // Eve's own browser carries the binding and completes the ceremony.
+    const own = await arrive(await consent(url), setCookie!.split(';')[0]);
+    expect(own.status).toBe(303);
+    expect(own.headers.location).toBe('/#/integrations/authorized/victims-tools');
+    expect(await status()).toBe('healthy');
+  });
+});
