@@ -36,6 +36,8 @@ export interface Config {
   signUpOpen: boolean;
   /** `SVC_PASSWORD_COST` (standard|test): scrypt's cost for new password hashes; `test` is refused in production. */
   passwordCost: PasswordCost;
+  /** `SVC_TEST_EVENT_BUDGET` (on|off): budget each workspace's sandbox test events; on unless turned off. */
+  testEventBudget: boolean;
   /** The portal's build, served at `/` (`SVC_PORTAL_DIR`, default dist/portal in the package). */
   portalDir: string;
   /** How contacts reach peers (`SVC_ALLOW_LOCALHOST_PEERS`). */
@@ -91,6 +93,9 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   if (!['', 'on', 'off'].includes(relaySetting)) throw new ConfigError('SVC_RELAY must be on or off');
   const signUp = env.SVC_SIGNUP ?? '';
   if (!['', 'open', 'closed'].includes(signUp)) throw new ConfigError('SVC_SIGNUP must be open or closed');
+  const testEventBudget = env.SVC_TEST_EVENT_BUDGET ?? '';
+  if (!['', 'on', 'off'].includes(testEventBudget))
+    throw new ConfigError('SVC_TEST_EVENT_BUDGET must be on or off');
   const passwordCost = env.SVC_PASSWORD_COST || 'standard';
   if (passwordCost !== 'standard' && passwordCost !== 'test') {
     throw new ConfigError('SVC_PASSWORD_COST must be standard or test');
@@ -134,6 +139,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     metrics,
     signUpOpen: signUp === '' ? !production : signUp === 'open',
     passwordCost,
+    testEventBudget: testEventBudget !== 'off',
     portalDir: resolve(env.SVC_PORTAL_DIR ?? resolve(PACKAGE_DIR, 'dist', 'portal')),
     peer,
     integrations,

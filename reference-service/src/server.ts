@@ -56,7 +56,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     app = await buildApp(ctx, {
       logger,
       sandboxRoutes: !config.production,
-      sandboxEventBudget: true,
+      sandboxEventBudget: config.testEventBudget,
       signUpOpen: config.signUpOpen,
       portalDir: config.portalDir,
       peer: config.peer,

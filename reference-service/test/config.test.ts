@@ -34,6 +34,12 @@ describe('configuration', () => {
     ).toThrow(/refused with NODE_ENV=production/);
   });
 
+  it('budgets sandbox test events unless told not to', () => {
+    expect(readConfig({}).testEventBudget).toBe(true);
+    expect(readConfig({ SVC_TEST_EVENT_BUDGET: 'off' }).testEventBudget).toBe(false);
+    expect(() => readConfig({ SVC_TEST_EVENT_BUDGET: 'no' })).toThrow(ConfigError);
+  });
+
   it('reads the delivery lease, and refuses one that is not whole milliseconds of at least a second', () => {
     expect(readConfig({}).deliveryLeaseMs).toBeUndefined();
     expect(readConfig({ SVC_DELIVERY_LEASE_MS: '4000' }).deliveryLeaseMs).toBe(4000);

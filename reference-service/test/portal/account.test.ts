@@ -150,7 +150,8 @@ describe('the portal’s account page and refusals in words', { timeout: 60_000 
 
   it('shows a refused OAuth return as a page in words with its request id and a way back', async () => {
     const answer = await page.goto(`${service.baseUrl}/oauth/integrations/callback?state=forged&code=x`);
-    expect(answer?.status()).toBe(404);
+    // A browser without the state's binding cookie is refused before the state is looked up (oauth-binding.ts).
+    expect(answer?.status()).toBe(403);
     await page.getByRole('heading', { name: 'The authorization was not finished' }).waitFor();
     expect(await page.getByRole('alert').textContent()).toContain(
       `Request id: ${answer?.headers()['x-request-id']}`,

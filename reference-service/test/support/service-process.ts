@@ -63,6 +63,8 @@ export function spawnService(
       LOG_LEVEL: 'warn',
       // Cheap password hashes where the service allows them (it refuses the setting in production).
       ...(env.NODE_ENV === 'production' ? {} : { SVC_PASSWORD_COST: 'test' }),
+      // Process tests fire hundreds of test events into workspaces of their own.
+      SVC_TEST_EVENT_BUDGET: 'off',
       // The tests read the first start's secrets from the output, as a person reads them in a terminal.
       SVC_FIRST_START_SECRETS: 'stdout',
       ...env,
