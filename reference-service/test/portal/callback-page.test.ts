@@ -16,7 +16,8 @@ describe('refusals of the OAuth callback', () => {
 
   it('shows a browser a page with the refusal in words, its request id and a link back', async () => {
     for (const [query, status, words] of [
-      ['?state=never-issued&code=abc', 404, /unknown, expired or was used already/],
+      // A browser without the state's binding cookie is refused before the state is looked up.
+      ['?state=never-issued&code=abc', 403, /started in another browser/],
       ['?error=access_denied&state=x', 400, /the authorization server refused \(access_denied\)/],
       ['', 400, /needs `code` and `state`/],
     ] as const) {
