@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** `svc_<id>_<secret>`: the id finds the row, the secret proves possession. Both are lowercase hex. */
 const KEY_FORMAT = /^svc_([0-9a-f]{16})_([0-9a-f]{64})$/;
@@ -24,12 +24,12 @@ export function parseApiKey(token: string): { id: string; secret: string } | und
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Hashes of equal length compared in constant time, so timing says nothing about a near miss. */
 export function secretMatches(secret: string, storedHash: string): boolean {
-  const given = Buffer.from(hashSecret(secret), 'hex');
+  const given = hash('sha256', secret, 'buffer');
   const stored = Buffer.from(storedHash, 'hex');
   return given.length === stored.length && timingSafeEqual(given, stored);
 }

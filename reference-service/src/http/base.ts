@@ -59,7 +59,7 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     return503OnClosing: false,
     // Only `request.ip` follows it (the sign-in limits); the public URL and origin never come from a request.
     trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
-    logController: new AccessLogController(),
+    logController: new AccessLogController(options.logger),
   });
 
   // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -12,7 +12,7 @@ export function registerConditionalGet(app: FastifyInstance): void {
     if (request.method !== 'GET' || !request.url.startsWith('/v1/') || reply.statusCode !== 200)
       return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+    const etag = `"${hash('sha256', payload, 'base64url').slice(0, 27)}"`;
     reply.header('etag', etag);
     reply.header('cache-control', 'private, no-cache');
     if (!matches(request.headers['if-none-match'], etag)) return payload;

@@ -26,6 +26,20 @@ describe('access log', () => {
       });
       expect(typeof lines[0]!.responseTime).toBe('number');
       expect(service.logs()).not.toContain('svc_not_a_real_key');
+
+      // The OAuth callback's code and state are credentials: the line keeps the names, not the values.
+      const callback = await fetch(
+        `${service.baseUrl}/v1/workspace/webhooks?code=planted-code-7f3a&state=planted-state-9c1d&limit=1`,
+      );
+      const callbackLine = service
+        .logs()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { reqId?: string; req?: { url?: string } })
+        .find((line) => line.reqId === callback.headers.get('x-request-id'));
+      expect(callbackLine?.req?.url).toBe('/v1/workspace/webhooks?code=[redacted]&state=[redacted]&limit=1');
+      expect(service.logs()).not.toContain('planted-code-7f3a');
+      expect(service.logs()).not.toContain('planted-state-9c1d');
     } finally {
       await service.close();
       await store.close();
