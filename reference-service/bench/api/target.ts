@@ -152,6 +152,7 @@ async function startAnchors(
   // For the event intake bench: the read routes' endpoints paused, one live endpoint at the given receiver.
   app.post('/prepare-events', async (request) => {
     const { url } = request.body as { url: string };
+    await db.query('CREATE TABLE IF NOT EXISTS bench_commits (id bigserial PRIMARY KEY, at bigint NOT NULL)');
     await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE workspace_id = $1`, [
       SANDBOX_WORKSPACE_ID,
     ]);
@@ -171,6 +172,17 @@ async function startAnchors(
       deleted_at: null,
     });
     return { ok: true };
+  });
+  // The event intake's floor: one committed INSERT per request, on the same connection(s) as the service.
+  app.post('/commit', async () => {
+    await db.query('INSERT INTO bench_commits (at) VALUES ($1)', [Date.now()]);
+    return { ok: true };
+  });
+  // PostgreSQL's count of WAL flushes (each a wait on the disk) so far; null on PGlite.
+  app.get('/wal-syncs', async () => {
+    if (db.kind !== 'postgres') return { syncs: null };
+    const [row] = await db.query<{ syncs: string }>('SELECT wal_sync::text AS syncs FROM pg_stat_wal');
+    return { syncs: Number(row?.syncs ?? 0) };
   });
   // The soak's final check: the outbox by status, and which events were logged delivered.
   app.get('/soak-check', async () => {

@@ -1,7 +1,10 @@
 /**
  * Writes that callers make one at a time, gathered: calls made within one turn of the event loop go to the
- * database as one statement, and while it runs the next batch gathers. Under concurrent load a statement
- * (and, outside a transaction, a commit) then serves several calls instead of one each.
+ * database as one statement, and while `inFlight` statements run the next batch gathers. Under concurrent
+ * load a statement (and, outside a transaction, a commit) then serves several calls instead of one each.
+ * With one connection (PGlite) one statement at a time is all there is; with a pool, a batch that waits
+ * for the previous one's commit to reach the disk waits a whole flush for nothing, while the server would
+ * have flushed both commits together, so several run at once.
  *
  * A batch the database refused is written again one call at a time, so that one bad input fails only its
  * own call. Any other failure (the connection lost: the outcome unknown) fails the whole batch, as it
@@ -9,19 +12,34 @@
  */
 export class TurnBatch<Input, Output> {
   #queue: { input: Input; resolve: (output: Output) => void; reject: (error: unknown) => void }[] = [];
-  #writing = false;
+  #running = 0;
+  #scheduled = false;
 
   constructor(
     private readonly writeMany: (inputs: readonly Input[]) => Promise<Output[]>,
     private readonly maxBatch: number,
+    private readonly inFlight = 1,
   ) {}
 
   add(input: Input): Promise<Output> {
     return new Promise<Output>((resolve, reject) => {
       this.#queue.push({ input, resolve, reject });
-      if (this.#writing) return;
-      this.#writing = true;
-      setImmediate(() => void this.#drain());
+      this.#schedule();
+    });
+  }
+
+  /** One more writer at the end of this turn, if there is room for one. */
+  #schedule(): void {
+    if (this.#scheduled || this.#running >= this.inFlight) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      if (this.#queue.length === 0 || this.#running >= this.inFlight) return;
+      this.#running++;
+      void this.#drain().finally(() => {
+        this.#running--;
+        if (this.#queue.length > 0) this.#schedule();
+      });
     });
   }
 
@@ -43,7 +61,6 @@ export class TurnBatch<Input, Output> {
         );
       }
     }
-    this.#writing = false;
   }
 }
 

@@ -129,4 +129,34 @@ describe('a turn batch', () => {
     expect(await Promise.all([a, ...rest])).toEqual([10, 20, 30, 40]);
     expect(sizes).toEqual([1, 3]);
   });
+
+  it('runs up to `inFlight` batches at once, the calls of each turn a batch of their own, and no more', async () => {
+    const sizes: number[] = [];
+    const releases: (() => void)[] = [];
+    const batch = new TurnBatch<number, number>(
+      async (inputs) => {
+        sizes.push(inputs.length);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        return inputs.map((input) => input * 10);
+      },
+      100,
+      2,
+    );
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const calls = [batch.add(1), batch.add(2)];
+    await nextTurn();
+    calls.push(batch.add(3));
+    await nextTurn();
+    // Two batches in flight: the third turn's calls wait for a writer to come free.
+    calls.push(batch.add(4), batch.add(5));
+    await nextTurn();
+    expect(sizes).toEqual([2, 1]);
+    releases[0]!();
+    await calls[0];
+    await nextTurn();
+    expect(sizes).toEqual([2, 1, 2]);
+    releases[1]!();
+    releases[2]!();
+    expect(await Promise.all(calls)).toEqual([10, 20, 30, 40, 50]);
+  });
 });

@@ -29,6 +29,8 @@ export interface EventRow {
  * 10,000 left the main heap 20 MB larger for good (its parameters outlived two scavenges); 2,000 does not.
  */
 const EVENTS_PER_STATEMENT = 2_000;
+/** Gathered statements in flight at once on PostgreSQL: under the pool's 10, so that reads still get a connection. */
+const POOLED_WRITERS = 4;
 
 /**
  * Records an event and its outbox rows. Call it inside the transaction of the change that causes the
@@ -60,7 +62,11 @@ const gatherers = new WeakMap<Queryable, TurnBatch<NewEvent, { id: string; creat
 function gatheredOn(pool: Queryable): TurnBatch<NewEvent, { id: string; createdAt: number }> {
   let gatherer = gatherers.get(pool);
   if (gatherer === undefined) {
-    gatherer = new TurnBatch((inputs) => insertEvents(pool, inputs), EVENTS_PER_STATEMENT);
+    gatherer = new TurnBatch(
+      (inputs) => insertEvents(pool, inputs),
+      EVENTS_PER_STATEMENT,
+      'kind' in pool && pool.kind === 'postgres' ? POOLED_WRITERS : 1,
+    );
     gatherers.set(pool, gatherer);
   }
   return gatherer;
