@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
+  API_KEY_PATTERN,
+  authHeaderProblem,
+  bearerToken,
   canonicalJson,
   checkWebhookUrlShape,
   defaultIntegrationSlug,
   EXPOSURE_LIMITS,
   exposureProblem,
+  FINGERPRINT_PATTERN,
   ID_PREFIXES,
   INTEGRATION_PERMISSION,
   INTEGRATION_SLUG_PATTERN,
@@ -107,5 +111,33 @@ describe('shared rules', () => {
 
   it('delivery ids are dlv_ for everyone', () => {
     expect(ID_PREFIXES.webhookDelivery).toBe('dlv');
+  });
+
+  it('an integration credential may not set a header the connection sets, in any case', () => {
+    expect(authHeaderProblem('Authorization')).toBeUndefined();
+    expect(authHeaderProblem('X-Api-Key')).toBeUndefined();
+    expect(authHeaderProblem('Host')).toMatch(/auth\.header cannot be Host/);
+    expect(authHeaderProblem('TRANSFER-ENCODING')).toMatch(/cannot be/);
+    expect(authHeaderProblem('Mcp-Session-Id')).toMatch(/cannot be/);
+  });
+
+  it('bearer tokens: the scheme in any case, one token, nothing else', () => {
+    expect(bearerToken('Bearer abc')).toBe('abc');
+    expect(bearerToken('bearer abc')).toBe('abc');
+    expect(bearerToken('BEARER abc')).toBe('abc');
+    expect(bearerToken('Basic abc')).toBeUndefined();
+    expect(bearerToken('Bearer')).toBeUndefined();
+    expect(bearerToken('Bearer  abc')).toBeUndefined();
+    expect(bearerToken('Bearer abc def')).toBeUndefined();
+  });
+
+  it('API key and fingerprint shapes', () => {
+    const key = `svc_${'a'.repeat(16)}_${'b'.repeat(64)}`;
+    expect(API_KEY_PATTERN.exec(key)?.slice(1)).toEqual(['a'.repeat(16), 'b'.repeat(64)]);
+    expect(API_KEY_PATTERN.test(key.toUpperCase())).toBe(false);
+    expect(API_KEY_PATTERN.test(`${key}0`)).toBe(false);
+    expect(FINGERPRINT_PATTERN.test(`sha256:${'0'.repeat(64)}`)).toBe(true);
+    expect(FINGERPRINT_PATTERN.test(`sha256:${'0'.repeat(63)}`)).toBe(false);
+    expect(FINGERPRINT_PATTERN.test(`sha512:${'0'.repeat(64)}`)).toBe(false);
   });
 });

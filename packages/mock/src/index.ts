@@ -1,4 +1,7 @@
-export { FINGERPRINT_PATTERN, sandboxFingerprint } from './cards/fingerprint.js';
+// The key and fingerprint shapes are the contract's (the service checks the same); re-exported because
+// the mock's users had them from here first.
+export { API_KEY_PATTERN, FINGERPRINT_PATTERN } from '@svc-kit/contract';
+export { sandboxFingerprint } from './cards/fingerprint.js';
 export {
   createSandboxCard,
   parseSandboxCard,
@@ -7,7 +10,7 @@ export {
   type SandboxCardInput,
 } from './cards/sandbox-card.js';
 export type { InjectedFailure, InjectionTarget, InjectOptions } from './faults/injection.js';
-export { API_KEY_PATTERN, SANDBOX_API_KEY, SANDBOX_SESSION, SESSION_COOKIE } from './http/credentials.js';
+export { SANDBOX_API_KEY, SANDBOX_SESSION, SESSION_COOKIE } from './http/credentials.js';
 export type { Latency } from './http/latency.js';
 export { ID_PREFIXES } from './random/ids.js';
 export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/create-sandbox.js';

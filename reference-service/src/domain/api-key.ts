@@ -1,7 +1,5 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-
-/** `svc_<id>_<secret>`: the id finds the row, the secret proves possession. Both are lowercase hex. */
-const KEY_FORMAT = /^svc_([0-9a-f]{16})_([0-9a-f]{64})$/;
+import { API_KEY_PATTERN } from '@svc-kit/contract';
 
 export interface MintedKey {
   id: string;
@@ -18,7 +16,7 @@ export function mintApiKey(): MintedKey {
 }
 
 export function parseApiKey(token: string): { id: string; secret: string } | undefined {
-  const match = KEY_FORMAT.exec(token);
+  const match = API_KEY_PATTERN.exec(token);
   if (!match) return undefined;
   return { id: match[1]!, secret: match[2]! };
 }

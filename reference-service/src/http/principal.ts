@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Permission } from '@svc-kit/contract';
+import { bearerToken, type Permission } from '@svc-kit/contract';
 import type { FastifyRequest } from 'fastify';
 import { parseApiKey, secretMatches } from '../domain/api-key.js';
 import { keyPermissions, sessionPermissions } from '../domain/permissions.js';
@@ -68,9 +68,8 @@ export async function resolvePrincipal(
 ): Promise<Principal | undefined> {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
-    // The scheme name is case-insensitive (RFC 9110, 11.1): `bearer` and `BEARER` are the same.
-    const match = /^Bearer ([^\s]+)$/i.exec(authorization);
-    const parsed = match ? parseApiKey(match[1]!) : undefined;
+    const token = bearerToken(authorization);
+    const parsed = token === undefined ? undefined : parseApiKey(token);
     if (!parsed) return undefined;
     const held = unconfirmed ? credentials?.unconfirmed?.(parsed.id) : undefined;
     // A held copy is used only when it accepts the secret: a refusal is always decided on a fresh read.

@@ -7,10 +7,10 @@ import {
   sign,
   verify,
 } from 'node:crypto';
+import { FINGERPRINT_PATTERN } from '@svc-kit/contract';
 
 /** An Ed25519 public key is 32 raw bytes; base64url without padding gives 43 characters. */
 export const PUBLIC_KEY_LENGTH = 32;
-const FINGERPRINT = /^sha256:[0-9a-f]{64}$/;
 
 export interface IdentityKeyPair {
   /** Raw public key, base64url. */
@@ -21,7 +21,7 @@ export interface IdentityKeyPair {
 }
 
 export function isFingerprint(value: string): boolean {
-  return FINGERPRINT.test(value);
+  return FINGERPRINT_PATTERN.test(value);
 }
 
 /** `sha256:<hex>` of the raw public key bytes. */

@@ -16,6 +16,8 @@ export interface IntegrationInstanceOptions {
   /** The sandbox opt-in for upstreams on loopback (the test upstreams live there). */
   allowLocalhost: boolean;
   catalogue?: Record<string, CatalogueEntry>;
+  /** The sandbox opt-in for webhook receivers on loopback (a test's receivers live there). Default off. */
+  allowLocalhostWebhooks?: boolean;
 }
 
 /** A service instance with its own database and its own log, peers and upstreams allowed on loopback. */
@@ -35,7 +37,7 @@ export async function startIntegrationInstance(
     db: store.db,
     secretBox: createSecretBox(randomBytes(32)),
     resolveHost: testResolve,
-    allowLocalhostWebhooks: false,
+    allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? false,
     publicAddress: new PublicAddress(),
     now: clock.now,
     passwordCost: 'test',

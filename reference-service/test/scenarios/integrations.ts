@@ -1,4 +1,4 @@
-import { INTEGRATION_PERMISSION } from '@svc-kit/contract';
+import { INTEGRATION_PERMISSION, MAX_INTEGRATIONS_PER_IDENTITY } from '@svc-kit/contract';
 import { expect, it } from 'vitest';
 import { expectApiError, rawCall } from './expect.js';
 import type { Target } from './target.js';
@@ -91,11 +91,49 @@ export function integrationScenarios(target: () => Target): void {
       { catalogue: target().catalogueEntry, endpoint: 'https://hooks.example.com/mcp' },
       { catalogue: 'no-such-entry' },
       {},
+      // A stored credential may not set a header the connection sets itself (the contract's list).
+      { endpoint: 'https://hooks.example.com/mcp', slug: 'framed', auth: { header: 'Host', value: 'x' } },
+      {
+        endpoint: 'https://hooks.example.com/mcp',
+        slug: 'framed',
+        auth: { header: 'content-length', value: '0' },
+      },
     ]) {
       const answer = await rawCall(target(), owner, 'POST', `/v1/identities/${owner.slug}/integrations`, {
         body,
       });
       expect({ body, status: answer.status }).toEqual({ body, status: 400 });
     }
+  });
+
+  it('authorizeIntegration: an upstream behind OAuth hands out a new authorization address each time', async () => {
+    const [owner] = await target().pair();
+    const name = target().oauthCatalogueEntry;
+    const created = await owner.api.integrations.create(owner.slug, { catalogue: name });
+    expect(created.integration).toMatchObject({ slug: name, status: 'needs_authorization' });
+    const first = new URL(created.authorization_url ?? 'missing:');
+    const again = await owner.api.integrations.authorize(owner.slug, name, { scope: 'tools' });
+    const url = new URL(again.authorization_url);
+    expect(url.protocol).toMatch(/^https?:$/);
+    expect(url.searchParams.get('scope')).toBe('tools');
+    // A new ceremony: its state is not the one creation started.
+    expect(url.searchParams.get('state')).toEqual(expect.any(String));
+    expect(url.searchParams.get('state')).not.toBe(first.searchParams.get('state'));
+  });
+
+  it(`caps: ${MAX_INTEGRATIONS_PER_IDENTITY} integrations per identity, then 403 until one is deleted`, async () => {
+    const [owner] = await target().pair();
+    const catalogue = target().catalogueEntry;
+    for (let i = 0; i < MAX_INTEGRATIONS_PER_IDENTITY; i++) {
+      await owner.api.integrations.create(owner.slug, { catalogue, slug: `cap-${i}` });
+    }
+    await expectApiError(
+      owner.api.integrations.create(owner.slug, { catalogue, slug: 'cap-over' }),
+      403,
+      'forbidden',
+    );
+    await owner.api.integrations.delete(owner.slug, 'cap-0');
+    const again = await owner.api.integrations.create(owner.slug, { catalogue, slug: 'cap-again' });
+    expect(again.integration.slug).toBe('cap-again');
   });
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { contactScenarios } from './contacts.js';
 import { integrationScenarios } from './integrations.js';
+import { openApiScenarios } from './openapi.js';
 import type { Target } from './target.js';
 import { webhookScenarios } from './webhooks.js';
 
@@ -23,4 +24,5 @@ export function runScenarios(start: () => Promise<Target>): void {
   describe('webhooks', () => webhookScenarios(current));
   describe('contacts', () => contactScenarios(current));
   describe('integrations', () => integrationScenarios(current));
+  describe('OpenAPI document', () => openApiScenarios(current));
 }

@@ -10,6 +10,8 @@ export interface Capabilities {
   peers: boolean;
   /** Upstream MCP servers are dialled: an address that cannot be reached is reported as such. */
   upstreams: boolean;
+  /** Events are POSTed to webhook endpoints: the delivery log fills in. */
+  delivers: boolean;
 }
 
 /** An identity of the target, with its own typed client (an API key with every permission). */
@@ -38,6 +40,14 @@ export interface Target {
   deliverRequest(from: Party, to: Party): Promise<void>;
   /** A catalogue entry whose upstream serves the tools `echo` and `add`. */
   catalogueEntry: string;
+  /** A catalogue entry whose upstream asks for OAuth: connected without `auth`, it needs authorization. */
+  oauthCatalogueEntry: string;
+  /**
+   * Receiver addresses that never answer, and webhooks turned on for the party's workspace: `refused`
+   * refuses the connection, `silent` accepts it and says nothing past the delivery timeout. Where the
+   * target does not deliver they are only public-looking addresses nobody dials.
+   */
+  unansweredReceivers(party: Party): Promise<{ refused: string; silent: string }>;
   /** An address accepted as a webhook receiver (public-looking, https). */
   webhookUrl(path: string): string;
   /** Moves the target's clock forward (the wall clock plus an offset), for windows and budgets. */

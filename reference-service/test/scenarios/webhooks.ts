@@ -1,3 +1,4 @@
+import { MAX_WEBHOOK_ENDPOINTS, type WebhookDelivery } from '@svc-kit/contract';
 import { expect, it } from 'vitest';
 import { expectApiError, rawCall } from './expect.js';
 import type { Target } from './target.js';
@@ -107,5 +108,64 @@ export function webhookScenarios(target: () => Target): void {
       404,
       'not_found',
     );
+  });
+
+  it(`caps: ${MAX_WEBHOOK_ENDPOINTS} endpoints per workspace, then 403 until one is deleted`, async () => {
+    const [owner] = await target().pair();
+    const session = target().sessionClient(owner);
+    // The mock's parties share its one workspace: endpoints of earlier scenarios count too.
+    const existing = (await owner.api.webhooks.list()).endpoints.length;
+    const ids: string[] = [];
+    for (let i = existing; i < MAX_WEBHOOK_ENDPOINTS; i++) {
+      ids.push((await session.webhooks.create({ url: target().webhookUrl(`/cap/${i}`) })).endpoint.id);
+    }
+    await expectApiError(
+      session.webhooks.create({ url: target().webhookUrl('/cap/over') }),
+      403,
+      'forbidden',
+    );
+    await owner.api.webhooks.delete(ids.pop()!);
+    ids.push((await session.webhooks.create({ url: target().webhookUrl('/cap/again') })).endpoint.id);
+    // Room for the scenarios after this one.
+    for (const id of ids) await owner.api.webhooks.delete(id);
+  });
+
+  it('a delivery with no answer (refused connection, timeout): latency_ms and response_excerpt are null', async () => {
+    const [owner] = await target().pair();
+    const session = target().sessionClient(owner);
+    const receivers = await target().unansweredReceivers(owner);
+    const events = ['integration.created' as const];
+    const refused = await session.webhooks.create({ url: receivers.refused, events });
+    const silent = await session.webhooks.create({ url: receivers.silent, events });
+    // Any real change records an event; creating an integration is one every target has.
+    await owner.api.integrations.create(owner.slug, { catalogue: target().catalogueEntry });
+    const firstAttempt = async (endpointId: string): Promise<WebhookDelivery | undefined> => {
+      const { deliveries } = await owner.api.webhooks.listDeliveries(endpointId, { limit: 10 });
+      return deliveries.find((row) => row.attempt === 1);
+    };
+    if (!target().capabilities.delivers) {
+      // Declared: the mock never delivers, so its log holds no attempt of its own, for either endpoint.
+      expect(await firstAttempt(refused.endpoint.id)).toBeUndefined();
+      expect(await firstAttempt(silent.endpoint.id)).toBeUndefined();
+      return;
+    }
+    for (const endpoint of [refused.endpoint, silent.endpoint]) {
+      let row: WebhookDelivery | undefined;
+      const deadline = Date.now() + 15_000;
+      while (Date.now() < deadline) {
+        row = await firstAttempt(endpoint.id);
+        if (row && row.status !== 'pending' && row.status !== 'sending') break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // No answer came: there is no time to an answer and no endpoint text (spec 3.1); the reason is logged.
+      expect(row).toMatchObject({
+        status: 'failed',
+        http_status: null,
+        latency_ms: null,
+        response_excerpt: null,
+        event_type: 'integration.created',
+      });
+      expect(row?.id).toMatch(/^dlv_[0-9a-f]{24}$/);
+    }
   });
 }

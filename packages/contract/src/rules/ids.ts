@@ -1,7 +1,7 @@
 /**
  * Prefixes of the record ids the API answers, shared by the reference service and the mock: an id pasted
  * in the wrong place is then obvious, and a test that checks a prefix passes on both. Ids are
- * `<prefix>_<24 lowercase hex digits>` (the service's delivery ids carry 32).
+ * `<prefix>_<24 lowercase hex digits>`, whoever mints them (the service's delivery ids included).
  */
 export const ID_PREFIXES = {
   webhookEndpoint: 'whk',

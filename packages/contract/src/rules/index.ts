@@ -1,5 +1,6 @@
 // Rules the reference service and the mock both apply: one implementation, imported by both.
 export * from './contacts.js';
+export * from './credentials.js';
 export * from './cross-site.js';
 export * from './idempotency.js';
 export * from './ids.js';

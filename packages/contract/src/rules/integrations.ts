@@ -31,6 +31,36 @@ export function defaultIntegrationSlug(endpoint: string): string {
   return slug.length >= 2 ? slug : `mcp-${slug}`.slice(0, 32);
 }
 
+/**
+ * Headers an integration's stored credential (`auth.header`) may not name, lower case: those that frame or
+ * route the request (a credential that set them could smuggle a second request to the upstream) and those
+ * the MCP transport sets itself.
+ */
+export const RESERVED_AUTH_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+  'content-type',
+  'accept',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
+
+/** Why `auth.header` cannot carry the credential (400 `invalid_request`), or `undefined`. Any case. */
+export function authHeaderProblem(header: string): string | undefined {
+  if (!RESERVED_AUTH_HEADERS.has(header.toLowerCase())) return undefined;
+  return `auth.header cannot be ${header}: the connection sets that header itself`;
+}
+
 type Entry = { tool: string; mode: string; [key: string]: unknown };
 
 /**

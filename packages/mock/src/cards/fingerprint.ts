@@ -1,7 +1,5 @@
+import { FINGERPRINT_PATTERN } from '@svc-kit/contract';
 import { createPrng, seedToUint32 } from '../random/prng.js';
-
-/** The shape of a contact fingerprint: `sha256:` and 64 lowercase hex digits. */
-export const FINGERPRINT_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
 export function isFingerprint(value: string): boolean {
   return FINGERPRINT_PATTERN.test(value);

@@ -1,4 +1,5 @@
-import { FINGERPRINT_PATTERN, sandboxFingerprint } from './fingerprint.js';
+import { FINGERPRINT_PATTERN } from '@svc-kit/contract';
+import { sandboxFingerprint } from './fingerprint.js';
 
 /** Every card the mock accepts starts with this; anything else is refused by requestContact. */
 export const SANDBOX_CARD_PREFIX = 'svc-card-sandbox.';

@@ -1,4 +1,4 @@
-import { isCrossSiteStateChange, type Operation, PERMISSIONS } from '@svc-kit/contract';
+import { bearerToken, isCrossSiteStateChange, type Operation, PERMISSIONS } from '@svc-kit/contract';
 import type { CredentialGrant, SandboxStore } from '../state/model.js';
 import { isWellFormedApiKey, SESSION_COOKIE } from './credentials.js';
 import { Refusal } from './refusal.js';
@@ -20,8 +20,7 @@ function principalOf(
 ): Principal {
   const authorization = request.headers.get('authorization');
   if (authorization !== null) {
-    // The scheme name is case-insensitive (RFC 9110, 11.1), as in the service.
-    const key = /^Bearer (\S+)$/i.exec(authorization)?.[1];
+    const key = bearerToken(authorization);
     if (key === undefined || !isWellFormedApiKey(key)) throw unauthenticated();
     const grant = store.keys === null ? EVERY_PERMISSION : store.keys.get(key);
     if (!grant) throw unauthenticated();

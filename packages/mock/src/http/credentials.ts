@@ -1,11 +1,7 @@
+import { API_KEY_PATTERN } from '@svc-kit/contract';
+
 /** The cookie a browser session rides on. */
 export const SESSION_COOKIE = '__Host-svc_session';
-
-/**
- * `svc_<id>_<secret>` with the reference service's widths: 16 and 64 lowercase hex digits. A bearer token of
- * any other shape is malformed, and a malformed key is answered exactly like a missing one.
- */
-export const API_KEY_PATTERN = /^svc_[0-9a-f]{16}_[0-9a-f]{64}$/;
 
 /** A well-formed key for tests: live in every sandbox that has no seeded keys. */
 export const SANDBOX_API_KEY = `svc_5a4db0c0ffee0001_${'0123456789abcdef'.repeat(4)}`;

@@ -1,4 +1,5 @@
 import {
+  authHeaderProblem,
   checkWebhookUrlShape,
   defaultIntegrationSlug,
   exposureProblem,
@@ -50,6 +51,8 @@ export const integrationBehaviours = {
     }
     const endpoint = body.endpoint ?? upstream?.endpoint;
     if (endpoint === undefined) throw invalid('give either catalogue or endpoint');
+    const headerProblem = body.auth ? authHeaderProblem(body.auth.header) : undefined;
+    if (headerProblem !== undefined) throw invalid(headerProblem);
     // The service applies the webhook URL rules to an upstream address; the mock the part without DNS.
     const shape = body.endpoint === undefined ? undefined : checkWebhookUrlShape(body.endpoint);
     if (shape !== undefined && !shape.ok) throw invalid(`invalid endpoint: ${shape.reason}`);

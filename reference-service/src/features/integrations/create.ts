@@ -1,4 +1,5 @@
 import {
+  authHeaderProblem,
   defaultIntegrationSlug,
   ID_PREFIXES,
   INTEGRATION_SLUG_PATTERN,
@@ -22,29 +23,6 @@ import {
 import { type Identity, integrationRecord, recordEvent } from './records.js';
 import { authBinding, type IntegrationService } from './service.js';
 import type { UpstreamFailure } from './upstream.js';
-
-/**
- * Headers a stored credential may not set: those that frame or route the request (a credential that sets
- * them could smuggle a second request to the upstream) and those the MCP transport sets itself.
- */
-const RESERVED_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-  'proxy-authorization',
-  'proxy-connection',
-  'content-type',
-  'accept',
-  'mcp-session-id',
-  'mcp-protocol-version',
-  'last-event-id',
-]);
 
 function troubleOf(failure: UpstreamFailure | undefined): string | null {
   return failure ? failure.message : null;
@@ -79,12 +57,8 @@ export async function createIntegrationFor(
   if (endpoint === undefined) {
     throw new ServiceError('invalid_request', 'give the upstream’s endpoint, or a catalogue entry');
   }
-  if (body.auth && RESERVED_HEADERS.has(body.auth.header.toLowerCase())) {
-    throw new ServiceError(
-      'invalid_request',
-      `auth.header cannot be ${body.auth.header}: the connection sets that header itself`,
-    );
-  }
+  const headerProblem = body.auth ? authHeaderProblem(body.auth.header) : undefined;
+  if (headerProblem) throw new ServiceError('invalid_request', headerProblem);
   const verdict = await checkWebhookUrl(endpoint, {
     resolve: service.resolveHost,
     allowLocalhost: service.settings.allowLocalhost,

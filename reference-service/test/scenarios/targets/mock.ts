@@ -11,6 +11,11 @@ import type { Party, Target } from '../target.js';
 
 const BASE_URL = 'https://api.scenarios.test';
 const CATALOGUE = 'scenario-tools';
+const OAUTH_CATALOGUE = 'scenario-oauth';
+const TOOLS = [
+  { name: 'echo', description: 'Echoes the text back.' },
+  { name: 'add', description: 'Adds two numbers.' },
+];
 
 /** The mock (`@svc-kit/mock`) behind msw's `setupServer`: no network, no peers, no budgets of its own. */
 export async function startMockTarget(): Promise<Target> {
@@ -20,13 +25,12 @@ export async function startMockTarget(): Promise<Target> {
     now: () => Date.now() + offset,
     data: {
       catalogue: [
+        { slug: CATALOGUE, endpoint: 'https://tools.scenarios.test/mcp', tools: TOOLS },
         {
-          slug: CATALOGUE,
-          endpoint: 'https://tools.scenarios.test/mcp',
-          tools: [
-            { name: 'echo', description: 'Echoes the text back.' },
-            { name: 'add', description: 'Adds two numbers.' },
-          ],
+          slug: OAUTH_CATALOGUE,
+          endpoint: 'https://oauth-tools.scenarios.test/mcp',
+          tools: TOOLS,
+          oauth: true,
         },
       ],
     },
@@ -52,7 +56,8 @@ export async function startMockTarget(): Promise<Target> {
   };
   return {
     name: 'mock',
-    capabilities: { peers: false, upstreams: false },
+    // The mock never dials: no peers, no upstreams, no webhook deliveries (on purpose: it is a sandbox).
+    capabilities: { peers: false, upstreams: false, delivers: false },
     baseUrl: BASE_URL,
     pair: async () => [party('alice'), party('bob')],
     sessionClient: () =>
@@ -78,6 +83,11 @@ export async function startMockTarget(): Promise<Target> {
       offset += ms;
     },
     catalogueEntry: CATALOGUE,
+    oauthCatalogueEntry: OAUTH_CATALOGUE,
+    unansweredReceivers: async () => ({
+      refused: 'https://hooks.example.com/refused',
+      silent: 'https://hooks.example.com/silent',
+    }),
     webhookUrl: (path) => `https://hooks.example.com${path}`,
     fetch: (who, path, init = {}) =>
       fetch(`${BASE_URL}${path}`, {

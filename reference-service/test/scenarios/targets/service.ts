@@ -1,16 +1,32 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
 import { Client } from '@svc-kit/client';
+import pino from 'pino';
+import { startDelivery } from '../../../src/delivery/start.js';
 import { peerEndpointOf, signerFor } from '../../../src/peer/own-identity.js';
 import type { OpenedStore } from '../../../src/store/open.js';
 import { insertIdentity } from '../../../src/store/queries/identities.js';
+import { setWorkspaceFlag } from '../../../src/store/queries/workspaces.js';
 import { TestClock } from '../../contacts/support.js';
 import { startIntegrationInstance } from '../../integrations/support.js';
-import { startStreamableUpstream, type Upstream } from '../../integrations/upstreams.js';
+import { startOAuthUpstream, startStreamableUpstream, type Upstream } from '../../integrations/upstreams.js';
 import type { Backend } from '../../support/backends.js';
 import { createTenant } from '../../support/harness.js';
 import type { Party, Target } from '../target.js';
 
 const CATALOGUE = 'scenario-tools';
+const OAUTH_CATALOGUE = 'scenario-oauth';
+/** Short, so that a receiver that never answers is logged as such within a scenario's time. */
+const DELIVERY_TIMEOUT_MS = 1_000;
+
+/** Listens on loopback; `onConnection` decides what a connection gets. */
+async function listenOnLoopback(onConnection: (socket: Socket) => void): Promise<Server> {
+  const server = createServer(onConnection);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+const portOf = (server: Server): number => (server.address() as { port: number }).port;
 
 /** The wall clock plus an offset: real time, as an integrator's tests would have, moved on by hand. */
 class WallClock extends TestClock {
@@ -20,20 +36,36 @@ class WallClock extends TestClock {
 
 /**
  * The reference service on `backend`, over HTTP on 127.0.0.1: one instance serving /v1, the peer protocol
- * (parties on loopback admitted) and integrations, with a real MCP server (official SDK) as the catalogue
- * entry's upstream. Each party is an identity in a workspace of its own.
+ * (parties on loopback admitted) and integrations, with real MCP servers (official SDK; one behind OAuth)
+ * as the catalogue entries' upstreams, and its delivery worker running (receivers on loopback admitted).
+ * Each party is an identity in a workspace of its own.
  */
 export async function startServiceTarget(backend: Backend): Promise<Target> {
   const store: OpenedStore = await backend.open();
   const upstream: Upstream = await startStreamableUpstream();
+  const oauthUpstream: Upstream = await startOAuthUpstream();
   const clock = new WallClock();
   const instance = await startIntegrationInstance(store, clock, {
     allowLocalhost: true,
+    allowLocalhostWebhooks: true,
     catalogue: {
       [CATALOGUE]: { endpoint: upstream.url, transport: 'streamable-http', description: 'echo and add' },
+      [OAUTH_CATALOGUE]: {
+        endpoint: oauthUpstream.url,
+        transport: 'streamable-http',
+        description: 'echo and add, behind OAuth',
+      },
     },
   });
+  const delivery = await startDelivery(instance.ctx, pino({ level: 'silent' }), {
+    pollIntervalMs: 200,
+    connectTimeoutMs: DELIVERY_TIMEOUT_MS,
+    totalTimeoutMs: DELIVERY_TIMEOUT_MS,
+  });
+  const receivers: Server[] = [];
+  const held = new Set<Socket>();
   const sessions = new Map<string, string>();
+  const workspaces = new Map<string, string>();
   const party = async (label: string): Promise<Party> => {
     const tenant = await createTenant(instance.ctx);
     const slug = `${label}-${randomBytes(4).toString('hex')}`;
@@ -52,6 +84,7 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
       instance.ctx.now(),
     );
     sessions.set(slug, tenant.steppedUpSession);
+    workspaces.set(slug, tenant.workspaceId);
     return {
       slug,
       fingerprint: signer.fingerprint,
@@ -67,7 +100,7 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
   };
   return {
     name: `service on ${backend.name}`,
-    capabilities: { peers: true, upstreams: true },
+    capabilities: { peers: true, upstreams: true, delivers: true },
     baseUrl: instance.baseUrl,
     pair: async () => [await party('alice'), await party('bob')],
     sessionClient: (who) =>
@@ -86,6 +119,24 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
       clock.offset += ms;
     },
     catalogueEntry: CATALOGUE,
+    oauthCatalogueEntry: OAUTH_CATALOGUE,
+    async unansweredReceivers(who) {
+      await setWorkspaceFlag(instance.ctx.db, workspaces.get(who.slug) ?? '', 'webhooks_enabled', true);
+      // A port that was just free: nothing listens there, so the connection is refused.
+      const gone = await listenOnLoopback((socket) => socket.destroy());
+      const refusedPort = portOf(gone);
+      await new Promise<void>((resolve) => gone.close(() => resolve()));
+      // Accepts the connection and never answers: the attempt ends at the delivery timeout.
+      const silent = await listenOnLoopback((socket) => {
+        held.add(socket);
+        socket.on('close', () => held.delete(socket));
+      });
+      receivers.push(silent);
+      return {
+        refused: `http://127.0.0.1:${refusedPort}/hooks`,
+        silent: `http://127.0.0.1:${portOf(silent)}/hooks`,
+      };
+    },
     webhookUrl: (path) => `https://hooks.example.com${path}`,
     fetch: (who, path, init = {}) =>
       fetch(`${instance.baseUrl}${path}`, {
@@ -93,8 +144,14 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
         headers: { authorization: `Bearer ${who.key}`, ...(init.headers as Record<string, string>) },
       }),
     async close() {
+      await delivery.stop();
+      for (const socket of held) socket.destroy();
+      await Promise.all(
+        receivers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+      );
       await instance.close();
       await upstream.close();
+      await oauthUpstream.close();
       await store.close();
     },
   };
