@@ -1,4 +1,8 @@
-import { INTEGRATION_PERMISSION, MAX_INTEGRATIONS_PER_IDENTITY } from '@svc-kit/contract';
+import {
+  AUTHORIZATION_NEEDED_TROUBLE,
+  INTEGRATION_PERMISSION,
+  MAX_INTEGRATIONS_PER_IDENTITY,
+} from '@svc-kit/contract';
 import { expect, it } from 'vitest';
 import { expectApiError, rawCall } from './expect.js';
 import type { Target } from './target.js';
@@ -111,6 +115,7 @@ export function integrationScenarios(target: () => Target): void {
     const name = target().oauthCatalogueEntry;
     const created = await owner.api.integrations.create(owner.slug, { catalogue: name });
     expect(created.integration).toMatchObject({ slug: name, status: 'needs_authorization' });
+    expect(created.trouble).toBe(AUTHORIZATION_NEEDED_TROUBLE);
     const first = new URL(created.authorization_url ?? 'missing:');
     const again = await owner.api.integrations.authorize(owner.slug, name, { scope: 'tools' });
     const url = new URL(again.authorization_url);

@@ -97,6 +97,9 @@ export function exposureProblem(entries: readonly Entry[]): string | undefined {
  * Integrations one identity may have. Each creation makes outbound requests to the upstream it names
  * (discovery, registration): without a cap, a sandbox open to strangers sends them anywhere in bulk.
  */
+/** `trouble` of an integration whose upstream waits for its owner to authorize it (OAuth). */
+export const AUTHORIZATION_NEEDED_TROUBLE = 'the upstream asks for authorization (OAuth)';
+
 export const MAX_INTEGRATIONS_PER_IDENTITY = 20;
 
 /** The words of the refusal (403 `forbidden`) when an identity already has its integrations. */

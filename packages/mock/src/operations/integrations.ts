@@ -1,4 +1,5 @@
 import {
+  AUTHORIZATION_NEEDED_TROUBLE,
   authHeaderProblem,
   checkWebhookUrlShape,
   defaultIntegrationSlug,
@@ -88,7 +89,7 @@ export const integrationBehaviours = {
       body: {
         integration: structuredClone(record),
         tools: row.tools.length,
-        trouble: null,
+        trouble: needsAuthorization ? AUTHORIZATION_NEEDED_TROUBLE : null,
         authorization_url: needsAuthorization
           ? authorizationUrl(row.authorizationUrl, row, ids.id('authorizationState'))
           : null,

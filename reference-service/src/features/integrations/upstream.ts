@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { AUTHORIZATION_NEEDED_TROUBLE } from '@svc-kit/contract';
 import type { GuardedFetch } from '../../outbound/guarded-fetch.js';
 import { OutboundBlockedError } from '../../outbound/target-policy.js';
 import type { IntegrationStatus } from '../../store/queries/integrations.js';
@@ -65,7 +66,7 @@ export function classifyFailure(error: unknown): UpstreamFailure {
     return new UpstreamFailure('unreachable', `the upstream address is refused: ${blocked.message}`);
   }
   if (error instanceof UnauthorizedError) {
-    return new UpstreamFailure('needs_authorization', 'the upstream asks for authorization (OAuth)');
+    return new UpstreamFailure('needs_authorization', AUTHORIZATION_NEEDED_TROUBLE);
   }
   if (
     (error instanceof StreamableHTTPError || error instanceof SseError) &&
