@@ -72,11 +72,8 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     }
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  app.addHook('onRequest', requireHost);
   registerAnswerHeaders(app);
+  app.addHook('onRequest', requireHost);
   registerConditionalGet(app);
   app.addHook('preHandler', nulInPathOrQuery(ctx));
   if (options.metrics) recordRequestMetrics(app, options.metrics, options.operations);

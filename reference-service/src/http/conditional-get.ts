@@ -8,21 +8,25 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * `Cache-Control: private, no-cache` keeps shared caches out and makes the browser ask every time.
  */
 export function registerConditionalGet(app: FastifyInstance): void {
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (request.method !== 'GET' || !request.url.startsWith('/v1/') || reply.statusCode !== 200)
-      return payload;
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    const etag = `"${hash('sha256', payload, 'base64url').slice(0, 27)}"`;
-    reply.header('etag', etag);
-    reply.header('cache-control', 'private, no-cache');
-    if (!matches(request.headers['if-none-match'], etag)) return payload;
-    reply.code(304);
-    reply.removeHeader('content-type');
-    reply.removeHeader('content-length');
-    // No payload at all: Fastify would write `content-length: 0` for an empty string, which a 304 must not
-    // carry (RFC 9110 8.6: it would stand for the length of the 200).
-    return null;
+  // A callback hook: it runs on every answer, and an async one costs a promise and a microtask each time.
+  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
+    done(null, conditional(request, reply, payload));
   });
+}
+
+function conditional(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (request.method !== 'GET' || !request.url.startsWith('/v1/') || reply.statusCode !== 200) return payload;
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  const etag = `"${hash('sha256', payload, 'base64url').slice(0, 27)}"`;
+  reply.header('etag', etag);
+  reply.header('cache-control', 'private, no-cache');
+  if (!matches(request.headers['if-none-match'], etag)) return payload;
+  reply.code(304);
+  reply.removeHeader('content-type');
+  reply.removeHeader('content-length');
+  // No payload at all: Fastify would write `content-length: 0` for an empty string, which a 304 must not
+  // carry (RFC 9110 8.6: it would stand for the length of the 200).
+  return null;
 }
 
 /** `If-None-Match` holds a list of tags (weak ones compare too, RFC 9110 13.1.2) or `*`. */
