@@ -22,7 +22,8 @@ export async function spawnTarget<Ready>(
   // BENCH_TARGET_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the target, not the load.
   const nodeArgs = (process.env.BENCH_TARGET_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, new URL(script, import.meta.url).pathname, ...args], {
-    env: { ...process.env, ...env },
+    // As `npm start` starts the service: glibc's allocator limited to two arenas (README, Settings).
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
