@@ -196,6 +196,7 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
     identity: 'bench',
     type: 'integration.created' as const,
     data: { integration: label },
+    createdAt: Date.now(),
   });
 
   // 1. Latency at idle: one event at a time, from the start of its transaction to its arrival.

@@ -306,6 +306,7 @@ describe.each(BACKENDS)('the lease sweeper on $name', (backend) => {
           identity: 'sweeper',
           type: 'integration.created',
           data: { integration: 'x' },
+          createdAt: Date.now(),
         });
         await tx.query(
           `UPDATE webhook_deliveries SET status = 'sending', claimed_at = $2, claimed_by = 'wkr_dead'

@@ -77,6 +77,7 @@ describe('several instances on one PostgreSQL database', () => {
                 identity: 'multi',
                 type: 'integration.created',
                 data: { integration: `i${i}` },
+                createdAt: Date.now(),
               })
             ).id,
           );

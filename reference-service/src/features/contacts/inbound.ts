@@ -40,7 +40,9 @@ async function transition<A>(
     workspace_id: call.target.workspace_id,
     slug: call.target.slug,
   };
-  const outcome = await call.db.transaction((tx) => applyLocked(tx, identity, call.caller.fingerprint, rule));
+  const outcome = await call.db.transaction((tx) =>
+    applyLocked(tx, identity, call.caller.fingerprint, call.now, rule),
+  );
   if (rules.isRefusal(outcome)) {
     throw new PeerRefusal(REFUSAL_STATUS[outcome.refused] ?? 403, outcome.refused, outcome.message);
   }

@@ -23,8 +23,16 @@ export async function recordEvent(
   identity: Identity,
   type: 'integration.created' | 'integration.exposure_updated' | 'integration.deleted',
   data: Record<string, unknown>,
+  // Defaulted for create.ts only, which another change rewrites; every other caller passes its `now`.
+  now: number = Date.now(),
 ) {
-  await insertEvent(tx, { workspaceId: identity.workspace_id, identity: identity.slug, type, data });
+  await insertEvent(tx, {
+    workspaceId: identity.workspace_id,
+    identity: identity.slug,
+    type,
+    data,
+    createdAt: now,
+  });
 }
 
 /** The ceremony is over: its verifier and state are forgotten, and `integration.authorized` recorded. */
@@ -38,6 +46,7 @@ export async function recordAuthorized(tx: Queryable, row: IntegrationRow, now: 
     identity: identity[0]?.slug ?? '',
     type: 'integration.authorized',
     data: { integration: row.slug },
+    createdAt: now,
   });
 }
 

@@ -42,7 +42,12 @@ async function trigger(ctx: ServiceContext, args: string[]): Promise<string> {
     throw new AdminUsageError('usage: trigger <event type> [--identity slug]');
   }
   try {
-    const event = await triggerEvent(ctx.db, { workspaceId: SANDBOX_WORKSPACE_ID, type, identity: slug });
+    const event = await triggerEvent(ctx.db, {
+      workspaceId: SANDBOX_WORKSPACE_ID,
+      type,
+      identity: slug,
+      now: ctx.now(),
+    });
     return `event ${event.id} (${event.type}) emitted for ${event.identity}`;
   } catch (error) {
     if (error instanceof TriggerError) throw new AdminUsageError(error.message);
