@@ -3,11 +3,11 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { type ErrorCode, ID_PREFIXES, statusOfErrorCode } from '@svc-kit/contract';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
 import { sendError, sendServiceError } from './error-body.js';
 import { holdsNul, NUL_MESSAGE } from './hostile-input.js';
 import { authorize, type Requirements } from './policy.js';
-import type { ServiceContext } from './service-context.js';
 
 /**
  * Refusals decided before a route's handler runs: a body that cannot be read, a path that cannot be

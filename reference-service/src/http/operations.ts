@@ -9,6 +9,7 @@ import {
 } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempotency.js';
 import type { Db, Queryable } from '../store/db.js';
@@ -23,7 +24,6 @@ import { confirmedCall } from './confirmed-call.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
 import type { Authorized } from './policy.js';
-import type { ServiceContext } from './service-context.js';
 
 // `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;

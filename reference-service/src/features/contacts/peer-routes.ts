@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import type { ServiceContext } from '../../context.js';
 import { sendError, sendPeerRefusal } from '../../http/error-body.js';
 import { unstorableJson } from '../../http/hostile-input.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { isFingerprint, privateKeyFromPkcs8, signBytes } from '../../peer/keys.js';
 import { signerFor } from '../../peer/own-identity.js';
 import {

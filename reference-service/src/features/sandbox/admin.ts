@@ -1,9 +1,9 @@
 import { PERMISSIONS } from '@svc-kit/contract';
+import type { ServiceContext } from '../../context.js';
 import { mintApiKey } from '../../domain/api-key.js';
 import { ServiceError } from '../../domain/errors.js';
 import { currentTotp } from '../../domain/totp.js';
 import { SESSION_COOKIE } from '../../http/principal.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { insertApiKey } from '../../store/queries/api-keys.js';
 import { getMember } from '../../store/queries/members.js';
 import { setWorkspaceFlag, type WorkspaceFlag } from '../../store/queries/workspaces.js';

@@ -7,11 +7,11 @@ import {
   type WebhookEndpoint,
 } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
+import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import { answer, type OperationHandler } from '../../http/operations.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import type { Queryable } from '../../store/db.js';
 import { listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
