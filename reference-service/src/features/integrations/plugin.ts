@@ -11,6 +11,6 @@ export async function integrationsPlugin(
   options: { ctx: ServiceContext; service: IntegrationService },
 ): Promise<void> {
   const { ctx, service } = options;
-  registerOAuthCallback(app, service, ctx.now);
+  registerOAuthCallback(app, ctx, service);
   registerOperations(app, ctx, operationsOfGroup('integrations'), served(integrationRoutes(service)));
 }
