@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { sendCallbackRefusal } from '../portal-static/callback-page.js';
 import { carriesBinding, clearBindingCookie, setBindingCookie } from './oauth-binding.js';
+import { finishAuthorization } from './oauth-ceremony.js';
 import { OAUTH_CALLBACK_PATH } from './oauth-provider.js';
 import type { IntegrationService } from './service.js';
 import { UpstreamFailure } from './upstream.js';
@@ -46,7 +47,7 @@ export function registerOAuthCallback(
         'this authorization was started in another browser; start it again from the Integrations page here',
       );
     try {
-      const row = await service.finishAuthorization(ctx.db, state, code, ctx.now());
+      const row = await finishAuthorization(service, ctx.db, state, code, ctx.now());
       if (!row)
         return sendCallbackRefusal(request, reply, 'not_found', 'no authorization is waiting for this state');
       // A person's browser goes back to the portal's integrations page; a program gets the JSON answer.

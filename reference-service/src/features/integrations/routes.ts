@@ -11,6 +11,7 @@ import {
   updateIntegration,
 } from '../../store/queries/integrations.js';
 import { createIntegrationFor } from './create.js';
+import { startAuthorization } from './oauth-ceremony.js';
 import { type Identity, integrationRecord, recordEvent } from './records.js';
 import { catalogOf, entriesOf, staleTools } from './rules.js';
 import type { IntegrationService } from './service.js';
@@ -76,7 +77,7 @@ export function integrationRoutes(service: IntegrationService) {
     }
     let url: string;
     try {
-      url = await service.startAuthorization(db, row, service.redirectUri(), body.scope);
+      url = await startAuthorization(service, db, row, service.redirectUri(), body.scope);
     } catch (error) {
       // An upstream that fails or does not speak OAuth: 502, with the words of classifyFailure only.
       if (!(error instanceof UpstreamFailure)) throw error;

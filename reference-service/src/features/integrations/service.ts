@@ -1,11 +1,9 @@
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolveHost } from '../../domain/url-policy.js';
 import { createGuardedFetch, type GuardedFetch } from '../../outbound/guarded-fetch.js';
 import type { PublicAddress } from '../../public-address.js';
 import type { Db, Queryable } from '../../store/db.js';
 import {
-  findIntegrationByOAuthState,
-  getIntegrationById,
   type IntegrationRow,
   type IntegrationStatus,
   listIntegrationRows,
@@ -13,7 +11,6 @@ import {
 } from '../../store/queries/integrations.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import { OAUTH_CALLBACK_PATH, StoredOAuthProvider } from './oauth-provider.js';
-import { recordAuthorized } from './records.js';
 import { boundedResult, offeredTools } from './rules.js';
 import type { IntegrationSettings } from './settings.js';
 import {
@@ -21,7 +18,7 @@ import {
   classifyFailure,
   exchangeDeadlineMs,
   listUpstreamTools,
-  UpstreamFailure,
+  type UpstreamFailure,
   type UpstreamTarget,
   type UpstreamTool,
   withDeadline,
@@ -167,67 +164,9 @@ export class IntegrationService {
     });
   }
 
-  /**
-   * Starts an OAuth ceremony (discovery, dynamic client registration, PKCE) and answers where the owner
-   * goes. Stored tokens are not used: asking to authorize means asking again.
-   */
-  async startAuthorization(
-    db: Queryable,
-    row: IntegrationRow,
-    redirectUri: string,
-    scope: string | undefined,
-  ): Promise<string> {
-    const provider = new StoredOAuthProvider({
-      db,
-      box: this.box,
-      row,
-      redirectUri,
-      fresh: true,
-      ...(scope === undefined ? {} : { scope }),
-    });
-    try {
-      await withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), (fetchFn) =>
-        auth(provider, { serverUrl: row.endpoint, ...(scope === undefined ? {} : { scope }), fetchFn }),
-      );
-    } catch (error) {
-      throw classifyFailure(error);
-    }
-    if (!provider.authorizationUrl)
-      throw new UpstreamFailure('error', 'the authorization server sent no address to send the owner to');
-    return provider.authorizationUrl.href;
-  }
-
-  /**
-   * The callback's half: trades the code for tokens (stored sealed by the provider), forgets the verifier
-   * and state, lists the tools with the new tokens, and records `integration.authorized`.
-   */
-  async finishAuthorization(
-    db: Db,
-    state: string,
-    code: string,
-    now: number,
-  ): Promise<IntegrationRow | undefined> {
-    const row = await findIntegrationByOAuthState(db, state);
-    if (!row || row.oauth_redirect_uri === null) return undefined;
-    const provider = new StoredOAuthProvider({
-      db,
-      box: this.box,
-      row,
-      redirectUri: row.oauth_redirect_uri,
-    });
-    try {
-      await withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), (fetchFn) =>
-        auth(provider, { serverUrl: row.endpoint, authorizationCode: code, fetchFn }),
-      );
-    } catch (error) {
-      const failure = classifyFailure(error);
-      await this.recordFailure(row, failure, now, db);
-      throw failure;
-    }
-    await db.transaction((tx) => recordAuthorized(tx, row, now));
-    const fresh = (await getIntegrationById(db, row.id)) ?? row;
-    await this.refresh(fresh, now, { db });
-    return fresh;
+  /** One exchange with an authorization server, through the guarded agent, under the exchange deadline. */
+  exchange<T>(work: (fetch: FetchLike) => Promise<T>): Promise<T> {
+    return withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), work);
   }
 
   /** The tools an identity's exposures offer its contacts right now (read on every call). */
