@@ -48,9 +48,10 @@ export type OperationHandler<Op extends Operation, D extends Queryable = Queryab
  * - `none`: its statements run on the handle given: the pool (or a connection that confirms a held key,
  *   see confirmed-call.ts), or the key's transaction, which stores the answer with them;
  * - `one`: it always runs in one transaction (the key's, when there is one);
- * - `own`: it is given the database and opens its own short transactions, because it calls a peer in
- *   between: a peer on this same instance answers through the same database, and on PGlite (one
- *   connection) it would wait on a transaction held across the call until it timed out. Its key is
+ * - `own`: it is given the database and opens its own short transactions, because it calls a peer, an
+ *   upstream or DNS in between: a peer on this same instance answers through the same database, and on
+ *   PGlite (one connection) it would wait on a transaction held across the call until it timed out; no
+ *   connection should wait on a lookup either. Its key is
  *   claimed and answered in steps of their own (store/idempotent.ts).
  */
 export type TransactionMode = 'none' | 'one' | 'own';
