@@ -24,10 +24,10 @@ import { fileURLToPath } from 'node:url';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import pino from 'pino';
 import { Agent, request } from 'undici';
+import type { ServiceContext } from '../src/context.js';
 import { deliveryHeaders } from '../src/delivery/signing.js';
 import { startDelivery } from '../src/delivery/start.js';
 import { newId } from '../src/domain/ids.js';
-import type { ServiceContext } from '../src/http/service-context.js';
 import { PublicAddress } from '../src/public-address.js';
 import { resolveWithDns } from '../src/runtime.js';
 import { type OpenedStore, openStore } from '../src/store/open.js';
@@ -196,6 +196,7 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
     identity: 'bench',
     type: 'integration.created' as const,
     data: { integration: label },
+    createdAt: Date.now(),
   });
 
   // 1. Latency at idle: one event at a time, from the start of its transaction to its arrival.

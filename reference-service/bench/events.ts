@@ -43,6 +43,7 @@ async function burstRate(env: Record<string, string | undefined>): Promise<numbe
         identity: 'bench',
         type: 'integration.created' as const,
         data: { integration: `burst-${round}-${i}` },
+        createdAt: Date.now(),
       }));
     const rates: number[] = [];
     for (let round = 0; round <= 3; round++) {

@@ -57,6 +57,7 @@ async function main(): Promise<void> {
           identity: 'sandbox-alice',
           type: 'integration.created' as const,
           data: { integration: `m${i}` },
+          createdAt: Date.now(),
         })),
       ),
     );

@@ -1,6 +1,7 @@
 import { type Operation, operations } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { ServiceContext } from './context.js';
 import { registerSessionRoutes } from './features/accounts/login-routes.js';
 import { accountsPlugin } from './features/accounts/plugin.js';
 import { contactsPlugin } from './features/contacts/plugin.js';
@@ -8,17 +9,16 @@ import { registerIdentityCardRoute } from './features/identity-card/route.js';
 import { integrationsPlugin } from './features/integrations/plugin.js';
 import { IntegrationService } from './features/integrations/service.js';
 import { DEFAULT_INTEGRATION_SETTINGS, type IntegrationSettings } from './features/integrations/settings.js';
+import { registerRelayRoutes } from './features/listen/routes.js';
 import { portalPlugin } from './features/portal-static/plugin.js';
 import { registerSandboxRoutes } from './features/sandbox/trigger.js';
 import { webhooksPlugin } from './features/webhooks/plugin.js';
 import { createHttpApp } from './http/base.js';
 import { type OperationEntry, registerOperations } from './http/operations.js';
-import type { ServiceContext } from './http/service-context.js';
 import type { Readiness } from './ops/health.js';
 import type { ServiceMetrics } from './ops/metrics.js';
 import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
 import type { Relay } from './relay/relay.js';
-import { registerRelayRoutes } from './relay/routes.js';
 
 export interface AppOptions {
   logger: Logger;

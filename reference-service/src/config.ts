@@ -38,6 +38,11 @@ export interface Config {
   passwordCost: PasswordCost;
   /** `SVC_TEST_EVENT_BUDGET` (on|off): budget each workspace's sandbox test events; on unless turned off. */
   testEventBudget: boolean;
+  /**
+   * `SVC_FIRST_START_SECRETS` (stdout|file): where the sandbox owner's first-start secrets go; unset: to a
+   * terminal when stdout is one, else to a private file (first-start-secrets.ts).
+   */
+  firstStartSecrets: 'stdout' | 'file' | undefined;
   /** The portal's build, served at `/` (`SVC_PORTAL_DIR`, default dist/portal in the package). */
   portalDir: string;
   /** How contacts reach peers (`SVC_ALLOW_LOCALHOST_PEERS`). */
@@ -96,6 +101,10 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   const testEventBudget = env.SVC_TEST_EVENT_BUDGET ?? '';
   if (!['', 'on', 'off'].includes(testEventBudget))
     throw new ConfigError('SVC_TEST_EVENT_BUDGET must be on or off');
+  const firstStartSecrets = env.SVC_FIRST_START_SECRETS || undefined;
+  if (firstStartSecrets !== undefined && firstStartSecrets !== 'stdout' && firstStartSecrets !== 'file') {
+    throw new ConfigError('SVC_FIRST_START_SECRETS must be stdout or file');
+  }
   const passwordCost = env.SVC_PASSWORD_COST || 'standard';
   if (passwordCost !== 'standard' && passwordCost !== 'test') {
     throw new ConfigError('SVC_PASSWORD_COST must be standard or test');
@@ -140,6 +149,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     signUpOpen: signUp === '' ? !production : signUp === 'open',
     passwordCost,
     testEventBudget: testEventBudget !== 'off',
+    firstStartSecrets,
     portalDir: resolve(env.SVC_PORTAL_DIR ?? resolve(PACKAGE_DIR, 'dist', 'portal')),
     peer,
     integrations,

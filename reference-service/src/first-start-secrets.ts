@@ -1,5 +1,6 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Config } from './config.js';
 import { ensurePrivateDir } from './store/private-dir.js';
 
 /**
@@ -7,11 +8,11 @@ import { ensurePrivateDir } from './store/private-dir.js';
  * they are printed, for the newcomer in front of it. Without one (a container, a platform, a service
  * manager), stdout is the log that many people read and that keeps everything: they go to a file only the
  * service's user can read, and the banner says where. `SVC_FIRST_START_SECRETS=stdout` or `=file` decides
- * instead. Answers the file, or `undefined` for stdout.
+ * instead (`choice`, read by config.ts). Answers the file, or `undefined` for stdout.
  */
 export function firstStartSecretsFile(
   dataDir: string,
-  choice: string | undefined = process.env.SVC_FIRST_START_SECRETS,
+  choice: Config['firstStartSecrets'],
   terminal: boolean = process.stdout.isTTY === true,
 ): string | undefined {
   if (choice === 'stdout' || (choice !== 'file' && terminal)) return undefined;

@@ -1,4 +1,4 @@
-import { ConfigError, readConfig } from './config.js';
+import { type Config, ConfigError, readConfig } from './config.js';
 import { insecureOriginWarning } from './features/portal-static/cookie-warning.js';
 import { SANDBOX_EMAIL, sandboxCards } from './features/sandbox/seed.js';
 import { firstStartSecretsFile, writeFirstStartSecrets } from './first-start-secrets.js';
@@ -9,13 +9,12 @@ import { DataDirLockedError } from './store/data-dir-lock.js';
 const CLI = 'npm run sandbox -w @svc-kit/reference-service --';
 
 /** What a person starting the sandbox needs: where it listens and how to authenticate. */
-function printBanner(
-  service: RunningService,
-  backend: string,
-  allowLocalhostWebhooks: boolean,
-  dataDir: string,
-): void {
-  const secretsFile = service.seed?.seeded ? firstStartSecretsFile(dataDir) : undefined;
+function printBanner(service: RunningService, config: Config): void {
+  const { allowLocalhostWebhooks, dataDir } = config;
+  const backend = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
+  const secretsFile = service.seed?.seeded
+    ? firstStartSecretsFile(dataDir, config.firstStartSecrets)
+    : undefined;
   const secrets = firstStartSecrets(service);
   const lines = [
     '',
@@ -105,12 +104,7 @@ async function main(): Promise<void> {
   const logger = createServiceLogger(config.logLevel);
   const service = await startService(config, logger);
   await printSandboxCards(service);
-  printBanner(
-    service,
-    config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`,
-    config.allowLocalhostWebhooks,
-    config.dataDir,
-  );
+  printBanner(service, config);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { ServiceContext } from './http/service-context.js';
+import type { ServiceContext } from './context.js';
 import { PublicAddress } from './public-address.js';
 import { type OpenedStore, openStore } from './store/open.js';
 import { createSecretBox } from './store/secret-box.js';

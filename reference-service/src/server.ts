@@ -5,16 +5,16 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import type { ServiceContext } from './context.js';
 import { type RunningDelivery, startDelivery } from './delivery/start.js';
 import { startAdminSocket } from './features/sandbox/admin-socket.js';
 import { type SeedResult, seedSandbox } from './features/sandbox/seed.js';
-import { type CredentialCache, startCredentialCache } from './http/credential-cache.js';
-import type { ServiceContext } from './http/service-context.js';
 import { ServiceMetrics } from './ops/metrics.js';
 import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
 import { timedDb } from './ops/timed-db.js';
 import { Relay } from './relay/relay.js';
 import { openRuntime } from './runtime.js';
+import { type CredentialCache, startCredentialCache } from './store/credential-cache.js';
 
 export interface RunningService {
   ctx: ServiceContext;

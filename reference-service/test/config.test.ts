@@ -40,6 +40,14 @@ describe('configuration', () => {
     expect(() => readConfig({ SVC_TEST_EVENT_BUDGET: 'no' })).toThrow(ConfigError);
   });
 
+  it('reads where the first start’s secrets go: stdout, a file, or unset (the terminal decides)', () => {
+    expect(readConfig({}).firstStartSecrets).toBeUndefined();
+    expect(readConfig({ SVC_FIRST_START_SECRETS: '' }).firstStartSecrets).toBeUndefined();
+    expect(readConfig({ SVC_FIRST_START_SECRETS: 'stdout' }).firstStartSecrets).toBe('stdout');
+    expect(readConfig({ SVC_FIRST_START_SECRETS: 'file' }).firstStartSecrets).toBe('file');
+    expect(() => readConfig({ SVC_FIRST_START_SECRETS: 'screen' })).toThrow(ConfigError);
+  });
+
   it('reads the delivery lease, and refuses one that is not whole milliseconds of at least a second', () => {
     expect(readConfig({}).deliveryLeaseMs).toBeUndefined();
     expect(readConfig({ SVC_DELIVERY_LEASE_MS: '4000' }).deliveryLeaseMs).toBe(4000);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ServiceContext } from '../http/service-context.js';
+import type { ServiceContext } from '../context.js';
 import { measuredClient } from '../ops/delivery-metrics.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
 import { createGuardedClient, type GuardedClientOptions } from '../outbound/guarded-client.js';

@@ -1,6 +1,7 @@
 import { buildOpenApiDocument, type Operation } from '@svc-kit/contract';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
 import { AccessLogController } from '../ops/access-log.js';
 import { type Readiness, registerHealthRoutes } from '../ops/health.js';
@@ -19,7 +20,6 @@ import {
 } from './early-refusals.js';
 import { sendError, sendServiceError } from './error-body.js';
 import { parseJsonBody, UnreadableBody } from './hostile-input.js';
-import type { ServiceContext } from './service-context.js';
 
 /** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
 const BODY_LIMIT = 1024 * 1024;

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
 import type { Queryable } from '../store/db.js';
 import { KeyChanged, keyChecked } from '../store/key-checked.js';
 import { type Authorized, authorize, type Requirements } from './policy.js';
-import type { ServiceContext } from './service-context.js';
 
 /**
  * Calls whose first action is a statement of the database (no outbound call, no write before it): on

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { type ErrorCode, ID_PREFIXES, statusOfErrorCode } from '@svc-kit/contract';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
-import { sendError } from './error-body.js';
+import { sendError, sendServiceError } from './error-body.js';
 import { holdsNul, NUL_MESSAGE } from './hostile-input.js';
 import { authorize, type Requirements } from './policy.js';
-import type { ServiceContext } from './service-context.js';
 
 /**
  * Refusals decided before a route's handler runs: a body that cannot be read, a path that cannot be
@@ -15,7 +17,7 @@ import type { ServiceContext } from './service-context.js';
  */
 
 // From randomUUID, whose entropy Node draws in batches: randomBytes asked OpenSSL (and the kernel) each time.
-export const newRequestId = () => `req_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+export const newRequestId = () => `${ID_PREFIXES.request}_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
 
 /** What a route asks of its caller, set as route config by registerOperations. */
 export interface RouteRequirements {
@@ -59,7 +61,8 @@ export async function refuseInput(
         publicOrigin: ctx.publicAddress.origin,
       });
     } catch (error) {
-      if (error instanceof ServiceError) return sendError(request, reply, error.code, error.message);
+      // A 429 of the sign-in limits keeps its `retry_after` and `Retry-After` (sendServiceError).
+      if (error instanceof ServiceError) return sendServiceError(request, reply, error);
       // Never thrown on: this runs inside error handlers, whose own failures would leave Fastify's body.
       request.log.error({ err: error }, 'request failed');
       return sendError(request, reply, 'internal_error', INTERNAL_MESSAGE);
@@ -125,12 +128,15 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const requestId = newRequestId();
-    const [status, reason, code, message] =
+    const [code, message]: [ErrorCode, string] =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'request_timeout', 'the request was not received in full in time']
+        ? ['request_timeout', 'the request was not received in full in time']
         : error.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'the request headers are too large']
-          : [400, 'Bad Request', 'invalid_request', 'the request is not well-formed HTTP/1.1'];
+          ? ['headers_too_large', 'the request headers are too large']
+          : ['invalid_request', 'the request is not well-formed HTTP/1.1'];
+    // Written on the raw socket, but with the status the contract gives the code, as every other refusal.
+    const status = statusOfErrorCode(code);
+    const reason = STATUS_CODES[status] ?? 'Error';
     log.info({ reqId: requestId, parserError: error.code, status }, 'unreadable request refused');
     // Never in the middle of another answer on a kept-alive connection (Node detaches a finished one).
     const answering = (socket as { _httpMessage?: unknown })._httpMessage;

@@ -1,6 +1,7 @@
 import { type ErrorCode, statusOfErrorCode } from '@svc-kit/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimitedError, type ServiceError } from '../domain/errors.js';
+import type { PeerRefusal } from '../peer/refusal.js';
 
 /** Every code the service answers is in the contract's registry, which also fixes its status. */
 export function statusOf(code: ErrorCode): number {
@@ -28,4 +29,12 @@ export function sendServiceError(request: FastifyRequest, reply: FastifyReply, e
     .header('retry-after', String(error.retryAfterSeconds))
     .type('application/json')
     .send({ error: { ...body.error, retry_after: error.retryAfterSeconds } });
+}
+
+/** A refusal of the peer protocol (`/peer/v1`): its own codes, the status its code carries, the same body. */
+export function sendPeerRefusal(request: FastifyRequest, reply: FastifyReply, refusal: PeerRefusal) {
+  return reply
+    .code(refusal.status)
+    .type('application/json')
+    .send(errorBody(request, refusal.code, refusal.message));
 }

@@ -9,6 +9,7 @@ import {
 } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempotency.js';
 import type { Db, Queryable } from '../store/db.js';
@@ -23,7 +24,6 @@ import { confirmedCall } from './confirmed-call.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
 import type { Authorized } from './policy.js';
-import type { ServiceContext } from './service-context.js';
 
 // `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
@@ -48,9 +48,10 @@ export type OperationHandler<Op extends Operation, D extends Queryable = Queryab
  * - `none`: its statements run on the handle given: the pool (or a connection that confirms a held key,
  *   see confirmed-call.ts), or the key's transaction, which stores the answer with them;
  * - `one`: it always runs in one transaction (the key's, when there is one);
- * - `own`: it is given the database and opens its own short transactions, because it calls a peer in
- *   between: a peer on this same instance answers through the same database, and on PGlite (one
- *   connection) it would wait on a transaction held across the call until it timed out. Its key is
+ * - `own`: it is given the database and opens its own short transactions, because it calls a peer, an
+ *   upstream or DNS in between: a peer on this same instance answers through the same database, and on
+ *   PGlite (one connection) it would wait on a transaction held across the call until it timed out; no
+ *   connection should wait on a lookup either. Its key is
  *   claimed and answered in steps of their own (store/idempotent.ts).
  */
 export type TransactionMode = 'none' | 'one' | 'own';

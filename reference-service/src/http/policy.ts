@@ -5,9 +5,9 @@ import { crossSiteMessage } from '../domain/cross-site-message.js';
 import { ServiceError } from '../domain/errors.js';
 import { CREDENTIAL_FAILURES, guessBucket, limitedAddress } from '../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../domain/workspace-state.js';
+import type { CredentialCache } from '../store/credential-cache.js';
 import type { Queryable } from '../store/db.js';
 import { getWorkspace, type WorkspaceRow } from '../store/queries/workspaces.js';
-import type { CredentialCache } from './credential-cache.js';
 import { type Principal, readCookie, resolvePrincipal, SESSION_COOKIE } from './principal.js';
 import { countRefusal } from './sign-in-guard.js';
 

@@ -1,12 +1,30 @@
 import type { PeerRefusalCode } from './protocol.js';
 
-/** A refusal answered to a peer as `{ error: { code, message } }`. */
+/**
+ * The status each peer refusal is answered with: one table, so a code never travels with two statuses
+ * (PEER-PROTOCOL.md lists them with the checks that give them).
+ */
+export const PEER_REFUSAL_STATUS: Readonly<Record<PeerRefusalCode, number>> = {
+  invalid_request: 400,
+  bad_signature: 401,
+  stale_request: 401,
+  replayed: 401,
+  not_a_contact: 403,
+  not_permitted: 403,
+  declined: 403,
+  unknown_identity: 404,
+  not_requested: 409,
+};
+
+/** A refusal answered to a peer as `{ error: { code, message } }`, with its code's status. */
 export class PeerRefusal extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
     readonly code: PeerRefusalCode,
     message: string,
   ) {
     super(message);
+    this.status = PEER_REFUSAL_STATUS[code];
   }
 }

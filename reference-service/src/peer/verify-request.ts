@@ -36,29 +36,27 @@ export async function verifyPeerRequest(
   const signature = header(request, HEADER_SIGNATURE);
   if (timestamp === undefined || nonce === undefined || signature === undefined) {
     throw new PeerRefusal(
-      401,
       'bad_signature',
       `a peer request carries ${HEADER_TIMESTAMP}, ${HEADER_NONCE} and ${HEADER_SIGNATURE}`,
     );
   }
   if (!TIMESTAMP.test(timestamp) || !NONCE.test(nonce) || !/^[A-Za-z0-9_-]{1,128}$/.test(signature)) {
-    throw new PeerRefusal(401, 'bad_signature', 'malformed peer signature headers');
+    throw new PeerRefusal('bad_signature', 'malformed peer signature headers');
   }
   if (Math.abs(now - Number(timestamp)) > REPLAY_WINDOW_MS) {
-    throw new PeerRefusal(401, 'stale_request', 'the request time is outside the 300 second window');
+    throw new PeerRefusal('stale_request', 'the request time is outside the 300 second window');
   }
   let caller: VerifiedCard;
   try {
     caller = verifyCard(cardText, now);
   } catch (error) {
-    if (error instanceof CardError)
-      throw new PeerRefusal(400, 'invalid_request', `caller card: ${error.message}`);
+    if (error instanceof CardError) throw new PeerRefusal('invalid_request', `caller card: ${error.message}`);
     throw error;
   }
   const path = request.url.split('?')[0] ?? '';
   const text = signingText(request.method, path, timestamp, nonce, rawBody);
   if (!verifyBytes(caller.publicKeyObject, Buffer.from(text, 'utf8'), Buffer.from(signature, 'base64url'))) {
-    throw new PeerRefusal(401, 'bad_signature', 'the request signature does not verify with the caller card');
+    throw new PeerRefusal('bad_signature', 'the request signature does not verify with the caller card');
   }
   await db.query('DELETE FROM peer_nonces WHERE expires_at < $1', [now]);
   const fresh = await db.query<{ nonce: string }>(
@@ -66,6 +64,6 @@ export async function verifyPeerRequest(
      ON CONFLICT DO NOTHING RETURNING nonce`,
     [caller.fingerprint, nonce, now + 2 * REPLAY_WINDOW_MS],
   );
-  if (fresh.length === 0) throw new PeerRefusal(401, 'replayed', 'this request was already received');
+  if (fresh.length === 0) throw new PeerRefusal('replayed', 'this request was already received');
   return caller;
 }

@@ -65,8 +65,12 @@ export interface IdempotentCall {
 /** A claim without an answer this old belongs to a process that died mid-call; it may be taken over. */
 const ABANDONED_CLAIM_MS = 2 * 60 * 1000;
 /** How long a repeat waits for a concurrent first call (which may be waiting on a peer) to answer. */
-const WAIT_FOR_FIRST_MS = 30_000;
-const POLL_MS = 50;
+export interface Patience {
+  waitMs: number;
+  pollMs: number;
+}
+
+const WAIT_FOR_FIRST: Patience = { waitMs: 30_000, pollMs: 50 };
 
 const claimOf = (call: IdempotentCall) => ({
   workspace_id: call.workspaceId,
@@ -150,18 +154,21 @@ async function runInOneTransaction(
  * The same promises as `runIdempotent` (same table, window, 422 and replay) for an operation that opens its
  * own transactions (mode `own`, http/operations.ts), in three short steps instead of one transaction: the
  * claim is committed first, the operation runs with its own transactions and its peer call, then the
- * answer is stored. A repeat arriving meanwhile waits for that answer, on the injected clock `clock`. A
- * final refusal is stored as the first answer; any other failure drops the claim, so the key is free again,
- * as with the one-transaction form.
+ * answer is stored. A repeat arriving meanwhile waits for that answer, on the injected clock `clock`, and
+ * never for more polls than the wait holds on real time: it sleeps on real timers, so a clock that stands
+ * still (a test's) would otherwise keep it polling for ever. A final refusal is stored as the first answer;
+ * any other failure drops the claim, so the key is free again, as with the one-transaction form.
  */
 export async function runIdempotentInSteps(
   db: Db,
   call: IdempotentCall,
   run: () => Promise<Answer>,
   clock: () => number,
+  patience: Patience = WAIT_FOR_FIRST,
 ): Promise<Answer & { replayed: boolean }> {
-  const deadline = clock() + WAIT_FOR_FIRST_MS;
-  for (;;) {
+  const deadline = clock() + patience.waitMs;
+  const maxPolls = Math.ceil(patience.waitMs / patience.pollMs);
+  for (let polls = 0; ; polls++) {
     if (await claim(db, call)) {
       let answer: Answer;
       try {
@@ -187,12 +194,12 @@ export async function runIdempotentInSteps(
       }
     }
     // The first call is still running (or just gave the key up): wait and look again.
-    if (clock() > deadline) {
+    if (clock() > deadline || polls >= maxPolls) {
       throw new ServiceError(
         'service_unavailable',
         'a call with this Idempotency-Key is still in progress; retry it later',
       );
     }
-    await sleep(POLL_MS);
+    await sleep(patience.pollMs);
   }
 }

@@ -16,7 +16,7 @@ export interface KeyCheckedQueryable extends Queryable {
 
 /**
  * The connection a call authorized from a held copy of its key works with (PostgreSQL, see
- * http/credential-cache.ts). Its first statement carries the check that the key still reads exactly as
+ * store/credential-cache.ts). Its first statement carries the check that the key still reads exactly as
  * held: a SELECT is joined to the check, so the key is confirmed by the same statement, on the same
  * snapshot, that reads the rows, and the call costs the one round trip of its query. Any other first
  * statement is preceded by the check on its own. Until confirmed, nothing is answered (see

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/domain/totp.js';
-import { startCredentialCache } from '../../src/http/credential-cache.js';
+import { startCredentialCache } from '../../src/store/credential-cache.js';
 import { BACKENDS } from '../support/backends.js';
 import { type RawAnswer, rawCall } from '../support/raw-call.js';
 import {

@@ -8,9 +8,9 @@ import { Writable } from 'node:stream';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceContext } from '../../src/context.js';
 import { startDelivery } from '../../src/delivery/start.js';
 import { newId } from '../../src/domain/ids.js';
-import type { ServiceContext } from '../../src/http/service-context.js';
 import { PublicAddress } from '../../src/public-address.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
@@ -306,6 +306,7 @@ describe.each(BACKENDS)('the lease sweeper on $name', (backend) => {
           identity: 'sweeper',
           type: 'integration.created',
           data: { integration: 'x' },
+          createdAt: Date.now(),
         });
         await tx.query(
           `UPDATE webhook_deliveries SET status = 'sending', claimed_at = $2, claimed_by = 'wkr_dead'

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceContext } from '../../src/context.js';
 import { type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
 import { newId } from '../../src/domain/ids.js';
-import type { ServiceContext } from '../../src/http/service-context.js';
 import { PublicAddress } from '../../src/public-address.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
@@ -77,6 +77,7 @@ describe('several instances on one PostgreSQL database', () => {
                 identity: 'multi',
                 type: 'integration.created',
                 data: { integration: `i${i}` },
+                createdAt: Date.now(),
               })
             ).id,
           );

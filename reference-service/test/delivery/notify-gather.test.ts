@@ -67,6 +67,7 @@ describe.each(BACKENDS)('notifications of new events on $name', (backend) => {
           identity: 'alice',
           type: 'integration.created',
           data: { integration: `g${i}` },
+          createdAt: Date.now(),
         });
       }
       await eventually(

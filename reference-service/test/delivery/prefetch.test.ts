@@ -79,6 +79,7 @@ describe.each(BACKENDS)('claimed ahead of free slots (prefetch) on $name', (back
           identity: tenant.slug,
           type: 'contact.updated',
           data: { contact: `c${i}` },
+          createdAt: Date.now(),
         });
         ids.push(event.id);
       }

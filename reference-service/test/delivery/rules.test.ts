@@ -268,6 +268,7 @@ describe.each(BACKENDS)('delivery rules on $name', (backend) => {
             identity: tenant.slug,
             type: 'contact.requested',
             data: { contact: `sha256:${'a'.repeat(64)}` },
+            createdAt: Date.now(),
           })
         ).id;
         throw new Error('the change failed');
@@ -279,6 +280,7 @@ describe.each(BACKENDS)('delivery rules on $name', (backend) => {
         identity: tenant.slug,
         type: 'contact.requested',
         data: { contact: `sha256:${'b'.repeat(64)}` },
+        createdAt: Date.now(),
       }),
     );
     expect(rolledBackId).toMatch(/^evt_/);

@@ -164,6 +164,16 @@ describe.each(BACKENDS)('guessing limits of sign-in, on $name', (backend) => {
     expect((await list(tenant.key, '127.0.40.1')).status).toBe(200);
     expect((await list(fakeKey(), '127.0.40.2')).status).toBe(401);
   });
+
+  it('keeps retry_after and Retry-After on a 429 answered before the handler (a NUL in the query)', async () => {
+    const refused = () =>
+      rawCall(service.baseUrl, 'GET', `${WEBHOOKS}?limit=%00`, {
+        headers: { authorization: `Bearer ${fakeKey()}` },
+        localAddress: '127.0.40.3',
+      });
+    for (let i = 0; i < 30; i++) expect((await refused()).status).toBe(401);
+    expectRateLimited(await refused());
+  });
 });
 
 describe('behind a trusted proxy', () => {

@@ -1,6 +1,6 @@
 // The relay's own routes refuse what they must, in the spec's error body, and change nothing when they do.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_LISTENERS } from '../../src/relay/routes.js';
+import { MAX_LISTENERS } from '../../src/features/listen/routes.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { createDeliveryTenant } from '../delivery/support.js';
 import { BACKENDS } from '../support/backends.js';

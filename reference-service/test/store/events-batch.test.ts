@@ -46,18 +46,21 @@ describe.each(BACKENDS)('a burst of events in one statement on $name', (backend)
             identity: 'alice',
             type: 'integration.created' as const,
             data: { integration: `i${i}` },
+            createdAt: Date.now(),
           })),
           ...Array.from({ length: 100 }, () => ({
             workspaceId: on,
             identity: 'alice',
             type: 'contact.approved' as const,
             data: { contact: 'sha256:00' },
+            createdAt: Date.now(),
           })),
           ...Array.from({ length: 50 }, () => ({
             workspaceId: off,
             identity: 'bob',
             type: 'integration.created' as const,
             data: { integration: 'x' },
+            createdAt: Date.now(),
           })),
         ]),
       );

@@ -42,6 +42,7 @@ const event = (workspaceId: string, i: number): NewEvent => ({
   identity: 'alice',
   type: 'integration.created',
   data: { integration: `i${i}` },
+  createdAt: Date.now(),
 });
 
 describe.each(BACKENDS)('events written outside a transaction on $name', (backend) => {

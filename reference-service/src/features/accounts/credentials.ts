@@ -1,7 +1,7 @@
+import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { hashPassword, needsRehash, type PasswordCost, verifyPassword } from '../../domain/password.js';
 import { guessBucket } from '../../domain/sign-in-limits.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import type { Queryable } from '../../store/db.js';
 import { deleteOtherSessions, replacePasswordHash } from './credential-queries.js';

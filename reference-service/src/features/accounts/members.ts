@@ -1,8 +1,8 @@
+import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
 import { guessBucket } from '../../domain/sign-in-limits.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import {
   type AccountRow,

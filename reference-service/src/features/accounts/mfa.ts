@@ -1,9 +1,9 @@
 import QRCode from 'qrcode';
+import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, STEP_UP_FAILURES } from '../../domain/sign-in-limits.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
 import { generateTotpSecret, matchTotpStep } from '../../domain/totp.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { markSteppedUp } from '../../store/queries/sessions.js';
 import {

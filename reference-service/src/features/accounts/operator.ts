@@ -1,5 +1,5 @@
+import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { getMemberByEmail } from '../../store/queries/members.js';
 import { insertInvite } from './queries.js';
 import { hashToken, INVITE_LIFETIME_MS, isEmail, newInviteToken, normalizeEmail } from './rules.js';

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../../context.js';
 import { isCrossSiteLogin } from '../../domain/cross-site.js';
 import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
@@ -7,7 +8,6 @@ import type { RouteRequirements } from '../../http/early-refusals.js';
 import { parse } from '../../http/parse.js';
 import { siteHeaders } from '../../http/policy.js';
 import { SESSION_COOKIE } from '../../http/principal.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
 import { deleteSession } from './queries.js';

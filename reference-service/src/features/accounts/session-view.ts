@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
 import { authorize } from '../../http/policy.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { getWorkspace } from '../../store/queries/workspaces.js';
 import { type AccountRow, getAccount, getSessionTimes } from './queries.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { ServiceContext } from '../../context.js';
 import { newId } from '../../domain/ids.js';
 import { hashSessionToken, SESSION_COOKIE } from '../../http/principal.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { insertSession } from '../../store/queries/sessions.js';
 
 /** Portal sessions last 12 hours; a step-up inside one lasts 15 minutes. */

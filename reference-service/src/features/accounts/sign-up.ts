@@ -1,8 +1,8 @@
 import { PERMISSIONS } from '@svc-kit/contract';
+import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { ensureIdentityKey } from '../../peer/own-identity.js';
 import type { Queryable } from '../../store/db.js';
 import { insertIdentity } from '../../store/queries/identities.js';

@@ -66,7 +66,7 @@ export async function requestContact(
   const owner = { identityId: identity.id, workspaceId: identity.workspace_id };
   const fresh = newContactRow(owner, card, 'pending_out', now);
   await db.transaction((tx) =>
-    applyLocked(tx, identity, card.fingerprint, (state) =>
+    applyLocked(tx, identity, card.fingerprint, now, (state) =>
       rules.requested(state, { fresh, peerStatus, now }),
     ),
   );
@@ -111,7 +111,7 @@ export async function refreshContact(
   // Decided on the row read before the call, as the answer describes what the call found.
   const answer = refreshed(row, taken, now).answer;
   await db.transaction((tx) =>
-    applyLocked(tx, identity, row.fingerprint, (state) =>
+    applyLocked(tx, identity, row.fingerprint, now, (state) =>
       state ? refreshed(state, taken, now) : rules.same(state, answer),
     ),
   );

@@ -10,11 +10,13 @@ export async function recordContactEvent(
   owner: { workspaceId: string; slug: string },
   type: ContactEventType,
   fingerprint: string,
+  now: number,
 ): Promise<void> {
   await insertEvent(tx, {
     workspaceId: owner.workspaceId,
     identity: owner.slug,
     type,
     data: { contact: fingerprint },
+    createdAt: now,
   });
 }

@@ -27,9 +27,6 @@ export interface InboundCall<B> {
 type Body<V extends keyof typeof peerBodies> = z.output<(typeof peerBodies)[V]>;
 type Reply<V extends keyof typeof peerAnswers> = z.output<(typeof peerAnswers)[V]>;
 
-/** The status a refusal of the rules goes out with (PEER-PROTOCOL.md). */
-const REFUSAL_STATUS: Partial<Record<PeerRefusalCode, number>> = { declined: 403, not_requested: 409 };
-
 /** Applies an inbound rule to the target's row for the caller, locked, in one transaction with its events. */
 async function transition<A>(
   call: InboundCall<unknown>,
@@ -40,9 +37,11 @@ async function transition<A>(
     workspace_id: call.target.workspace_id,
     slug: call.target.slug,
   };
-  const outcome = await call.db.transaction((tx) => applyLocked(tx, identity, call.caller.fingerprint, rule));
+  const outcome = await call.db.transaction((tx) =>
+    applyLocked(tx, identity, call.caller.fingerprint, call.now, rule),
+  );
   if (rules.isRefusal(outcome)) {
-    throw new PeerRefusal(REFUSAL_STATUS[outcome.refused] ?? 403, outcome.refused, outcome.message);
+    throw new PeerRefusal(outcome.refused, outcome.message);
   }
   return outcome.answer;
 }
@@ -116,7 +115,7 @@ export const inbound = {
 async function requireContact(call: InboundCall<unknown>): Promise<ContactRow> {
   const row = (await getContact(call.db, call.target.identity_id, call.caller.fingerprint)) ?? null;
   const refusal = rules.peerMayUseTools(row);
-  if (refusal || !row) throw new PeerRefusal(403, 'not_a_contact', refusal?.message ?? 'not a contact');
+  if (refusal || !row) throw new PeerRefusal('not_a_contact', refusal?.message ?? 'not a contact');
   return row;
 }
 
@@ -127,7 +126,6 @@ async function requireContact(call: InboundCall<unknown>): Promise<ContactRow> {
 function requirePermission(row: ContactRow, permission: 'tools:list' | 'tools:call', what: string): void {
   if (!row.permissions.includes(permission)) {
     throw new PeerRefusal(
-      403,
       'not_permitted',
       `this identity does not let you ${what} its tools (${permission} is not granted to you)`,
     );

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { errorBody } from '../../http/error-body.js';
+import type { ServiceContext } from '../../context.js';
+import { sendError, sendPeerRefusal } from '../../http/error-body.js';
 import { unstorableJson } from '../../http/hostile-input.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { isFingerprint, privateKeyFromPkcs8, signBytes } from '../../peer/keys.js';
 import { signerFor } from '../../peer/own-identity.js';
 import {
@@ -63,7 +63,7 @@ async function targetOf(ctx: ServiceContext, request: FastifyRequest): Promise<K
   const target = isFingerprint(fingerprint)
     ? await findKeyedIdentityByFingerprint(ctx.db, fingerprint)
     : undefined;
-  if (!target) throw new PeerRefusal(404, 'unknown_identity', 'no identity with this fingerprint here');
+  if (!target) throw new PeerRefusal('unknown_identity', 'no identity with this fingerprint here');
   return target;
 }
 
@@ -97,20 +97,20 @@ export async function registerPeerRoutes(
           // Kept raw for the signature, but never deeper than the /v1 bodies nor holding text the
           // database cannot store (any identity can sign, so this is not left to the signature).
           const refusal = unstorableJson(raw);
-          if (refusal) return done(new PeerRefusal(400, 'invalid_request', refusal), undefined);
+          if (refusal) return done(new PeerRefusal('invalid_request', refusal), undefined);
           done(null, raw);
         },
       );
       peer.setErrorHandler((error: Error, request, reply) => {
-        if (error instanceof PeerRefusal) {
-          return reply.code(error.status).send(errorBody(request, error.code, error.message));
-        }
+        if (error instanceof PeerRefusal) return sendPeerRefusal(request, reply, error);
+        // Fastify's own refusals of a request it could not read (a 4xx of its own): the peer's mistake.
         const status = (error as { statusCode?: number }).statusCode;
         if (status !== undefined && status >= 400 && status < 500) {
-          return reply.code(400).send(errorBody(request, 'invalid_request', 'the request could not be read'));
+          const unreadable = new PeerRefusal('invalid_request', 'the request could not be read');
+          return sendPeerRefusal(request, reply, unreadable);
         }
         request.log.error({ err: error }, 'peer request failed');
-        return reply.code(500).send(errorBody(request, 'internal_error', 'the service failed'));
+        return sendError(request, reply, 'internal_error', 'the service failed');
       });
 
       // The card is public: this is how a party obtains a card to hand to requestContact.
@@ -144,16 +144,16 @@ export async function registerPeerRoutes(
             try {
               json = JSON.parse(raw);
             } catch {
-              throw new PeerRefusal(400, 'invalid_request', 'the body is not JSON');
+              throw new PeerRefusal('invalid_request', 'the body is not JSON');
             }
             const parsed = peerBodies[verb].safeParse(json);
             if (!parsed.success) {
-              throw new PeerRefusal(400, 'invalid_request', `the body is not a v1 ${verb} message`);
+              throw new PeerRefusal('invalid_request', `the body is not a v1 ${verb} message`);
             }
             const body = parsed.data as z.output<(typeof peerBodies)[V]>;
             const caller = await verifyPeerRequest(ctx.db, request, raw, body.card, now);
             if (caller.fingerprint === target.fingerprint) {
-              throw new PeerRefusal(400, 'invalid_request', 'an identity cannot call itself');
+              throw new PeerRefusal('invalid_request', 'an identity cannot call itself');
             }
             const answer = await handle({ db: ctx.db, target, caller, body, now }, request);
             return reply.code(200).send(answer);

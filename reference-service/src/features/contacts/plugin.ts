@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../../context.js';
 import { operationsOfGroup, registerOperations, served } from '../../http/operations.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import type { PeerSettings } from '../../peer/settings.js';
 import type { OfferedToolsSource } from './inbound.js';
 import { registerPeerRoutes } from './peer-routes.js';

@@ -38,6 +38,7 @@ export async function write<A>(
   owner: { workspaceId: string; slug: string },
   before: ContactState,
   after: Transition<A>,
+  now: number,
 ): Promise<void> {
   const fingerprint = before?.fingerprint ?? after.state?.fingerprint;
   if (after.state !== before) {
@@ -45,22 +46,23 @@ export async function write<A>(
     else if (before) await deleteContact(tx, before.identity_id, before.fingerprint);
   }
   if (fingerprint === undefined) return;
-  for (const event of after.events) await recordContactEvent(tx, owner, event, fingerprint);
+  for (const event of after.events) await recordContactEvent(tx, owner, event, fingerprint, now);
 }
 
 /**
  * Re-reads the identity's row for `fingerprint` locked, in the caller's transaction, applies `rule` and
- * writes its transition. A refusal writes nothing and is returned.
+ * writes its transition (its events stamped `now`). A refusal writes nothing and is returned.
  */
 export async function applyLocked<C extends string, A>(
   tx: Queryable,
   identity: Identity,
   fingerprint: string,
+  now: number,
   rule: (state: ContactState) => Outcome<C, A>,
 ): Promise<Outcome<C, A>> {
   const before = (await getContact(tx, identity.id, fingerprint, true)) ?? null;
   const outcome = rule(before);
   if (isRefusal(outcome)) return outcome;
-  await write(tx, { workspaceId: identity.workspace_id, slug: identity.slug }, before, outcome);
+  await write(tx, { workspaceId: identity.workspace_id, slug: identity.slug }, before, outcome, now);
   return outcome;
 }

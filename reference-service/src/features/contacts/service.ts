@@ -30,7 +30,7 @@ export async function answerRequest(
   const notified = outcome.kind === 'ok';
   // Answered meanwhile (by a concurrent call): that answer stands, and this one changes nothing.
   await db.transaction((tx) =>
-    applyLocked(tx, identity, row.fingerprint, (state) =>
+    applyLocked(tx, identity, row.fingerprint, now, (state) =>
       answer.approve
         ? rules.approve(state, { preset: answer.preset, notified, now })
         : rules.reject(state, { now }),
@@ -53,7 +53,9 @@ export async function notifyAcceptance(
   const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'accept', {}, now);
   const notified = outcome.kind === 'ok';
   await db.transaction((tx) =>
-    applyLocked(tx, identity, row.fingerprint, (state) => rules.acceptanceTold(state, { notified, now })),
+    applyLocked(tx, identity, row.fingerprint, now, (state) =>
+      rules.acceptanceTold(state, { notified, now }),
+    ),
   );
   return { notified, refusal: outcome.kind === 'refused' ? outcome.code : null };
 }
@@ -69,7 +71,7 @@ export async function removeContact(
   const row = await contactOf(db, identity, fingerprint);
   await spend(db, identity, row.fingerprint, row.status, now);
   const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'remove', {}, now);
-  await db.transaction((tx) => applyLocked(tx, identity, row.fingerprint, rules.remove));
+  await db.transaction((tx) => applyLocked(tx, identity, row.fingerprint, now, rules.remove));
   return { notified: outcome.kind === 'ok' };
 }
 
@@ -80,9 +82,10 @@ async function onContact<A>(
   tx: Queryable,
   identity: Identity,
   fingerprint: string,
+  now: number,
   rule: (row: ContactRow) => rules.Outcome<ErrorCode, A>,
 ): Promise<rules.Transition<A>> {
-  const outcome = await applyLocked(tx, identity, fingerprint, (state) =>
+  const outcome = await applyLocked(tx, identity, fingerprint, now, (state) =>
     state ? rule(state) : noSuchContact,
   );
   if (rules.isRefusal(outcome)) throw refused(outcome);
@@ -91,7 +94,7 @@ async function onContact<A>(
 
 /** Block is silent: nothing is sent to the party. */
 export async function blockContact(tx: Queryable, identity: Identity, fingerprint: string, now: number) {
-  await onContact(tx, identity, fingerprint, (row) => rules.block(row, { now }));
+  await onContact(tx, identity, fingerprint, now, (row) => rules.block(row, { now }));
 }
 
 export async function unblockContact(
@@ -100,7 +103,7 @@ export async function unblockContact(
   fingerprint: string,
   now: number,
 ): Promise<'active' | 'forgotten'> {
-  return (await onContact(tx, identity, fingerprint, (row) => rules.unblock(row, { now }))).answer;
+  return (await onContact(tx, identity, fingerprint, now, (row) => rules.unblock(row, { now }))).answer;
 }
 
 export async function updateContact(
@@ -110,7 +113,7 @@ export async function updateContact(
   change: { preset?: ContactPreset | undefined; permissions?: string[] | undefined },
   now: number,
 ): Promise<ContactRow> {
-  const { state } = await onContact(tx, identity, fingerprint, (row) => update(row, { ...change, now }));
+  const { state } = await onContact(tx, identity, fingerprint, now, (row) => update(row, { ...change, now }));
   // An edit keeps the row: its state is never null.
   return state as ContactRow;
 }
@@ -122,5 +125,5 @@ export async function labelContact(
   change: { petname?: string; trust?: string },
   now: number,
 ): Promise<void> {
-  await onContact(tx, identity, fingerprint, (row) => label(row, { ...change, now }));
+  await onContact(tx, identity, fingerprint, now, (row) => label(row, { ...change, now }));
 }

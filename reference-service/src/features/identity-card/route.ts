@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { parse } from '../../http/parse.js';
 import { authorize } from '../../http/policy.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { signerFor } from '../../peer/own-identity.js';
 import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
 

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../../context.js';
 import { sendCallbackRefusal } from '../portal-static/callback-page.js';
 import { carriesBinding, clearBindingCookie, setBindingCookie } from './oauth-binding.js';
+import { finishAuthorization } from './oauth-ceremony.js';
 import { OAUTH_CALLBACK_PATH } from './oauth-provider.js';
 import type { IntegrationService } from './service.js';
 import { UpstreamFailure } from './upstream.js';
@@ -11,7 +13,11 @@ import { UpstreamFailure } from './upstream.js';
  * exchanged with the stored PKCE verifier; the tokens are stored sealed. A browser must also carry the
  * binding cookie of that state (oauth-binding.ts); programs, which send no `Sec-Fetch-Mode`, are not asked.
  */
-export function registerOAuthCallback(app: FastifyInstance, service: IntegrationService, now: () => number) {
+export function registerOAuthCallback(
+  app: FastifyInstance,
+  ctx: Pick<ServiceContext, 'db' | 'now'>,
+  service: IntegrationService,
+) {
   app.addHook('onSend', setBindingCookie);
   // The query carries the authorization code: the route logs no request lines (warnings and errors only).
   app.get(OAUTH_CALLBACK_PATH, { logLevel: 'warn' }, async (request, reply) => {
@@ -41,7 +47,7 @@ export function registerOAuthCallback(app: FastifyInstance, service: Integration
         'this authorization was started in another browser; start it again from the Integrations page here',
       );
     try {
-      const row = await service.finishAuthorization(state, code, now());
+      const row = await finishAuthorization(service, ctx.db, state, code, ctx.now());
       if (!row)
         return sendCallbackRefusal(request, reply, 'not_found', 'no authorization is waiting for this state');
       // A person's browser goes back to the portal's integrations page; a program gets the JSON answer.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../../context.js';
 import { operationsOfGroup, registerOperations, served } from '../../http/operations.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { registerOAuthCallback } from './oauth-callback.js';
 import { integrationRoutes } from './routes.js';
 import type { IntegrationService } from './service.js';
@@ -11,6 +11,6 @@ export async function integrationsPlugin(
   options: { ctx: ServiceContext; service: IntegrationService },
 ): Promise<void> {
   const { ctx, service } = options;
-  registerOAuthCallback(app, service, ctx.now);
+  registerOAuthCallback(app, ctx, service);
   registerOperations(app, ctx, operationsOfGroup('integrations'), served(integrationRoutes(service)));
 }

@@ -1,5 +1,4 @@
 import { INTEGRATION_PERMISSION, type Integration } from '@svc-kit/contract';
-import { MAX_PEER_BODY_BYTES } from '../../peer/protocol.js';
 import type { Queryable } from '../../store/db.js';
 import { insertEvent } from '../../store/queries/events.js';
 import { type IntegrationRow, updateIntegration } from '../../store/queries/integrations.js';
@@ -18,13 +17,26 @@ export function integrationRecord(row: IntegrationRow): Integration {
   };
 }
 
+/**
+ * The clock of the integration events: the wall clock for now, because create.ts (rewritten by another
+ * change) does not pass its `now` yet, and one feature's events must share one clock or their order breaks.
+ * Once it does, every caller passes the call's `now` here as the other features do.
+ */
+const eventClock = () => Date.now();
+
 export async function recordEvent(
   tx: Queryable,
   identity: Identity,
   type: 'integration.created' | 'integration.exposure_updated' | 'integration.deleted',
   data: Record<string, unknown>,
 ) {
-  await insertEvent(tx, { workspaceId: identity.workspace_id, identity: identity.slug, type, data });
+  await insertEvent(tx, {
+    workspaceId: identity.workspace_id,
+    identity: identity.slug,
+    type,
+    data,
+    createdAt: eventClock(),
+  });
 }
 
 /** The ceremony is over: its verifier and state are forgotten, and `integration.authorized` recorded. */
@@ -38,20 +50,6 @@ export async function recordAuthorized(tx: Queryable, row: IntegrationRow, now: 
     identity: identity[0]?.slug ?? '',
     type: 'integration.authorized',
     data: { integration: row.slug },
+    createdAt: eventClock(),
   });
-}
-
-/** Room left for a tool result in a peer answer (the protocol caps answers at 64 KiB). */
-const MAX_RESULT_CHARS = MAX_PEER_BODY_BYTES - 4096;
-
-/** The caller refuses a peer answer over the protocol's size limit: say so instead. */
-export function boundedResult(outcome: { ok: boolean; result: unknown }): { ok: boolean; result: unknown } {
-  if (JSON.stringify(outcome).length <= MAX_RESULT_CHARS) return outcome;
-  return {
-    ok: false,
-    result: {
-      error: 'result_too_large',
-      message: `the tool's result is over ${MAX_RESULT_CHARS} characters`,
-    },
-  };
 }

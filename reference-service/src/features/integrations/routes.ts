@@ -11,13 +11,16 @@ import {
   updateIntegration,
 } from '../../store/queries/integrations.js';
 import { createIntegrationFor } from './create.js';
-import { catalogOf, entriesOf, staleTools } from './exposure.js';
+import { startAuthorization } from './oauth-ceremony.js';
 import { type Identity, integrationRecord, recordEvent } from './records.js';
+import { catalogOf, entriesOf, staleTools } from './rules.js';
 import type { IntegrationService } from './service.js';
 import { UpstreamFailure } from './upstream.js';
 
-// Every integration operation may call the upstream: mode `own`, given the database (operations.ts).
-type Op<Id extends keyof Operations> = OperationHandler<Operations[Id], Db>;
+// Those that call the upstream run in mode `own` and are given the database; the others run on the
+// handle their mode gives (operations.ts).
+type Own<Id extends keyof Operations> = OperationHandler<Operations[Id], Db>;
+type Op<Id extends keyof Operations> = OperationHandler<Operations[Id]>;
 
 /** The contract's exposure limits (500 entries, 256 KiB, a tool once, valid mapped names), as a 400. */
 function checkEntries(entries: readonly { tool: string; mode: string; [key: string]: unknown }[]) {
@@ -33,8 +36,13 @@ export function integrationRoutes(service: IntegrationService) {
     return identity;
   }
 
-  async function integrationOf(db: Queryable, identity: Identity, name: string): Promise<IntegrationRow> {
-    const row = await getIntegration(db, identity.id, name);
+  async function integrationOf(
+    db: Queryable,
+    identity: Identity,
+    name: string,
+    lock = false,
+  ): Promise<IntegrationRow> {
+    const row = await getIntegration(db, identity.id, name, lock);
     if (!row) throw new ServiceError('not_found', 'no such integration');
     return row;
   }
@@ -45,7 +53,7 @@ export function integrationRoutes(service: IntegrationService) {
     return answer('listIntegrations', 200, { integrations: rows.map(integrationRecord) });
   };
 
-  const createIntegration: Op<'createIntegration'> = async ({
+  const createIntegration: Own<'createIntegration'> = async ({
     db,
     workspace,
     params,
@@ -58,7 +66,7 @@ export function integrationRoutes(service: IntegrationService) {
     return answer('createIntegration', 201, created);
   };
 
-  const authorizeIntegration: Op<'authorizeIntegration'> = async ({ db, workspace, params, body }) => {
+  const authorizeIntegration: Own<'authorizeIntegration'> = async ({ db, workspace, params, body }) => {
     const identity = await identityOf(db, workspace.id, params.slug);
     const row = await integrationOf(db, identity, params.name);
     if (row.auth_enc !== null) {
@@ -69,7 +77,7 @@ export function integrationRoutes(service: IntegrationService) {
     }
     let url: string;
     try {
-      url = await service.startAuthorization(row, service.redirectUri(), body.scope);
+      url = await startAuthorization(service, db, row, service.redirectUri(), body.scope);
     } catch (error) {
       // An upstream that fails or does not speak OAuth: 502, with the words of classifyFailure only.
       if (!(error instanceof UpstreamFailure)) throw error;
@@ -81,12 +89,12 @@ export function integrationRoutes(service: IntegrationService) {
     return answer('authorizeIntegration', 200, { authorization_url: url });
   };
 
-  const getExposure: Op<'getExposure'> = async ({ db, workspace, params, now }) => {
+  const getExposure: Own<'getExposure'> = async ({ db, workspace, params, now }) => {
     const identity = await identityOf(db, workspace.id, params.slug);
     const row = await integrationOf(db, identity, params.name);
     // The catalog is refreshed on each read, so that a vanished tool shows as stale; an upstream that
     // cannot be reached leaves the last catalog in place (and the status says why).
-    await service.refresh(row, now);
+    await service.refresh(row, now, { db });
     const current = await integrationOf(db, identity, params.name);
     return answer('getExposure', 200, {
       catalog: catalogOf(current).map((tool) => ({ ...tool })),
@@ -96,49 +104,41 @@ export function integrationRoutes(service: IntegrationService) {
     });
   };
 
+  // Mode `one`: `db` is a transaction, so the locked read, the update and the event commit together.
   const setExposure: Op<'setExposure'> = async ({ db, workspace, params, body, now }) => {
     const identity = await identityOf(db, workspace.id, params.slug);
-    await integrationOf(db, identity, params.name);
+    const row = await integrationOf(db, identity, params.name, true);
     checkEntries(body.entries);
-    const version = await db.transaction(async (tx) => {
-      const row = await getIntegration(tx, identity.id, params.name, true);
-      if (!row) throw new ServiceError('not_found', 'no such integration');
-      const next = row.exposure_version + 1;
-      await updateIntegration(tx, row.id, {
-        exposure: JSON.stringify(body.entries),
-        exposure_version: next,
-        updated_at: now,
-      });
-      await recordEvent(tx, identity, 'integration.exposure_updated', {
-        integration: row.slug,
-        version: next,
-      });
-      return next;
+    const version = row.exposure_version + 1;
+    await updateIntegration(db, row.id, {
+      exposure: JSON.stringify(body.entries),
+      exposure_version: version,
+      updated_at: now,
     });
+    await recordEvent(db, identity, 'integration.exposure_updated', { integration: row.slug, version });
     return answer('setExposure', 200, { version });
   };
 
+  // Mode `one`, as setExposure.
   const deleteIntegration: Op<'deleteIntegration'> = async ({ db, workspace, params }) => {
     const identity = await identityOf(db, workspace.id, params.slug);
-    await integrationOf(db, identity, params.name);
+    const row = await integrationOf(db, identity, params.name, true);
     // No session is held open between requests, so deleting the row (and with it the sealed credential,
     // OAuth registration, tokens and verifier) is the disconnection.
-    await db.transaction(async (tx) => {
-      const row = await getIntegration(tx, identity.id, params.name, true);
-      if (!row) throw new ServiceError('not_found', 'no such integration');
-      await deleteIntegrationRow(tx, row.id);
-      await recordEvent(tx, identity, 'integration.deleted', { integration: row.slug });
-    });
+    await deleteIntegrationRow(db, row.id);
+    await recordEvent(db, identity, 'integration.deleted', { integration: row.slug });
     return answer('deleteIntegration', 200, null);
   };
 
-  const own = <H>(run: H) => ({ transaction: 'own' as const, run });
   return {
-    listIntegrations: own(listIntegrations),
-    createIntegration: own(createIntegration),
-    authorizeIntegration: own(authorizeIntegration),
-    getExposure: own(getExposure),
-    setExposure: own(setExposure),
-    deleteIntegration: own(deleteIntegration),
+    // Reads only, on the handle given (on PostgreSQL its first statement may confirm the caller's key).
+    listIntegrations: { transaction: 'none' as const, run: listIntegrations },
+    // These three call the upstream: their short transactions never span the call (PGlite has one
+    // connection, and an upstream may be this very service).
+    createIntegration: { transaction: 'own' as const, run: createIntegration },
+    authorizeIntegration: { transaction: 'own' as const, run: authorizeIntegration },
+    getExposure: { transaction: 'own' as const, run: getExposure },
+    setExposure: { transaction: 'one' as const, run: setExposure },
+    deleteIntegration: { transaction: 'one' as const, run: deleteIntegration },
   };
 }

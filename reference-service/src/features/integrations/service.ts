@@ -1,27 +1,24 @@
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolveHost } from '../../domain/url-policy.js';
 import { createGuardedFetch, type GuardedFetch } from '../../outbound/guarded-fetch.js';
 import type { PublicAddress } from '../../public-address.js';
-import type { Db } from '../../store/db.js';
+import type { Db, Queryable } from '../../store/db.js';
 import {
-  findIntegrationByOAuthState,
-  getIntegrationById,
   type IntegrationRow,
   type IntegrationStatus,
   listIntegrationRows,
   updateIntegration,
 } from '../../store/queries/integrations.js';
 import type { SecretBox } from '../../store/secret-box.js';
-import { offeredTools } from './exposure.js';
 import { OAUTH_CALLBACK_PATH, StoredOAuthProvider } from './oauth-provider.js';
-import { boundedResult, recordAuthorized } from './records.js';
+import { boundedResult, offeredTools } from './rules.js';
 import type { IntegrationSettings } from './settings.js';
 import {
   callUpstreamTool,
   classifyFailure,
   exchangeDeadlineMs,
   listUpstreamTools,
-  UpstreamFailure,
+  type UpstreamFailure,
   type UpstreamTarget,
   type UpstreamTool,
   withDeadline,
@@ -43,6 +40,10 @@ export const authBinding = (id: string) => `${id}:auth`;
  * Everything that talks to upstream MCP servers, shared by the /v1 handlers, the OAuth callback and the
  * peer protocol's tool verbs. One guarded HTTP agent per service instance; one MCP session per exchange
  * (connect, do one thing, disconnect), so nothing is held open between requests.
+ *
+ * The handlers pass the database handle they were given (mode `own`: the pool, never a transaction, since
+ * an upstream call happens in between and PGlite has one connection). `db` of the constructor serves the
+ * peer protocol's tool verbs and any caller that passes no handle of its own.
  */
 export class IntegrationService {
   readonly #guarded: GuardedFetch;
@@ -66,7 +67,12 @@ export class IntegrationService {
   }
 
   /** The upstream as stored: its static header, or the OAuth state kept in the row. */
-  target(row: IntegrationRow, provider?: StoredOAuthProvider, transport?: UpstreamTarget['transport']) {
+  target(
+    db: Queryable,
+    row: IntegrationRow,
+    provider?: StoredOAuthProvider,
+    transport?: UpstreamTarget['transport'],
+  ) {
     const headers: Record<string, string> = {};
     if (row.auth_enc !== null) {
       const { header, value } = JSON.parse(this.box.open(row.auth_enc, authBinding(row.id))) as {
@@ -86,7 +92,7 @@ export class IntegrationService {
       target.authProvider =
         provider ??
         new StoredOAuthProvider({
-          db: this.db,
+          db,
           box: this.box,
           row,
           redirectUri: row.oauth_redirect_uri ?? this.redirectUri(),
@@ -105,27 +111,30 @@ export class IntegrationService {
     row: IntegrationRow,
     now: number,
     options: {
+      /** The handler's database handle (the pool: the upstream call happens outside any transaction). */
+      db?: Queryable;
       redirectUri?: string;
       transport?: UpstreamTarget['transport'];
       /** createIntegration: an upstream asking for OAuth starts the ceremony (discovery, registration). */
       mayStartAuthorization?: boolean;
     } = {},
   ): Promise<Refreshed> {
+    const db = options.db ?? this.db;
     const provider =
       row.auth_enc === null && (options.mayStartAuthorization === true || row.oauth_tokens_enc !== null)
         ? new StoredOAuthProvider({
-            db: this.db,
+            db,
             box: this.box,
             row,
             redirectUri: options.redirectUri ?? row.oauth_redirect_uri ?? this.redirectUri(),
           })
         : undefined;
-    const target = this.target(row, provider, options.transport);
+    const target = this.target(db, row, provider, options.transport);
     try {
       const tools = await withUpstream(target, this.#guarded, this.settings.timeoutMs, (client) =>
         listUpstreamTools(client, this.settings.timeoutMs),
       );
-      await updateIntegration(this.db, row.id, {
+      await updateIntegration(db, row.id, {
         status: 'healthy',
         trouble: null,
         catalog: JSON.stringify(tools),
@@ -135,76 +144,29 @@ export class IntegrationService {
       return { tools, failure: undefined, authorizationUrl: undefined };
     } catch (error) {
       const failure = classifyFailure(error);
-      await this.recordFailure(row, failure, now);
+      await this.recordFailure(row, failure, now, db);
       return { tools: undefined, failure, authorizationUrl: provider?.authorizationUrl?.href };
     }
   }
 
   /** Records a failed exchange's status and words on the row (unchanged rows are not rewritten). */
-  async recordFailure(row: IntegrationRow, failure: UpstreamFailure, now: number): Promise<void> {
+  async recordFailure(
+    row: IntegrationRow,
+    failure: UpstreamFailure,
+    now: number,
+    db: Queryable = this.db,
+  ): Promise<void> {
     if (row.status === failure.status && row.trouble === failure.message) return;
-    await updateIntegration(this.db, row.id, {
+    await updateIntegration(db, row.id, {
       status: failure.status,
       trouble: failure.message,
       updated_at: now,
     });
   }
 
-  /**
-   * Starts an OAuth ceremony (discovery, dynamic client registration, PKCE) and answers where the owner
-   * goes. Stored tokens are not used: asking to authorize means asking again.
-   */
-  async startAuthorization(
-    row: IntegrationRow,
-    redirectUri: string,
-    scope: string | undefined,
-  ): Promise<string> {
-    const provider = new StoredOAuthProvider({
-      db: this.db,
-      box: this.box,
-      row,
-      redirectUri,
-      fresh: true,
-      ...(scope === undefined ? {} : { scope }),
-    });
-    try {
-      await withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), (fetchFn) =>
-        auth(provider, { serverUrl: row.endpoint, ...(scope === undefined ? {} : { scope }), fetchFn }),
-      );
-    } catch (error) {
-      throw classifyFailure(error);
-    }
-    if (!provider.authorizationUrl)
-      throw new UpstreamFailure('error', 'the authorization server sent no address to send the owner to');
-    return provider.authorizationUrl.href;
-  }
-
-  /**
-   * The callback's half: trades the code for tokens (stored sealed by the provider), forgets the verifier
-   * and state, lists the tools with the new tokens, and records `integration.authorized`.
-   */
-  async finishAuthorization(state: string, code: string, now: number): Promise<IntegrationRow | undefined> {
-    const row = await findIntegrationByOAuthState(this.db, state);
-    if (!row || row.oauth_redirect_uri === null) return undefined;
-    const provider = new StoredOAuthProvider({
-      db: this.db,
-      box: this.box,
-      row,
-      redirectUri: row.oauth_redirect_uri,
-    });
-    try {
-      await withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), (fetchFn) =>
-        auth(provider, { serverUrl: row.endpoint, authorizationCode: code, fetchFn }),
-      );
-    } catch (error) {
-      const failure = classifyFailure(error);
-      await this.recordFailure(row, failure, now);
-      throw failure;
-    }
-    await this.db.transaction((tx) => recordAuthorized(tx, row, now));
-    const fresh = (await getIntegrationById(this.db, row.id)) ?? row;
-    await this.refresh(fresh, now);
-    return fresh;
+  /** One exchange with an authorization server, through the guarded agent, under the exchange deadline. */
+  exchange<T>(work: (fetch: FetchLike) => Promise<T>): Promise<T> {
+    return withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), work);
   }
 
   /** The tools an identity's exposures offer its contacts right now (read on every call). */
@@ -223,8 +185,11 @@ export class IntegrationService {
     if (!tool) return undefined;
     const row = tool.integration;
     try {
-      const outcome = await withUpstream(this.target(row), this.#guarded, this.settings.timeoutMs, (client) =>
-        callUpstreamTool(client, tool.upstreamName, args, this.settings.timeoutMs),
+      const outcome = await withUpstream(
+        this.target(this.db, row),
+        this.#guarded,
+        this.settings.timeoutMs,
+        (client) => callUpstreamTool(client, tool.upstreamName, args, this.settings.timeoutMs),
       );
       if (row.status !== 'healthy') {
         await updateIntegration(this.db, row.id, { status: 'healthy', trouble: null, updated_at: now });

@@ -1,7 +1,7 @@
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
-import type { ServiceContext } from '../../http/service-context.js';
+import type { ServiceContext } from '../../context.js';
 import { AdminUsageError, runAdminCommand } from './admin.js';
 
 /**

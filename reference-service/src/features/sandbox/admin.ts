@@ -1,9 +1,9 @@
 import { PERMISSIONS } from '@svc-kit/contract';
+import type { ServiceContext } from '../../context.js';
 import { mintApiKey } from '../../domain/api-key.js';
 import { ServiceError } from '../../domain/errors.js';
 import { currentTotp } from '../../domain/totp.js';
 import { SESSION_COOKIE } from '../../http/principal.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { insertApiKey } from '../../store/queries/api-keys.js';
 import { getMember } from '../../store/queries/members.js';
 import { setWorkspaceFlag, type WorkspaceFlag } from '../../store/queries/workspaces.js';
@@ -42,7 +42,12 @@ async function trigger(ctx: ServiceContext, args: string[]): Promise<string> {
     throw new AdminUsageError('usage: trigger <event type> [--identity slug]');
   }
   try {
-    const event = await triggerEvent(ctx.db, { workspaceId: SANDBOX_WORKSPACE_ID, type, identity: slug });
+    const event = await triggerEvent(ctx.db, {
+      workspaceId: SANDBOX_WORKSPACE_ID,
+      type,
+      identity: slug,
+      now: ctx.now(),
+    });
     return `event ${event.id} (${event.type}) emitted for ${event.identity}`;
   } catch (error) {
     if (error instanceof TriggerError) throw new AdminUsageError(error.message);

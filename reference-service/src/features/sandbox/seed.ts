@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { PERMISSIONS } from '@svc-kit/contract';
+import type { ServiceContext } from '../../context.js';
 import { mintApiKey } from '../../domain/api-key.js';
 import { newId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
 import { generateTotpSecret } from '../../domain/totp.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { ensureIdentityKey, peerEndpointOf, signerFor } from '../../peer/own-identity.js';
 import { insertApiKey } from '../../store/queries/api-keys.js';
 import { insertIdentity, listIdentities } from '../../store/queries/identities.js';

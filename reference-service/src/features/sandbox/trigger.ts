@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { EVENT_TYPES, type EventType, eventSchemas, isEventType } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { confirmedCall } from '../../http/confirmed-call.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import type { Queryable } from '../../store/db.js';
 import { insertEvent } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
@@ -30,6 +30,8 @@ export interface TriggerInput {
   /** Identity slug; default: the workspace's first identity by slug. */
   identity?: string | undefined;
   data?: Record<string, unknown> | undefined;
+  /** The service's clock: the event's `created_at`. */
+  now: number;
 }
 
 export interface TriggeredEvent {
@@ -72,7 +74,13 @@ export async function triggerEvent(db: Queryable, input: TriggerInput): Promise<
   }
   const data = checked.data as Record<string, unknown>;
   // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
-  const event = await insertEvent(db, { workspaceId: input.workspaceId, identity, type, data });
+  const event = await insertEvent(db, {
+    workspaceId: input.workspaceId,
+    identity,
+    type,
+    data,
+    createdAt: input.now,
+  });
   return { id: event.id, type, created_at: event.createdAt, identity };
 }
 
@@ -110,18 +118,19 @@ function parseTriggerBody(body: unknown): {
 export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext, budgeted: boolean): void {
   app.post('/sandbox/events', async (request: FastifyRequest, reply) => {
     const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true } as const;
+    const now = ctx.now();
     // Its first statement reads the identities: on PostgreSQL it also confirms a held key (confirmed-call.ts).
     const event = await confirmedCall(
       ctx,
       request,
       'sandboxTrigger',
       requirements,
-      ctx.now(),
+      now,
       async ({ workspace }, db) => {
         const body = parseTriggerBody(request.body);
-        if (budgeted) await spendTestEvent(ctx.db, workspace.id, ctx.now());
+        if (budgeted) await spendTestEvent(ctx.db, workspace.id, now);
         try {
-          return await triggerEvent(db, { workspaceId: workspace.id, ...body });
+          return await triggerEvent(db, { workspaceId: workspace.id, ...body, now });
         } catch (error) {
           if (error instanceof TriggerError) throw new ServiceError('invalid_request', error.message);
           throw error;

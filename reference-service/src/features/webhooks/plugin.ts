@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../../context.js';
 import { operationsOfGroup, registerOperations, served } from '../../http/operations.js';
-import type { ServiceContext } from '../../http/service-context.js';
 import { webhookRoutes } from './routes.js';
 
 /** The workspace's webhook endpoint operations (spec 4.1). */

@@ -13,6 +13,8 @@ export interface NewEvent {
   identity: string;
   type: EventType;
   data: Record<string, unknown>;
+  /** The caller's clock (ctx.now()): the same clock stamps endpoints, whose creation the fan-out compares. */
+  createdAt: number;
 }
 
 export interface EventRow {
@@ -99,7 +101,7 @@ export async function insertEvents(
     };
     for (const input of batch) {
       const id = newId(ID_PREFIXES.event);
-      const createdAt = Date.now();
+      const { createdAt } = input;
       // Ids and metadata only; the exact bytes are stored so that what is signed never depends on re-encoding.
       const body = JSON.stringify({
         id,

@@ -1,11 +1,14 @@
-import type { PasswordCost } from '../domain/password.js';
-import type { ResolveHost } from '../domain/url-policy.js';
-import type { PublicAddress } from '../public-address.js';
-import type { Db } from '../store/db.js';
-import type { SecretBox } from '../store/secret-box.js';
-import type { CredentialCache } from './credential-cache.js';
+import type { PasswordCost } from './domain/password.js';
+import type { ResolveHost } from './domain/url-policy.js';
+import type { PublicAddress } from './public-address.js';
+import type { CredentialCache } from './store/credential-cache.js';
+import type { Db } from './store/db.js';
+import type { SecretBox } from './store/secret-box.js';
 
-/** Everything a request handler may use; built once in main.ts (or by a test). */
+/**
+ * Everything a request handler, the delivery worker and the relay may use; built once by server.ts (or by
+ * a test). Types only, below every layer that reads it: nothing under http/ is needed to hold it.
+ */
 export interface ServiceContext {
   db: Db;
   secretBox: SecretBox;

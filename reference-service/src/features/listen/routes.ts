@@ -3,12 +3,14 @@ import { ID_PREFIXES } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ServiceError } from '../domain/errors.js';
-import { newId } from '../domain/ids.js';
-import { parse } from '../http/parse.js';
-import { authorize, type Requirements } from '../http/policy.js';
-import type { ServiceContext } from '../http/service-context.js';
-import { excerptOf, type PostOutcome } from '../outbound/guarded-client.js';
+import type { ServiceContext } from '../../context.js';
+import { ServiceError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { parse } from '../../http/parse.js';
+import { authorize, type Requirements } from '../../http/policy.js';
+import { excerptOf, type PostOutcome } from '../../outbound/guarded-client.js';
+import type { Relay } from '../../relay/relay.js';
+import { SseListenerStream, streamIdOf } from '../../relay/sse-stream.js';
 import {
   countListenersLocked,
   getListener,
@@ -18,10 +20,8 @@ import {
   type ListenerRow,
   putListenerSecret,
   touchListeners,
-} from '../store/queries/listeners.js';
-import { insertEndpoint, newEndpointRow, removeEndpoint } from '../store/queries/webhook-endpoints.js';
-import type { Relay } from './relay.js';
-import { SseListenerStream, streamIdOf } from './sse-stream.js';
+} from '../../store/queries/listeners.js';
+import { insertEndpoint, newEndpointRow, removeEndpoint } from '../../store/queries/webhook-endpoints.js';
 
 const ADMIN: Requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true };
 

@@ -1,6 +1,15 @@
 import type { ExposureEntry } from '@svc-kit/contract';
+import { MAX_PEER_BODY_BYTES } from '../../peer/protocol.js';
 import type { IntegrationRow } from '../../store/queries/integrations.js';
 import type { UpstreamTool } from './upstream.js';
+
+/**
+ * The integration rules that need no I/O: what a stored catalog and exposure say, which tools are stale,
+ * what an identity offers its contacts, and how large a forwarded result may be. The statuses an exchange
+ * leaves (healthy, needs_authorization, unreachable, error) are decided by `classifyFailure` in
+ * upstream.ts, next to the transport errors it reads; the exposure limits are the contract's
+ * (`exposureProblem`), shared with the mock.
+ */
 
 export function catalogOf(row: IntegrationRow): UpstreamTool[] {
   return JSON.parse(row.catalog) as UpstreamTool[];
@@ -55,4 +64,19 @@ export function offeredTools(rows: readonly IntegrationRow[]): OfferedTool[] {
     }
   }
   return [...offered.values()];
+}
+
+/** Room left for a tool result in a peer answer (the protocol caps answers at 64 KiB). */
+const MAX_RESULT_CHARS = MAX_PEER_BODY_BYTES - 4096;
+
+/** The caller refuses a peer answer over the protocol's size limit: say so instead. */
+export function boundedResult(outcome: { ok: boolean; result: unknown }): { ok: boolean; result: unknown } {
+  if (JSON.stringify(outcome).length <= MAX_RESULT_CHARS) return outcome;
+  return {
+    ok: false,
+    result: {
+      error: 'result_too_large',
+      message: `the tool's result is over ${MAX_RESULT_CHARS} characters`,
+    },
+  };
 }

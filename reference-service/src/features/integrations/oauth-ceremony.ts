@@ -1,0 +1,79 @@
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { Db, Queryable } from '../../store/db.js';
+import {
+  findIntegrationByOAuthState,
+  getIntegrationById,
+  type IntegrationRow,
+} from '../../store/queries/integrations.js';
+import { StoredOAuthProvider } from './oauth-provider.js';
+import { recordAuthorized } from './records.js';
+import type { IntegrationService } from './service.js';
+import { classifyFailure, UpstreamFailure } from './upstream.js';
+
+// The OAuth ceremony of an integration, on the handle its caller passes: started by authorizeIntegration,
+// finished by the callback. Every exchange goes through the service's guarded agent (service.exchange).
+
+/**
+ * Starts an OAuth ceremony (discovery, dynamic client registration, PKCE) and answers where the owner
+ * goes. Stored tokens are not used: asking to authorize means asking again.
+ */
+export async function startAuthorization(
+  service: IntegrationService,
+  db: Queryable,
+  row: IntegrationRow,
+  redirectUri: string,
+  scope: string | undefined,
+): Promise<string> {
+  const provider = new StoredOAuthProvider({
+    db,
+    box: service.box,
+    row,
+    redirectUri,
+    fresh: true,
+    ...(scope === undefined ? {} : { scope }),
+  });
+  try {
+    await service.exchange((fetchFn) =>
+      auth(provider, { serverUrl: row.endpoint, ...(scope === undefined ? {} : { scope }), fetchFn }),
+    );
+  } catch (error) {
+    throw classifyFailure(error);
+  }
+  if (!provider.authorizationUrl)
+    throw new UpstreamFailure('error', 'the authorization server sent no address to send the owner to');
+  return provider.authorizationUrl.href;
+}
+
+/**
+ * The callback's half: trades the code for tokens (stored sealed by the provider), forgets the verifier
+ * and state, lists the tools with the new tokens, and records `integration.authorized`.
+ */
+export async function finishAuthorization(
+  service: IntegrationService,
+  db: Db,
+  state: string,
+  code: string,
+  now: number,
+): Promise<IntegrationRow | undefined> {
+  const row = await findIntegrationByOAuthState(db, state);
+  if (!row || row.oauth_redirect_uri === null) return undefined;
+  const provider = new StoredOAuthProvider({
+    db,
+    box: service.box,
+    row,
+    redirectUri: row.oauth_redirect_uri,
+  });
+  try {
+    await service.exchange((fetchFn) =>
+      auth(provider, { serverUrl: row.endpoint, authorizationCode: code, fetchFn }),
+    );
+  } catch (error) {
+    const failure = classifyFailure(error);
+    await service.recordFailure(row, failure, now, db);
+    throw failure;
+  }
+  await db.transaction((tx) => recordAuthorized(tx, row, now));
+  const fresh = (await getIntegrationById(db, row.id)) ?? row;
+  await service.refresh(fresh, now, { db });
+  return fresh;
+}

@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { ID_PREFIXES, type WebhookEndpoint } from '@svc-kit/contract';
+import type { ServiceContext } from '../../context.js';
+import { ServiceError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { checkWebhookUrl } from '../../domain/url-policy.js';
+import type { Db, Queryable } from '../../store/db.js';
+import { listNewestDeliveries, type WebhookDeliveryRow } from '../../store/queries/webhook-deliveries.js';
+import {
+  countEndpointsLocked,
+  getEndpointEvenRemoved,
+  insertEndpoint,
+  listLiveEndpoints,
+  newEndpointRow,
+  removeEndpoint,
+  rotateEndpointSecret,
+  setEndpointStatus,
+  type WebhookEndpointRow,
+} from '../../store/queries/webhook-endpoints.js';
+import { endpointRecord } from './records.js';
+import { capRefusal, eventFilter, rotationEndsAt, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
+
+/** What the endpoint operations need of the service's context. */
+export type WebhooksDeps = Pick<ServiceContext, 'secretBox' | 'resolveHost' | 'allowLocalhostWebhooks'>;
+
+const notFound = () => new ServiceError('not_found', 'no such webhook endpoint');
+
+const newSigningSecret = () => signingSecretOf(randomBytes(SIGNING_SECRET_BYTES));
+
+export async function liveEndpoints(
+  db: Queryable,
+  workspaceId: string,
+  now: number,
+): Promise<WebhookEndpoint[]> {
+  return (await listLiveEndpoints(db, workspaceId)).map((row) => endpointRecord(row, now));
+}
+
+/**
+ * Checks the URL (with DNS: outside any transaction, so that no connection waits on a lookup), then counts
+ * and inserts in one short transaction: the count is taken under a lock, so two creations cannot both pass
+ * the cap.
+ */
+export async function createEndpoint(
+  deps: WebhooksDeps,
+  db: Db,
+  workspaceId: string,
+  input: { url: string; events: readonly string[] },
+  now: number,
+): Promise<{ row: WebhookEndpointRow; secret: string }> {
+  const verdict = await checkWebhookUrl(input.url, {
+    resolve: deps.resolveHost,
+    allowLocalhost: deps.allowLocalhostWebhooks,
+  });
+  if (!verdict.ok) throw new ServiceError('invalid_request', `invalid url: ${verdict.reason}`);
+  const id = newId(ID_PREFIXES.webhookEndpoint);
+  const secret = newSigningSecret();
+  const row = newEndpointRow({
+    id,
+    workspaceId,
+    url: verdict.url,
+    events: eventFilter(input.events),
+    secretEnc: deps.secretBox.seal(secret, id),
+    now,
+  });
+  await db.transaction(async (tx) => {
+    const capped = capRefusal(await countEndpointsLocked(tx, workspaceId));
+    if (capped) throw new ServiceError(capped.code, capped.message);
+    await insertEndpoint(tx, row);
+  });
+  return { row, secret };
+}
+
+/** A new secret, shown once; the replaced one keeps verifying until the answer's time. */
+export async function rotateSecret(
+  deps: WebhooksDeps,
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  now: number,
+): Promise<{ secret: string; previousAcceptedUntil: number }> {
+  const secret = newSigningSecret();
+  const sealed = deps.secretBox.seal(secret, id);
+  const row = await rotateEndpointSecret(db, workspaceId, id, sealed, rotationEndsAt(now), now);
+  if (!row || row.rotating_until === null) throw notFound();
+  return { secret, previousAcceptedUntil: row.rotating_until };
+}
+
+/** Pauses or resumes an endpoint; answers every live endpoint of the workspace, as the operation does. */
+export async function setStatus(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  status: 'active' | 'paused',
+  now: number,
+): Promise<WebhookEndpoint[]> {
+  const endpoints = await setEndpointStatus(db, workspaceId, id, status, now);
+  if (!endpoints) throw notFound();
+  return endpoints.map((row) => endpointRecord(row, now));
+}
+
+export async function remove(db: Queryable, workspaceId: string, id: string, now: number): Promise<void> {
+  if (!(await removeEndpoint(db, workspaceId, id, now))) throw notFound();
+}
+
+/** The newest deliveries of an endpoint; a removed endpoint's log stays readable. */
+export async function deliveries(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+  limit: number,
+): Promise<WebhookDeliveryRow[]> {
+  if (!(await getEndpointEvenRemoved(db, workspaceId, id))) throw notFound();
+  return listNewestDeliveries(db, workspaceId, id, limit);
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { ServiceError } from '../../src/domain/errors.js';
+import { newId } from '../../src/domain/ids.js';
+import { type IdempotentCall, runIdempotentInSteps } from '../../src/store/idempotent.js';
+import { insertWorkspace } from '../../src/store/queries/workspaces.js';
+import { BACKENDS } from '../support/backends.js';
+
+describe.each(BACKENDS)('a repeat waiting for a first call in steps on $name', (backend) => {
+  it('gives up after the wait’s number of polls even when the injected clock stands still', async () => {
+    const store = await backend.open();
+    try {
+      const frozen = Date.now();
+      const workspaceId = newId('ws');
+      await insertWorkspace(store.db, {
+        id: workspaceId,
+        name: workspaceId,
+        webhooks_enabled: true,
+        suspended: false,
+        deletion_hold: false,
+        created_at: frozen,
+      });
+      const call: IdempotentCall = { workspaceId, key: 'k1', fingerprint: 'f1', now: frozen };
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let runs = 0;
+      // The first call holds the key until it is released (as one waiting on a peer would).
+      const first = runIdempotentInSteps(
+        store.db,
+        call,
+        async () => {
+          runs++;
+          await held;
+          return { status: 200, body: { ok: true } };
+        },
+        () => frozen,
+      );
+      while (runs === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+
+      const started = performance.now();
+      const repeat = runIdempotentInSteps(
+        store.db,
+        call,
+        async () => {
+          runs++;
+          return { status: 200, body: { ok: false } };
+        },
+        () => frozen,
+        { waitMs: 200, pollMs: 10 },
+      );
+      // Without the bound on polls, a clock that never moves would keep the repeat polling for ever.
+      await expect(repeat).rejects.toSatisfy(
+        (error) => error instanceof ServiceError && error.code === 'service_unavailable',
+      );
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(runs).toBe(1);
+
+      release();
+      await expect(first).resolves.toEqual({ status: 200, body: { ok: true }, replayed: false });
+    } finally {
+      await store.close();
+    }
+  });
+});
