@@ -4,12 +4,12 @@ import type { FastifyRequest } from 'fastify';
 import { parseApiKey, secretMatches } from '../domain/api-key.js';
 import { keyPermissions, sessionPermissions } from '../domain/permissions.js';
 import { isSteppedUp } from '../domain/step-up.js';
+import type { CredentialCache } from '../store/credential-cache.js';
 import type { Queryable } from '../store/db.js';
 import { getKeyPrincipal } from '../store/queries/key-principal.js';
 import { getMember } from '../store/queries/members.js';
 import { findLiveSession } from '../store/queries/sessions.js';
 import type { WorkspaceRow } from '../store/queries/workspaces.js';
-import type { CredentialCache } from './credential-cache.js';
 
 export const SESSION_COOKIE = '__Host-svc_session';
 

@@ -74,6 +74,8 @@ describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
       'needs_authorization',
     );
 
+    // The test clock stands still; each step that records an event moves it, so the events keep their order.
+    clock.advance(1_000);
     const back = await consent(url.href);
     expect(back).toMatchObject({ status: 200, body: { status: 'authorized', integration: 'guarded' } });
     // The state is single-use: the same callback a second time finds nothing waiting.
@@ -102,6 +104,7 @@ describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
     const exposure = await alice.api.integrations.getExposure(alice.slug, 'guarded');
     expect(exposure.catalog.map((tool) => tool.name).sort()).toEqual(['add', 'echo']);
     expect(upstream.headers.at(-1)?.authorization).toBe(`Bearer ${tokens?.access_token}`);
+    clock.advance(1_000);
     await alice.api.integrations.setExposure(alice.slug, 'guarded', {
       entries: [{ tool: 'echo', mode: 'passthrough' }],
     });

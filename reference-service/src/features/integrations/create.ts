@@ -109,20 +109,21 @@ export async function createIntegrationFor(
   let stored: IntegrationRow;
   try {
     const redirectUri = service.redirectUri();
-    refreshed = await service.refresh(row, now, { redirectUri, mayStartAuthorization: true });
+    refreshed = await service.refresh(row, now, { db, redirectUri, mayStartAuthorization: true });
     // No transport named: an older server may speak only SSE. Tried once, when Streamable HTTP failed
     // for a reason other than authorization or reachability.
     if (transport === undefined && refreshed.failure?.status === 'error') {
       const viaSse = await service.refresh(row, now, {
+        db,
         redirectUri,
         transport: 'sse',
         mayStartAuthorization: true,
       });
       if (!viaSse.failure) refreshed = viaSse;
-      else if (refreshed.failure) await service.recordFailure(row, refreshed.failure, now);
+      else if (refreshed.failure) await service.recordFailure(row, refreshed.failure, now, db);
     }
     stored = await db.transaction(async (tx) => {
-      await recordEvent(tx, identity, 'integration.created', { integration: slug });
+      await recordEvent(tx, identity, 'integration.created', { integration: slug }, now);
       const current = await getIntegration(tx, identity.id, slug);
       if (!current) throw new ServiceError('not_found', 'no such integration');
       return current;

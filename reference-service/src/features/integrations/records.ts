@@ -17,25 +17,19 @@ export function integrationRecord(row: IntegrationRow): Integration {
   };
 }
 
-/**
- * The clock of the integration events: the wall clock for now, because create.ts (rewritten by another
- * change) does not pass its `now` yet, and one feature's events must share one clock or their order breaks.
- * Once it does, every caller passes the call's `now` here as the other features do.
- */
-const eventClock = () => Date.now();
-
 export async function recordEvent(
   tx: Queryable,
   identity: Identity,
   type: 'integration.created' | 'integration.exposure_updated' | 'integration.deleted',
   data: Record<string, unknown>,
+  now: number,
 ) {
   await insertEvent(tx, {
     workspaceId: identity.workspace_id,
     identity: identity.slug,
     type,
     data,
-    createdAt: eventClock(),
+    createdAt: now,
   });
 }
 
@@ -50,6 +44,6 @@ export async function recordAuthorized(tx: Queryable, row: IntegrationRow, now: 
     identity: identity[0]?.slug ?? '',
     type: 'integration.authorized',
     data: { integration: row.slug },
-    createdAt: eventClock(),
+    createdAt: now,
   });
 }

@@ -115,18 +115,18 @@ export function integrationRoutes(service: IntegrationService) {
       exposure_version: version,
       updated_at: now,
     });
-    await recordEvent(db, identity, 'integration.exposure_updated', { integration: row.slug, version });
+    await recordEvent(db, identity, 'integration.exposure_updated', { integration: row.slug, version }, now);
     return answer('setExposure', 200, { version });
   };
 
   // Mode `one`, as setExposure.
-  const deleteIntegration: Op<'deleteIntegration'> = async ({ db, workspace, params }) => {
+  const deleteIntegration: Op<'deleteIntegration'> = async ({ db, workspace, params, now }) => {
     const identity = await identityOf(db, workspace.id, params.slug);
     const row = await integrationOf(db, identity, params.name, true);
     // No session is held open between requests, so deleting the row (and with it the sealed credential,
     // OAuth registration, tokens and verifier) is the disconnection.
     await deleteIntegrationRow(db, row.id);
-    await recordEvent(db, identity, 'integration.deleted', { integration: row.slug });
+    await recordEvent(db, identity, 'integration.deleted', { integration: row.slug }, now);
     return answer('deleteIntegration', 200, null);
   };
 

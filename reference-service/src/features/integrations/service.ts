@@ -112,14 +112,14 @@ export class IntegrationService {
     now: number,
     options: {
       /** The handler's database handle (the pool: the upstream call happens outside any transaction). */
-      db?: Queryable;
+      db: Queryable;
       redirectUri?: string;
       transport?: UpstreamTarget['transport'];
       /** createIntegration: an upstream asking for OAuth starts the ceremony (discovery, registration). */
       mayStartAuthorization?: boolean;
-    } = {},
+    },
   ): Promise<Refreshed> {
-    const db = options.db ?? this.db;
+    const db = options.db;
     const provider =
       row.auth_enc === null && (options.mayStartAuthorization === true || row.oauth_tokens_enc !== null)
         ? new StoredOAuthProvider({
@@ -154,7 +154,7 @@ export class IntegrationService {
     row: IntegrationRow,
     failure: UpstreamFailure,
     now: number,
-    db: Queryable = this.db,
+    db: Queryable,
   ): Promise<void> {
     if (row.status === failure.status && row.trouble === failure.message) return;
     await updateIntegration(db, row.id, {
@@ -197,7 +197,8 @@ export class IntegrationService {
       return boundedResult(outcome);
     } catch (error) {
       const failure = classifyFailure(error);
-      await this.recordFailure(row, failure, now);
+      // The peer protocol's tool call runs on the service's own pool (no handler handle reaches it).
+      await this.recordFailure(row, failure, now, this.db);
       return {
         ok: false,
         result: { error: 'upstream_failed', status: failure.status, message: failure.message },
