@@ -41,6 +41,10 @@ export function watchForProblems(page: Page): ProblemWatch {
     const reason = request.failure()?.errorText ?? 'unknown';
     const isPrefetch = /prefetch/i.test(request.headers()['sec-purpose'] ?? request.headers().purpose ?? '');
     if (isPrefetch && reason === 'net::ERR_ABORTED') abandonedPrefetches.push(request.url());
+    // The browser's own favicon fetch, cut off by the next navigation: not the page's fault. A missing
+    // favicon still shows, as the response's 404 below.
+    else if (reason === 'net::ERR_ABORTED' && new URL(request.url()).pathname.endsWith('/favicon.svg'))
+      return;
     else problems.push(`request failed: ${request.url()} (${reason})`);
   });
   page.on('response', (response) => {
