@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium, type ProblemWatch, watchForProblems } from './support/browser';
 import { distDir, resultsDir } from './support/paths';
-import { type StaticSite, serveStatic } from './support/static-server';
+import { fileFor, type StaticSite, serveStatic } from './support/static-server';
 
 let site: StaticSite;
 let browser: Browser;
@@ -28,6 +28,7 @@ beforeEach(async () => {
     await watch.settle();
     await page.close();
     expect(watch.problems).toEqual([]);
+    expect(watch.abandoned.filter((url) => !fileFor(distDir, new URL(url).pathname))).toEqual([]);
   };
 });
 

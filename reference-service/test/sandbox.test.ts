@@ -1,7 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { operations } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAdminCommand, startAdminSocket } from '../src/features/sandbox/admin-socket.js';
@@ -9,6 +6,7 @@ import { SANDBOX_EMAIL } from '../src/features/sandbox/seed.js';
 import type { OpenedStore } from '../src/store/open.js';
 import { BACKENDS } from './support/backends.js';
 import { call, expectRefusal, startTestService, type TestService } from './support/harness.js';
+import { initialisedDataDir } from './support/pglite-snapshot.js';
 
 describe('the sandbox and its admin commands', () => {
   let store: OpenedStore;
@@ -19,7 +17,7 @@ describe('the sandbox and its admin commands', () => {
   beforeAll(async () => {
     store = await BACKENDS[0]!.open();
     service = await startTestService(store);
-    dataDir = await mkdtemp(join(tmpdir(), 'svc-admin-'));
+    dataDir = await initialisedDataDir('svc-admin-');
     socket = await startAdminSocket(service.ctx, dataDir);
   });
   afterAll(async () => {

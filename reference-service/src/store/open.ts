@@ -12,6 +12,11 @@ export interface StoreOptions {
   dataDir: string;
   /** PGlite only: keep everything in memory (tests). */
   inMemory?: boolean;
+  /**
+   * With `inMemory`: start from this tarball of a data dir (PGlite's `dumpDataDir`) instead of running
+   * initdb; pending migrations are still applied.
+   */
+  snapshot?: Uint8Array | undefined;
 }
 
 export interface OpenedStore {
@@ -26,7 +31,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   if (options.databaseUrl) {
     db = await openPostgres(options.databaseUrl);
   } else if (options.inMemory) {
-    db = await openPglite(undefined);
+    db = await openPglite(undefined, { snapshot: options.snapshot });
   } else {
     lock = await lockDataDir(options.dataDir);
     try {

@@ -31,11 +31,11 @@ type Reply = {
  */
 export async function openPglite(
   dataDir: string | undefined,
-  options: { threadHeapLimitMb?: number } = {},
+  options: { threadHeapLimitMb?: number; snapshot?: Uint8Array | undefined } = {},
 ): Promise<Db> {
   if (dataDir !== undefined && !existsSync(join(dataDir, 'PG_VERSION'))) await initialiseDataDir(dataDir);
   const thread = new Worker(new URL('./pglite-thread.js', import.meta.url), {
-    workerData: { dataDir },
+    workerData: { dataDir, snapshot: options.snapshot },
     resourceLimits: {
       // The thread only hands bytes over: a small young generation is plenty, and what a larger one
       // grows to after a burst stays resident.

@@ -1,13 +1,11 @@
-import { mkdtemp } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAdminCommand, startAdminSocket } from '../../src/features/sandbox/admin-socket.js';
 import { SANDBOX_EMAIL } from '../../src/features/sandbox/seed.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { startTestService, type TestService } from '../support/harness.js';
+import { initialisedDataDir } from '../support/pglite-snapshot.js';
 import { cookieOf, expectError, freshAddress, PASSWORD, portalCall, uniqueEmail } from './support.js';
 
 describe('the operator creates workspaces where sign-up is closed', () => {
@@ -19,7 +17,7 @@ describe('the operator creates workspaces where sign-up is closed', () => {
   beforeAll(async () => {
     store = await BACKENDS[0]!.open();
     service = await startTestService(store, { extra: { signUpOpen: false } });
-    dataDir = await mkdtemp(join(tmpdir(), 'svc-operator-'));
+    dataDir = await initialisedDataDir('svc-operator-');
     socket = await startAdminSocket(service.ctx, dataDir);
   });
   afterAll(async () => {

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PORTAL_CSP } from '../../src/features/portal-static/plugin.js';
 import { ANSWER_HEADERS } from '../../src/http/answer-headers.js';
-import { type OpenedStore, openStore } from '../../src/store/open.js';
+import type { OpenedStore } from '../../src/store/open.js';
 import { startTestService, type TestService } from '../support/harness.js';
+import { openMemoryStore } from '../support/pglite-snapshot.js';
 
 function expectPortalHeaders(response: Response): void {
   expect(response.headers.get('content-security-policy')).toBe(PORTAL_CSP);
@@ -27,7 +28,7 @@ describe('the portal served at /', () => {
       '<!doctype html><script type="module" src="/assets/app-1a2b.js"></script>',
     );
     await writeFile(join(dir, 'assets', 'app-1a2b.js'), 'console.log("portal")');
-    store = await openStore({ inMemory: true, dataDir: '/nonexistent' });
+    store = await openMemoryStore();
     built = await startTestService(store, { extra: { portalDir: dir } });
     unbuilt = await startTestService(store, { extra: { portalDir: join(dir, 'missing') } });
   });

@@ -1,9 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { Client } from '@svc-kit/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initialisedDataDir } from '../support/pglite-snapshot.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 
 /** What a freshly seeded sandbox prints: where it listens, its API key and its identities' cards. */
@@ -51,7 +50,7 @@ describe('contacts between two service processes', () => {
   });
 
   async function startProcess(): Promise<ServiceProcess> {
-    const dataDir = await mkdtemp(join(tmpdir(), 'svc-peer-data-'));
+    const dataDir = await initialisedDataDir('svc-peer-data-');
     dataDirs.push(dataDir);
     const service = spawnService(built.main, { SVC_DATA_DIR: dataDir, SVC_ALLOW_LOCALHOST_PEERS: '1' });
     children.push(service.child);

@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import pino from 'pino';
@@ -19,6 +16,7 @@ import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
 import { call, createTenant, type Tenant, testResolve } from '../support/harness.js';
+import { initialisedDataDir } from '../support/pglite-snapshot.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 
 /**
@@ -112,7 +110,7 @@ describe.each(['pglite', 'postgres'] as const)('a service process killed mid-bur
 
   it('never attempts a delivery twice, abandons what was in flight, and delivers the rest after a restart', async () => {
     const secretKey = randomBytes(32).toString('hex');
-    const dataDir = await mkdtemp(join(tmpdir(), 'svc-crash-'));
+    const dataDir = await initialisedDataDir('svc-crash-');
     if (backend === 'postgres') database = await createEmptyPostgres();
     const env: Record<string, string> = {
       SVC_DATA_DIR: dataDir,

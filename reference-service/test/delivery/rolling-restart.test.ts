@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +10,7 @@ import { SANDBOX_WORKSPACE_ID } from '../../src/features/sandbox/seed.js';
 import { type RunningService, startService } from '../../src/server.js';
 import { createEmptyPostgres } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
+import { initialisedDataDir } from '../support/pglite-snapshot.js';
 
 /** Answers every delivery 204 after a short pause (so that attempts are in flight at any moment). */
 async function startReceiver() {
@@ -47,7 +46,7 @@ describe('a rolling restart of one of two instances on one PostgreSQL database, 
   it('delivers every event exactly once, whichever instance took it and whichever delivered it', async () => {
     const database = await createEmptyPostgres();
     cleanups.push(database.drop);
-    const dataDir = await mkdtemp(join(tmpdir(), 'svc-rolling-'));
+    const dataDir = await initialisedDataDir('svc-rolling-');
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     const receiver = await startReceiver();
     cleanups.push(receiver.close);

@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { PERMISSIONS } from '@svc-kit/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +13,7 @@ import { type RunningService, startService } from '../../src/server.js';
 import { insertApiKey, revokeApiKey } from '../../src/store/queries/api-keys.js';
 import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
 import { createEmptyPostgres } from '../support/backends.js';
+import { initialisedDataDir } from '../support/pglite-snapshot.js';
 
 const ROUNDS = 5;
 
@@ -57,7 +56,7 @@ describe.each(['pglite', 'postgres'] as const)('API keys and revocation on %s', 
   let database: Awaited<ReturnType<typeof createEmptyPostgres>> | undefined;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'svc-cache-'));
+    dataDir = await initialisedDataDir('svc-cache-');
     if (backend === 'pglite') {
       a = await startService(readConfig({ PORT: '0', SVC_DATA_DIR: dataDir }), pino({ level: 'silent' }));
       b = a;

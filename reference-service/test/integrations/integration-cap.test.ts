@@ -1,8 +1,9 @@
 import { MAX_INTEGRATIONS_PER_IDENTITY } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OpenedStore, openStore } from '../../src/store/open.js';
+import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { call, expectRefusal } from '../support/harness.js';
+import { openMemoryStore } from '../support/pglite-snapshot.js';
 import { startIntegrationInstance } from './support.js';
 
 /** Attack finding F24 (its smaller half): each integration created makes outbound requests; they are capped. */
@@ -13,7 +14,7 @@ describe('integrations per identity', () => {
   let eve: Party;
 
   beforeAll(async () => {
-    store = await openStore({ inMemory: true, dataDir: '/nonexistent' });
+    store = await openMemoryStore();
     one = await startIntegrationInstance(store, clock, { allowLocalhost: true });
     eve = await createParty(one, 'eve');
   });

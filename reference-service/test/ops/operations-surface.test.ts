@@ -1,8 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
@@ -11,6 +9,7 @@ import { type RunningService, startService } from '../../src/server.js';
 import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
 import { startTestService } from '../support/harness.js';
+import { initialisedDataDir } from '../support/pglite-snapshot.js';
 
 /** A receiver on loopback that answers 204 and counts what it got. */
 async function startReceiver() {
@@ -53,7 +52,7 @@ describe.each(['pglite', 'postgres'] as const)(
     let apiKey: string;
 
     beforeAll(async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'svc-ops-'));
+      dataDir = await initialisedDataDir('svc-ops-');
       const env: Record<string, string> = {
         PORT: '0',
         SVC_DATA_DIR: dataDir,

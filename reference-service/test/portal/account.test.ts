@@ -1,7 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceForOwner } from '../../src/features/accounts/operator.js';
-import { type OpenedStore, openStore } from '../../src/store/open.js';
+import type { OpenedStore } from '../../src/store/open.js';
+import { openMemoryStore } from '../support/pglite-snapshot.js';
 import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
 import { enrolMfa, screenshot, shownOnce, signUp } from './support/pages.js';
@@ -26,10 +27,7 @@ describe('the portal’s account page and refusals in words', { timeout: 60_000 
   let recovery: string[];
 
   beforeAll(async () => {
-    [store, browser] = await Promise.all([
-      openStore({ inMemory: true, dataDir: '/nonexistent' }),
-      launchChromium(),
-    ]);
+    [store, browser] = await Promise.all([openMemoryStore(), launchChromium()]);
     service = await startPortalInstance(store);
     page = await (await browser.newContext({ viewport: { width: 1200, height: 800 } })).newPage();
     watch = watchPage(page);

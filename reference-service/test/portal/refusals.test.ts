@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OpenedStore, openStore } from '../../src/store/open.js';
+import type { OpenedStore } from '../../src/store/open.js';
+import { openMemoryStore } from '../support/pglite-snapshot.js';
 import { expectAccessible, launchChromium } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
 import { enrolMfa, screenshot, shownOnce, signUp } from './support/pages.js';
@@ -24,10 +25,7 @@ describe('the portal refuses in the browser', { timeout: 60_000 }, () => {
   let evilOrigin: string;
 
   beforeAll(async () => {
-    [store, browser] = await Promise.all([
-      openStore({ inMemory: true, dataDir: '/nonexistent' }),
-      launchChromium(),
-    ]);
+    [store, browser] = await Promise.all([openMemoryStore(), launchChromium()]);
     service = await startPortalInstance(store);
     // Another origin on the same host (another port): same-site for the cookie, so only the origin check
     // stands between it and the owner's session.

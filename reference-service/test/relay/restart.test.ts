@@ -1,10 +1,9 @@
 // The service process restarted under a running `svc-webhooks listen`: the CLI reconnects to the same
 // listener (same secret) and every event is delivered once.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type Receiver, startExpressReceiver } from '../delivery/support.js';
+import { initialisedDataDir } from '../support/pglite-snapshot.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 import { cliOnce, freePort, listenerOf, runCli } from './support.js';
 
@@ -16,7 +15,7 @@ describe('svc-webhooks listen across a restart of the service (PGlite, real proc
 
   beforeAll(async () => {
     entry = await buildEntryPoint();
-    dataDir = await mkdtemp(join(tmpdir(), 'svc-relay-restart-'));
+    dataDir = await initialisedDataDir('svc-relay-restart-');
     app = await startExpressReceiver();
   });
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
+import { openMemoryStore } from './pglite-snapshot.js';
 
 /** The PostgreSQL server the suite creates its throwaway databases on (trust auth, as on CI). */
 export const POSTGRES_ADMIN_URL =
@@ -47,6 +48,6 @@ async function dropDatabase(name: string): Promise<void> {
 }
 
 export const BACKENDS: Backend[] = [
-  { name: 'pglite', open: () => openStore({ inMemory: true, dataDir: '/nonexistent' }) },
+  { name: 'pglite', open: () => openMemoryStore() },
   { name: 'postgres', open: () => openThrowawayPostgres() },
 ];

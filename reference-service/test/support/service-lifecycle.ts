@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
-import { type OpenedStore, openStore } from '../../src/store/open.js';
+import type { OpenedStore } from '../../src/store/open.js';
 import { startTestService, type TestService } from './harness.js';
+import { openMemoryStore } from './pglite-snapshot.js';
 
 export interface ServiceUnderTest {
   readonly store: OpenedStore;
@@ -17,7 +18,7 @@ export type LifecycleOptions = NonNullable<Parameters<typeof startTestService>[1
 };
 
 export function serviceForTests(options: LifecycleOptions = {}): ServiceUnderTest {
-  const { open = () => openStore({ inMemory: true, dataDir: '/nonexistent' }), ...serviceOptions } = options;
+  const { open = () => openMemoryStore(), ...serviceOptions } = options;
   let store: OpenedStore | undefined;
   let service: TestService | undefined;
   beforeAll(async () => {
