@@ -2,7 +2,14 @@ import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 
 /** Query parameters whose values are credentials (the OAuth callback's `code` and `state`, any token). */
-const SECRET_PARAMETER = /^(code|state|token|key|secret|password|.*_token|.*_secret)$/i;
+const SECRET_PARAMETER =
+  /^(code|state|token|key|secret|password|auth|authorization|session|invite|sig|signature|.*[_-](token|secret|key|code|verifier))$/i;
+
+/**
+ * Credentials by their shape, wherever they stand in the URL (a path segment, a parameter of any name): the
+ * service's API keys and webhook secrets.
+ */
+const SECRET_VALUE = /svc_[0-9a-f]{16}_[0-9a-f]{64}|whsec_[A-Za-z0-9+/=_-]+/gi;
 
 /**
  * One access line per request, written with the answer: Fastify's default writes two (on arrival and on
@@ -25,7 +32,8 @@ export class AccessLogController extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
-    if (this.isLogDisabled(request)) return;
+    // A route's own level (`logLevel: 'warn'` on the OAuth callback) holds for this line too.
+    if (this.isLogDisabled(request) || !(reply.log as Logger).isLevelEnabled('info')) return;
     const fields = {
       req: { method: request.method, url: loggableUrl(request.url), remoteAddress: request.ip },
       res: { statusCode: reply.statusCode },
@@ -36,12 +44,19 @@ export class AccessLogController extends LogController {
   }
 }
 
-/** The URL with the values of credential-like query parameters replaced. */
+/**
+ * The URL with the values of credential-like query parameters, anything after a `#` and anything shaped
+ * like one of the service's credentials replaced. The query starts at the first `?` or `#`, as for
+ * Fastify's router, so a value the route reads is a value censored here.
+ */
 export function loggableUrl(url: string): string {
-  const start = url.indexOf('?');
-  if (start < 0) return url;
+  const start = url.search(/[?#]/);
+  const path = url.slice(0, start < 0 ? url.length : start);
+  if (start < 0) return path.replace(SECRET_VALUE, '[redacted]');
+  // A later `#` only ever starts a fragment a client should not have sent: none of it is logged.
+  const fragmentAt = url.indexOf('#', start + 1);
   const query = url
-    .slice(start + 1)
+    .slice(start + 1, fragmentAt < 0 ? url.length : fragmentAt)
     .split('&')
     .map((pair) => {
       const name = pair.split('=', 1)[0]!;
@@ -52,5 +67,9 @@ export function loggableUrl(url: string): string {
       return SECRET_PARAMETER.test(decoded) ? `${name}=[redacted]` : pair;
     })
     .join('&');
-  return `${url.slice(0, start)}?${query}`;
+  const fragment = fragmentAt < 0 ? '' : '#[redacted]';
+  return `${path}${url[start] === '?' ? `?${query}` : `#${query}`}${fragment}`.replace(
+    SECRET_VALUE,
+    '[redacted]',
+  );
 }

@@ -6,20 +6,39 @@
  * for the previous one's commit to reach the disk waits a whole flush for nothing, while the server would
  * have flushed both commits together, so several run at once.
  *
- * A batch the database refused is written again one call at a time, so that one bad input fails only its
- * own call. Any other failure (the connection lost: the outcome unknown) fails the whole batch, as it
- * would have failed each call alone; nothing is written twice.
+ * A batch the database refused for its data (SQLSTATE classes 22 and 23: a bad value, a row whose parent
+ * is gone) is written again one call at a time, one statement after another, so that one bad input fails
+ * only its own call without a burst of statements. Any other failure (a timeout, a deadlock, the
+ * connection lost: the outcome unknown) fails the whole batch, as it would have failed each call alone;
+ * nothing is written twice.
+ *
+ * A batch ends at `maxBatch` calls or once its calls weigh `maxWeight` (`weigh` of each, e.g. its bytes),
+ * whichever comes first: one statement's size stays bounded whatever each call carries.
  */
 export class TurnBatch<Input, Output> {
   #queue: { input: Input; resolve: (output: Output) => void; reject: (error: unknown) => void }[] = [];
   #running = 0;
   #scheduled = false;
 
+  readonly #maxBatch: number;
+  readonly #inFlight: number;
+  readonly #maxWeight: number;
+  readonly #weigh: ((input: Input) => number) | undefined;
+
   constructor(
     private readonly writeMany: (inputs: readonly Input[]) => Promise<Output[]>,
-    private readonly maxBatch: number,
-    private readonly inFlight = 1,
-  ) {}
+    options: {
+      maxBatch: number;
+      inFlight?: number;
+      maxWeight?: number;
+      weigh?: (input: Input) => number;
+    },
+  ) {
+    this.#maxBatch = options.maxBatch;
+    this.#inFlight = options.inFlight ?? 1;
+    this.#maxWeight = options.maxWeight ?? Number.POSITIVE_INFINITY;
+    this.#weigh = options.weigh;
+  }
 
   add(input: Input): Promise<Output> {
     return new Promise<Output>((resolve, reject) => {
@@ -30,11 +49,11 @@ export class TurnBatch<Input, Output> {
 
   /** One more writer at the end of this turn, if there is room for one. */
   #schedule(): void {
-    if (this.#scheduled || this.#running >= this.inFlight) return;
+    if (this.#scheduled || this.#running >= this.#inFlight) return;
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
-      if (this.#queue.length === 0 || this.#running >= this.inFlight) return;
+      if (this.#queue.length === 0 || this.#running >= this.#inFlight) return;
       this.#running++;
       void this.#drain().finally(() => {
         this.#running--;
@@ -45,27 +64,40 @@ export class TurnBatch<Input, Output> {
 
   async #drain(): Promise<void> {
     while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, this.maxBatch);
+      const batch = this.#queue.splice(0, this.#batchLength());
       try {
         const outputs = await this.writeMany(batch.map((call) => call.input));
         for (const [i, call] of batch.entries()) call.resolve(outputs[i]!);
       } catch (error) {
-        if (batch.length === 1 || !refusedByDatabase(error)) {
+        if (batch.length === 1 || !refusedForItsData(error)) {
           for (const call of batch) call.reject(error);
           continue;
         }
-        await Promise.all(
-          batch.map((call) =>
-            this.writeMany([call.input]).then((outputs) => call.resolve(outputs[0]!), call.reject),
-          ),
-        );
+        for (const call of batch) {
+          await this.writeMany([call.input]).then((outputs) => call.resolve(outputs[0]!), call.reject);
+        }
       }
     }
   }
+
+  /** How many queued calls the next batch takes: at least one, at most `maxBatch` and `maxWeight`. */
+  #batchLength(): number {
+    const limit = Math.min(this.#maxBatch, this.#queue.length);
+    if (this.#weigh === undefined) return limit;
+    let weight = 0;
+    for (let i = 0; i < limit; i++) {
+      weight += this.#weigh(this.#queue[i]!.input);
+      if (weight > this.#maxWeight) return Math.max(1, i);
+    }
+    return limit;
+  }
 }
 
-/** An error the database answered with (a SQLSTATE): the statement was refused, so nothing was written. */
-function refusedByDatabase(error: unknown): boolean {
+/**
+ * The database refused the statement for the values it carried (SQLSTATE class 22, data exception, or 23,
+ * integrity constraint violation): nothing was written, and each call alone may still succeed.
+ */
+function refusedForItsData(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+  return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
 }

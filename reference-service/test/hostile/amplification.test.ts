@@ -60,6 +60,14 @@ describe.each(BACKENDS)('a workspace cannot amplify its requests, on $name', (ba
         auth: { key: tenant.key },
         body: { type: 'message.received' },
       });
+    // A trigger refused for what it says (no such identity) writes nothing and spends nothing.
+    for (let i = 0; i < 3; i++) {
+      const invalid = await call(service, 'POST', '/sandbox/events', {
+        auth: { key: tenant.key },
+        body: { type: 'message.received', identity: 'no-such-identity' },
+      });
+      expectRefusal(invalid, 400, 'invalid_request');
+    }
     for (let i = 0; i < TEST_EVENTS.capacity; i++) expect((await trigger()).status).toBe(201);
     const refused = await trigger();
     expectRefusal(refused, 429, 'rate_limited');

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { OAUTH_CALLBACK_PATH } from '../../src/features/integrations/oauth-provider.js';
 import { BACKENDS } from '../support/backends.js';
 import { startTestService } from '../support/harness.js';
+import { rawRequest } from '../support/raw-http.js';
 
 describe('access log', () => {
   it('writes one line per request, with its id, method, path, status and time, and no credential', async () => {
@@ -40,6 +42,44 @@ describe('access log', () => {
       expect(callbackLine?.req?.url).toBe('/v1/workspace/webhooks?code=[redacted]&state=[redacted]&limit=1');
       expect(service.logs()).not.toContain('planted-code-7f3a');
       expect(service.logs()).not.toContain('planted-state-9c1d');
+
+      // Fastify's router reads a query after `#` too (a client may send one raw); a key's shape is
+      // censored wherever it stands; a parameter named like a key is censored whatever its value.
+      const plantedKey = `svc_${'a1'.repeat(8)}_${'b2'.repeat(32)}`;
+      for (const target of [
+        '/v1/workspace/webhooks#code=planted-hash-code&limit=1',
+        `/v1/workspace/webhooks/${plantedKey}`,
+        '/v1/workspace/webhooks?limit=1&api_key=planted-api-key&x-auth-token=planted-header-token',
+        '/v1/workspace/webhooks?limit=1#planted-fragment',
+        '/v1/workspace/webhooks?limit=1&note=whsec_plantedwebhooksecret',
+      ]) {
+        const answer = await rawRequest(
+          service.baseUrl,
+          `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+        );
+        // Refused (no key, or no such route), never a 5xx.
+        expect([401, 404], target).toContain(answer.status);
+      }
+      // The OAuth callback, the one route that takes credentials in its query, writes no access line.
+      const oauth = await fetch(
+        `${service.baseUrl}${OAUTH_CALLBACK_PATH}?code=planted-oauth-code&state=planted-oauth-state`,
+      );
+      expect(oauth.status).toBe(404);
+      expect(service.logs()).toContain('/v1/workspace/webhooks#code=[redacted]&limit=1');
+      expect(service.logs()).toContain('/v1/workspace/webhooks/[redacted]');
+      expect(service.logs()).toContain('/v1/workspace/webhooks?limit=1#[redacted]');
+      for (const planted of [
+        'planted-hash-code',
+        plantedKey,
+        'planted-api-key',
+        'planted-header-token',
+        'planted-fragment',
+        'plantedwebhooksecret',
+        'planted-oauth',
+        OAUTH_CALLBACK_PATH,
+      ]) {
+        expect(service.logs()).not.toContain(planted);
+      }
     } finally {
       await service.close();
       await store.close();

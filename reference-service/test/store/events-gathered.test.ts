@@ -105,24 +105,83 @@ describe.each(BACKENDS)('events written outside a transaction on $name', (backen
 describe('a turn batch', () => {
   it('fails every call of a batch whose outcome is unknown (no SQLSTATE) and writes it only once', async () => {
     let writes = 0;
-    const batch = new TurnBatch<number, number>(async () => {
-      writes++;
-      throw new Error('connection terminated');
-    }, 100);
+    const batch = new TurnBatch<number, number>(
+      async () => {
+        writes++;
+        throw new Error('connection terminated');
+      },
+      { maxBatch: 100 },
+    );
     const outcomes = await Promise.allSettled([batch.add(1), batch.add(2), batch.add(3)]);
     expect(outcomes.every((outcome) => outcome.status === 'rejected')).toBe(true);
     expect(writes).toBe(1);
+  });
+
+  it('fails every call of a batch refused for a reason other than its data, writing it only once', async () => {
+    let writes = 0;
+    const batch = new TurnBatch<number, number>(
+      async () => {
+        writes++;
+        throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+      },
+      { maxBatch: 100 },
+    );
+    const outcomes = await Promise.allSettled([batch.add(1), batch.add(2), batch.add(3)]);
+    expect(outcomes.every((outcome) => outcome.status === 'rejected')).toBe(true);
+    expect(writes).toBe(1);
+  });
+
+  it('writes a batch refused for its data again one call at a time, never two at once', async () => {
+    let running = 0;
+    let most = 0;
+    const batch = new TurnBatch<number, number>(
+      async (inputs) => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setImmediate(resolve));
+        running--;
+        if (inputs.includes(2)) throw Object.assign(new Error('bad value'), { code: '22P02' });
+        return inputs.map((input) => input * 10);
+      },
+      { maxBatch: 100 },
+    );
+    const outcomes = await Promise.allSettled([1, 2, 3, 4].map((input) => batch.add(input)));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect(most).toBe(1);
+  });
+
+  it('ends a batch once its calls weigh more than `maxWeight`, and still writes a heavier call alone', async () => {
+    const sizes: number[][] = [];
+    const batch = new TurnBatch<number, number>(
+      async (inputs) => {
+        sizes.push([...inputs]);
+        return inputs.map((input) => input * 10);
+      },
+      { maxBatch: 100, maxWeight: 10, weigh: (input) => input },
+    );
+    expect(await Promise.all([4, 5, 3, 25, 1].map((input) => batch.add(input)))).toEqual([
+      40, 50, 30, 250, 10,
+    ]);
+    expect(sizes).toEqual([[4, 5], [3], [25], [1]]);
   });
 
   it('gathers calls made while a batch is being written into the next one', async () => {
     const sizes: number[] = [];
     let release!: () => void;
     const first = new Promise<void>((resolve) => (release = resolve));
-    const batch = new TurnBatch<number, number>(async (inputs) => {
-      sizes.push(inputs.length);
-      if (sizes.length === 1) await first;
-      return inputs.map((input) => input * 10);
-    }, 100);
+    const batch = new TurnBatch<number, number>(
+      async (inputs) => {
+        sizes.push(inputs.length);
+        if (sizes.length === 1) await first;
+        return inputs.map((input) => input * 10);
+      },
+      { maxBatch: 100 },
+    );
     const a = batch.add(1);
     await new Promise((resolve) => setImmediate(resolve));
     const rest = [batch.add(2), batch.add(3), batch.add(4)];
@@ -140,8 +199,7 @@ describe('a turn batch', () => {
         await new Promise<void>((resolve) => releases.push(resolve));
         return inputs.map((input) => input * 10);
       },
-      100,
-      2,
+      { maxBatch: 100, inFlight: 2 },
     );
     const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
     const calls = [batch.add(1), batch.add(2)];

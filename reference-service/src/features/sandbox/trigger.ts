@@ -53,7 +53,12 @@ function strictSchema(type: EventType): z.ZodType {
 }
 
 /** Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. */
-export async function triggerEvent(db: Queryable, input: TriggerInput): Promise<TriggeredEvent> {
+export async function triggerEvent(
+  db: Queryable,
+  input: TriggerInput,
+  /** Runs once the trigger is found valid, before its event is written (the route spends the budget). */
+  beforeWrite?: () => Promise<void>,
+): Promise<TriggeredEvent> {
   if (!isEventType(input.type)) {
     throw new TriggerError(`unknown event type ${input.type}; one of: ${EVENT_TYPES.join(', ')}`);
   }
@@ -73,6 +78,7 @@ export async function triggerEvent(db: Queryable, input: TriggerInput): Promise<
     throw new TriggerError(`data does not fit ${type}${where}: ${issue?.message ?? 'invalid'}`);
   }
   const data = checked.data as Record<string, unknown>;
+  await beforeWrite?.();
   // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
   const event = await insertEvent(db, {
     workspaceId: input.workspaceId,
@@ -128,9 +134,11 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
       now,
       async ({ workspace }, db) => {
         const body = parseTriggerBody(request.body);
-        if (budgeted) await spendTestEvent(ctx.db, workspace.id, now);
+        // Spent after the first statement (which confirms a held key) and only for a valid trigger: a
+        // call run again from a fresh read, or refused, spends nothing.
+        const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;
         try {
-          return await triggerEvent(db, { workspaceId: workspace.id, ...body, now });
+          return await triggerEvent(db, { workspaceId: workspace.id, ...body, now }, spend);
         } catch (error) {
           if (error instanceof TriggerError) throw new ServiceError('invalid_request', error.message);
           throw error;

@@ -31,6 +31,8 @@ export interface EventRow {
  * 10,000 left the main heap 20 MB larger for good (its parameters outlived two scavenges); 2,000 does not.
  */
 const EVENTS_PER_STATEMENT = 2_000;
+/** Data of the events gathered into one statement, in characters of JSON. */
+const GATHERED_BYTES = 8 * 1024 * 1024;
 /** Gathered statements in flight at once on PostgreSQL: under the pool's 10, so that reads still get a connection. */
 const POOLED_WRITERS = 4;
 
@@ -64,11 +66,14 @@ const gatherers = new WeakMap<Queryable, TurnBatch<NewEvent, { id: string; creat
 function gatheredOn(pool: Queryable): TurnBatch<NewEvent, { id: string; createdAt: number }> {
   let gatherer = gatherers.get(pool);
   if (gatherer === undefined) {
-    gatherer = new TurnBatch(
-      (inputs) => insertEvents(pool, inputs),
-      EVENTS_PER_STATEMENT,
-      'kind' in pool && pool.kind === 'postgres' ? POOLED_WRITERS : 1,
-    );
+    gatherer = new TurnBatch((inputs) => insertEvents(pool, inputs), {
+      maxBatch: EVENTS_PER_STATEMENT,
+      inFlight: 'kind' in pool && pool.kind === 'postgres' ? POOLED_WRITERS : 1,
+      // A request's event may carry up to its body's size (1 MiB): events of large bodies share a
+      // statement only up to this many bytes of data, so one statement stays far under the heap's limits.
+      maxWeight: GATHERED_BYTES,
+      weigh: (event) => JSON.stringify(event.data).length,
+    });
     gatherers.set(pool, gatherer);
   }
   return gatherer;
