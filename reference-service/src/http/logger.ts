@@ -1,4 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { loggableUrl } from '../ops/access-log.js';
 
 /**
  * Structured JSON logs. Fastify adds `reqId` (the same id as `error.request_id`) to every line logged for a
@@ -31,6 +32,30 @@ export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // Fastify's own lines that carry the request (an error its handler could not answer, an answer that
+    // could not be written) show its URL censored as the access line's is; Fastify's child loggers keep
+    // the service's serializers over its own.
+    serializers: { req: loggableRequest },
+  };
+}
+
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  ip?: string;
+  /** Set when the request was summarised already (the access line's fields). */
+  remoteAddress?: string;
+  host?: string;
+  socket?: { remotePort?: number };
+}
+
+function loggableRequest(request: LoggedRequest) {
+  return {
+    method: request.method,
+    url: typeof request.url === 'string' ? loggableUrl(request.url) : undefined,
+    host: request.host,
+    remoteAddress: request.ip ?? request.remoteAddress,
+    remotePort: request.socket?.remotePort,
   };
 }
 

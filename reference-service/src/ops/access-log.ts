@@ -26,7 +26,8 @@ export class AccessLogController extends LogController {
 
   constructor(logger: Logger) {
     super();
-    this.#lines = logger.child({}, { redact: [] });
+    // Its `req` is already the censored summary below: the service's `req` serializer is not run again.
+    this.#lines = logger.child({}, { redact: [], serializers: { req: (req: unknown) => req } });
   }
 
   override incomingRequest(): void {}

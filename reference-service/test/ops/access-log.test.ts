@@ -1,5 +1,7 @@
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { OAUTH_CALLBACK_PATH } from '../../src/features/integrations/oauth-provider.js';
+import { loggerOptions } from '../../src/http/logger.js';
 import { BACKENDS } from '../support/backends.js';
 import { startTestService } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';
@@ -84,5 +86,32 @@ describe('access log', () => {
       await service.close();
       await store.close();
     }
+  });
+
+  it("censors the URL of Fastify's own lines that carry the request too", () => {
+    const lines: string[] = [];
+    const logger = pino(loggerOptions('info'), {
+      write: (line: string) => {
+        lines.push(line);
+      },
+    });
+    logger.error(
+      {
+        req: {
+          method: 'GET',
+          url: '/v1/workspace/webhooks?code=planted-error-code&limit=1',
+          ip: '192.0.2.7',
+        },
+      },
+      'request errored',
+    );
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      req: {
+        method: 'GET',
+        url: '/v1/workspace/webhooks?code=[redacted]&limit=1',
+        remoteAddress: '192.0.2.7',
+      },
+    });
+    expect(lines.join('')).not.toContain('planted-error-code');
   });
 });
