@@ -71,6 +71,7 @@ const TEMPLATE_DIR = join(CACHE_DIR, `pglite-initdb-${PGLITE_VERSION}`);
 /** Once per test run (global set-up): makes the template data dir unless it exists. */
 export async function ensureDataDirTemplate(): Promise<void> {
   if (existsSync(join(TEMPLATE_DIR, 'PG_VERSION'))) return;
+  await mkdir(CACHE_DIR, { recursive: true });
   const partial = `${TEMPLATE_DIR}.${process.pid}`;
   await initialiseDataDir(partial);
   await rm(TEMPLATE_DIR, { recursive: true, force: true });
