@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, watchForProblems } from './support/browser';
 import { distDir } from './support/paths';
@@ -31,26 +31,15 @@ let browser: Browser;
 let crawl: Crawl;
 
 /**
- * Pages loaded at once. Two tabs (or two browsers) were no faster than one on the two-core CI machine: the
- * browser's work per page is the limit, and the tabs took turns.
- */
-const TABS = 1;
-
-type Tab = { page: Page; watch: ReturnType<typeof watchForProblems> };
-
-/**
- * Loads the home page, follows every internal link to an HTML page (level by level, each level's pages
- * shared among the tabs), then loads every built page the links did not reach, so an orphan page is still
- * checked (and reported as one).
+ * Loads the home page, follows every internal link to an HTML page (level by level), then loads every
+ * built page the links did not reach, so an orphan page is still checked (and reported as one). One tab:
+ * two tabs, or two browsers, were no faster on the two-core CI machine (the browser's work per page is
+ * the limit, and the tabs took turns).
  */
 async function crawlSite(): Promise<Crawl> {
-  const tabs: Tab[] = await Promise.all(
-    Array.from({ length: TABS }, async () => {
-      // The width a reader on a laptop has: every code line and table must fit the column there.
-      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-      return { page, watch: watchForProblems(page) };
-    }),
-  );
+  // The width a reader on a laptop has: every code line and table must fit the column there.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const watch = watchForProblems(page);
   const problems = new Map<string, string[]>();
   const ids = new Map<string, Set<string>>();
   const links: LinkRef[] = [];
@@ -58,7 +47,7 @@ async function crawlSite(): Promise<Crawl> {
   const abandoned = new Set<string>();
   const overflowing: string[] = [];
 
-  const visit = async ({ page, watch }: Tab, pathname: string): Promise<void> => {
+  const visit = async (pathname: string): Promise<void> => {
     watch.reset();
     // The watch's settle waits until no request is in flight and none started for a moment: Playwright's
     // `networkidle` on top of it only added half a second per page.
@@ -101,14 +90,8 @@ async function crawlSite(): Promise<Crawl> {
     }
   };
 
-  /** Visits every path, each tab taking the next one as it comes free. */
   const visitAll = async (paths: readonly string[]): Promise<void> => {
-    let next = 0;
-    await Promise.all(
-      tabs.map(async (tab) => {
-        while (next < paths.length) await visit(tab, paths[next++]!);
-      }),
-    );
+    for (const pathname of paths) await visit(pathname);
   };
 
   let level = ['/'];
@@ -127,7 +110,7 @@ async function crawlSite(): Promise<Crawl> {
     level = following;
   }
   await visitAll(builtPages(distDir).filter((pathname) => !problems.has(pathname)));
-  for (const { page } of tabs) await page.close();
+  await page.close();
   return { problems, ids, links, reached, abandoned, overflowing };
 }
 

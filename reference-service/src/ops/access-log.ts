@@ -69,8 +69,5 @@ export function loggableUrl(url: string): string {
     })
     .join('&');
   const fragment = fragmentAt < 0 ? '' : '#[redacted]';
-  return `${path}${url[start] === '?' ? `?${query}` : `#${query}`}${fragment}`.replace(
-    SECRET_VALUE,
-    '[redacted]',
-  );
+  return `${path}${url[start]}${query}${fragment}`.replace(SECRET_VALUE, '[redacted]');
 }

@@ -16,7 +16,12 @@
  * whichever comes first: one statement's size stays bounded whatever each call carries.
  */
 export class TurnBatch<Input, Output> {
-  #queue: { input: Input; resolve: (output: Output) => void; reject: (error: unknown) => void }[] = [];
+  #queue: {
+    input: Input;
+    weight: number;
+    resolve: (output: Output) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
   #running = 0;
   #scheduled = false;
 
@@ -42,7 +47,8 @@ export class TurnBatch<Input, Output> {
 
   add(input: Input): Promise<Output> {
     return new Promise<Output>((resolve, reject) => {
-      this.#queue.push({ input, resolve, reject });
+      // Weighed once, as it arrives: a call left for the next batch is not weighed again.
+      this.#queue.push({ input, weight: this.#weigh?.(input) ?? 0, resolve, reject });
       this.#schedule();
     });
   }
@@ -83,10 +89,9 @@ export class TurnBatch<Input, Output> {
   /** How many queued calls the next batch takes: at least one, at most `maxBatch` and `maxWeight`. */
   #batchLength(): number {
     const limit = Math.min(this.#maxBatch, this.#queue.length);
-    if (this.#weigh === undefined) return limit;
     let weight = 0;
     for (let i = 0; i < limit; i++) {
-      weight += this.#weigh(this.#queue[i]!.input);
+      weight += this.#queue[i]!.weight;
       if (weight > this.#maxWeight) return Math.max(1, i);
     }
     return limit;
