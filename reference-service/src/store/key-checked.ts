@@ -17,9 +17,9 @@ export interface KeyCheckedQueryable extends Queryable {
 /**
  * The connection a call authorized from a held copy of its key works with (PostgreSQL, see
  * store/credential-cache.ts). Its first statement carries the check that the key still reads exactly as
- * held: a SELECT is joined to the check, so the key is confirmed by the same statement, on the same
- * snapshot, that reads the rows, and the call costs the one round trip of its query. Any other first
- * statement is preceded by the check on its own. Until confirmed, nothing is answered (see
+ * held: a SELECT is filtered by the check, so the key is confirmed by the same statement, on the same
+ * snapshot, that reads the rows, and the call costs the one round trip of its query (a query that finds
+ * no row asks the check alone once more). Any other first statement is preceded by the check on its own. Until confirmed, nothing is answered (see
  * http/confirmed-call.ts).
  */
 export function keyChecked(db: Queryable, keyId: string, version: string): KeyCheckedQueryable {
@@ -43,18 +43,15 @@ export function keyChecked(db: Queryable, keyId: string, version: string): KeyCh
         return db.query<Row>(sql, params);
       }
       const n = params.length;
-      // One row per row of the query, in its order, behind the check; one row of nulls when the query
-      // has none; no row at all when the key changed.
-      const rows = await db.query<{ svc_row: number | null }>(
-        `SELECT q.* FROM (${keyUnchangedSql(n + 1, n + 2)}) svc_key
-           LEFT JOIN LATERAL (SELECT row_number() OVER () AS svc_row, s.* FROM (${sql}) s) q ON true
-          ORDER BY q.svc_row`,
+      // The query's rows only when the key still reads as held (the check runs once, before the rows are
+      // read). No row is ambiguous, the key changed or the query has none: the check alone tells which.
+      const rows = await db.query<Row>(
+        `SELECT s.* FROM (${sql}) s WHERE EXISTS (${keyUnchangedSql(n + 1, n + 2)})`,
         [...params, keyId, version],
       );
-      if (rows.length === 0) throw new KeyChanged();
+      if (rows.length === 0) await confirm();
       confirmed = true;
-      if (rows[0]!.svc_row === null) return [];
-      return rows.map(({ svc_row: _, ...row }) => row as unknown as Row);
+      return rows;
     },
     async exec(sql: string) {
       await confirm();

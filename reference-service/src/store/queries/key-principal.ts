@@ -12,28 +12,20 @@ export interface KeyPrincipalRow {
   member_workspace_id: string;
   member_permissions: string[];
   workspace: WorkspaceRow;
-  /** A digest of everything above as the database holds it (see `KEY_VERSION`): equal digests, equal rows. */
+  /**
+   * The key's `auth_version` (migration 0014): it goes up with every change of the key, its member or its
+   * workspace, so equal versions mean equal rows.
+   */
   version: string;
 }
-
-/**
- * The digest of what a key call's authorization reads of the key, its member and its workspace. A held
- * copy of the principal is as good as a fresh read exactly when the database still computes the same
- * digest for it (see store/key-checked.ts).
- */
-const KEY_VERSION = `md5(jsonb_build_array(k.workspace_id, k.member_id, k.secret_hash, k.scopes, k.revoked_at,
-  m.workspace_id, m.permissions, to_jsonb(w))::text)`;
-
-const KEY_JOIN = `FROM api_keys k
-       JOIN members m ON m.id = k.member_id
-       JOIN workspaces w ON w.id = k.workspace_id`;
 
 /**
  * A statement that answers one row when the key `$<keyParam>` still reads exactly as the version
  * `$<versionParam>` says (not revoked, same member, permissions and workspace), and none otherwise.
  */
 export function keyUnchangedSql(keyParam: number, versionParam: number): string {
-  return `SELECT true AS svc_key_unchanged ${KEY_JOIN} WHERE k.id = $${keyParam} AND ${KEY_VERSION} = $${versionParam}`;
+  return `SELECT true AS svc_key_unchanged FROM api_keys k
+           WHERE k.id = $${keyParam} AND k.auth_version = $${versionParam}::bigint AND k.revoked_at IS NULL`;
 }
 
 /**
@@ -44,8 +36,10 @@ export async function getKeyPrincipal(db: Queryable, keyId: string): Promise<Key
   const rows = await db.query<KeyPrincipalRow>(
     `SELECT k.id, k.workspace_id, k.member_id, k.secret_hash, k.scopes, k.revoked_at,
             m.workspace_id AS member_workspace_id, m.permissions AS member_permissions,
-            to_jsonb(w) AS workspace, ${KEY_VERSION} AS version
-       ${KEY_JOIN}
+            to_jsonb(w) AS workspace, k.auth_version::text AS version
+       FROM api_keys k
+       JOIN members m ON m.id = k.member_id
+       JOIN workspaces w ON w.id = k.workspace_id
       WHERE k.id = $1`,
     [keyId],
   );
