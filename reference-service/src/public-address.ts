@@ -28,7 +28,9 @@ export class PublicAddress {
 
   /** The one origin a state-changing session call may come from. */
   get origin(): string {
-    return this.#origin ?? new URL(this.baseUrl).origin;
+    // Read on every call: parsed once, when first read after `settle`.
+    this.#origin ??= new URL(this.baseUrl).origin;
+    return this.#origin;
   }
 
   /** The peer protocol's base URL in this instance's cards. */

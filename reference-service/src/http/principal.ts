@@ -73,13 +73,14 @@ export async function resolvePrincipal(
     if (!parsed) return undefined;
     const held = unconfirmed ? credentials?.unconfirmed?.(parsed.id) : undefined;
     // A held copy is used only when it accepts the secret: a refusal is always decided on a fresh read.
-    const row =
-      held && secretMatches(parsed.secret, held.secret_hash)
-        ? held
-        : credentials
-          ? await credentials.lookup(db, parsed.id)
-          : await getKeyPrincipal(db, parsed.id);
-    const matches = secretMatches(parsed.secret, row?.secret_hash ?? DUMMY_HASH);
+    const heldMatches = held !== undefined && secretMatches(parsed.secret, held.secret_hash);
+    const row = heldMatches
+      ? held
+      : credentials
+        ? await credentials.lookup(db, parsed.id)
+        : await getKeyPrincipal(db, parsed.id);
+    // The secret is hashed once per call when the held copy accepts it, twice when a fresh read decides.
+    const matches = heldMatches || secretMatches(parsed.secret, row?.secret_hash ?? DUMMY_HASH);
     if (!row || !matches || row.revoked_at !== null) return undefined;
     if (row.member_workspace_id !== row.workspace_id) return undefined;
     return {
