@@ -17,10 +17,12 @@ export function registerConditionalGet(app: FastifyInstance): void {
 function conditional(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (request.method !== 'GET' || !request.url.startsWith('/v1/') || reply.statusCode !== 200) return payload;
   if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-  const etag = `"${hash('sha256', payload, 'base64url').slice(0, 27)}"`;
+  // Encoded once: the bytes hashed are the bytes sent (a string would be encoded again to be written).
+  const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  const etag = `"${hash('sha256', body, 'base64url').slice(0, 27)}"`;
   reply.header('etag', etag);
   reply.header('cache-control', 'private, no-cache');
-  if (!matches(request.headers['if-none-match'], etag)) return payload;
+  if (!matches(request.headers['if-none-match'], etag)) return body;
   reply.code(304);
   reply.removeHeader('content-type');
   reply.removeHeader('content-length');

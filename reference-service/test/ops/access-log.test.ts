@@ -1,5 +1,7 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { AccessLogController } from '../../src/ops/access-log.js';
 import { OAUTH_CALLBACK_PATH } from '../../src/features/integrations/oauth-provider.js';
 import { loggerOptions } from '../../src/http/logger.js';
 import { BACKENDS } from '../support/backends.js';
@@ -113,5 +115,40 @@ describe('access log', () => {
       },
     });
     expect(lines.join('')).not.toContain('planted-error-code');
+  });
+
+  it('writes, byte for byte, the line pino writes for the same fields', () => {
+    const lines: string[] = [];
+    const logger = pino(loggerOptions('info'), { write: (line: string) => void lines.push(line) });
+    const request = {
+      id: 'req_0123456789abcdef01234567',
+      method: 'PATCH',
+      url: '/v1/workspace/webhooks/whk_1?note="quoted"\\&token=planted-token',
+      ip: '2001:db8::7',
+    };
+    const reply = { statusCode: 200, elapsedTime: 1.2345678901234, log: logger };
+    new AccessLogController(logger).requestCompleted(
+      null,
+      request as unknown as FastifyRequest,
+      reply as unknown as FastifyReply,
+    );
+    // What the line was before it was put together by hand: pino's own, with the URL censored the same way.
+    logger.child({}, { redact: [], serializers: { req: (req: unknown) => req } }).info(
+      {
+        reqId: request.id,
+        req: {
+          method: request.method,
+          url: '/v1/workspace/webhooks/whk_1?note="quoted"\\&token=[redacted]',
+          remoteAddress: request.ip,
+        },
+        res: { statusCode: 200 },
+        responseTime: reply.elapsedTime,
+      },
+      'request completed',
+    );
+    expect(lines).toHaveLength(2);
+    const withoutTime = (line: string) => line.replace(/"time":\d+/, '"time":0');
+    expect(withoutTime(lines[0]!)).toBe(withoutTime(lines[1]!));
+    expect(lines[0]).not.toContain('planted-token');
   });
 });
