@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { PERMISSIONS } from '@svc-kit/contract';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
@@ -126,6 +127,31 @@ describe.each(['pglite', 'postgres'] as const)('API keys and revocation on %s', 
     await a.ctx.db.query('DELETE FROM api_keys WHERE id = $1', [key.id]);
     expect(await listWebhooks(b, key.token)).toBe(401);
   });
+
+  // PostgreSQL only: on PGlite one process holds the only connection, and a change is announced at commit.
+  if (backend === 'postgres') {
+    it('sees a member change that commits after a key created meanwhile was read (the change bumps no key row)', async () => {
+      const change = new pg.Client({ connectionString: database!.url });
+      await change.connect();
+      try {
+        // The member's change holds its row, not the keys': a key can be created and read meanwhile.
+        await change.query('BEGIN');
+        await change.query(`UPDATE members SET permissions = '{}' WHERE id = $1`, [SANDBOX_MEMBER_ID]);
+        const key = await newKey(a);
+        expect(await listWebhooks(b, key.token)).toBe(200);
+        expect(await listWebhooks(b, key.token)).toBe(200);
+        await change.query('COMMIT');
+        expect(await listWebhooks(b, key.token)).toBe(403);
+      } finally {
+        await change.query('ROLLBACK').catch(() => {});
+        await change.query(`UPDATE members SET permissions = $2 WHERE id = $1`, [
+          SANDBOX_MEMBER_ID,
+          [...PERMISSIONS],
+        ]);
+        await change.end();
+      }
+    });
+  }
 
   it('writes no event for a key revoked after it was held (the trigger route confirms it before writing)', async () => {
     const key = await newKey(a);

@@ -1,5 +1,10 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OAUTH_BINDING_COOKIE } from '../../src/features/integrations/oauth-binding.js';
+import {
+  OAUTH_BINDING_COOKIE,
+  setBindingCookie,
+  stateBinding,
+} from '../../src/features/integrations/oauth-binding.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { openThrowawayPostgres } from '../support/backends.js';
@@ -68,5 +73,25 @@ describe('the OAuth callback completes a ceremony only in the browser that start
     expect(own.status).toBe(303);
     expect(own.headers.location).toBe('/#/integrations/authorized/victims-tools');
     expect(await status()).toBe('healthy');
+  });
+});
+
+describe('the binding cookie', () => {
+  it('is set from an answer already encoded to bytes by an earlier hook, as from a string', async () => {
+    const url = 'https://auth.example.com/authorize?state=planted-state-4b1e&client_id=x';
+    const body = JSON.stringify({ integration: { id: 'int_1' }, authorization_url: url });
+    for (const payload of [body, Buffer.from(body)]) {
+      const headers = new Map<string, unknown>();
+      const reply = {
+        statusCode: 200,
+        getHeader: (name: string) => headers.get(name),
+        header: (name: string, value: unknown) => headers.set(name, value),
+      };
+      const sent = await setBindingCookie({} as FastifyRequest, reply as unknown as FastifyReply, payload);
+      expect(sent).toBe(payload);
+      const cookies = headers.get('set-cookie') as string[];
+      expect(cookies).toHaveLength(1);
+      expect(cookies[0]).toContain(`${OAUTH_BINDING_COOKIE}=${stateBinding('planted-state-4b1e')}`);
+    }
   });
 });

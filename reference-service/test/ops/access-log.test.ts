@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { AccessLogController } from '../../src/ops/access-log.js';
 import { OAUTH_CALLBACK_PATH } from '../../src/features/integrations/oauth-provider.js';
 import { loggerOptions } from '../../src/http/logger.js';
+import { AccessLogController } from '../../src/ops/access-log.js';
 import { BACKENDS } from '../support/backends.js';
 import { startTestService } from '../support/harness.js';
 import { rawRequest } from '../support/raw-http.js';

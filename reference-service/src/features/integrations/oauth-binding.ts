@@ -16,11 +16,21 @@ export function stateBinding(state: string): string {
   return createHash('sha256').update(`oauth-state\n${state}`).digest('base64url');
 }
 
-/** The `state` of an answer carrying an authorization URL, read from the serialized JSON. */
+/**
+ * The `state` of an answer carrying an authorization URL, read from the serialized JSON: a string, or the
+ * bytes an earlier hook encoded it to (http/conditional-get.ts, on a GET).
+ */
 function stateOfPayload(payload: unknown): string | undefined {
-  if (typeof payload !== 'string' || !payload.includes('"authorization_url"')) return undefined;
+  const marker = '"authorization_url"';
+  const text =
+    typeof payload === 'string'
+      ? payload
+      : Buffer.isBuffer(payload) && payload.includes(marker)
+        ? payload.toString('utf8')
+        : undefined;
+  if (text === undefined || !text.includes(marker)) return undefined;
   try {
-    const url = (JSON.parse(payload) as { authorization_url?: unknown }).authorization_url;
+    const url = (JSON.parse(text) as { authorization_url?: unknown }).authorization_url;
     return typeof url === 'string' ? (new URL(url).searchParams.get('state') ?? undefined) : undefined;
   } catch {
     return undefined;

@@ -1,35 +1,28 @@
--- A counter of what authorizing a key reads: the key itself, its member and its workspace. It goes up with
--- every change to any of the three, in the changing transaction, so a copy of a key held by an instance
--- (PostgreSQL, src/store/credential-cache.ts) is confirmed by one primary-key lookup of its counter,
--- where a digest of the three rows had to join and hash them on every call.
-ALTER TABLE api_keys ADD COLUMN auth_version bigint NOT NULL DEFAULT 1;
+-- Versions of what authorizing an API key reads: the key, its member and its workspace. Each row takes a
+-- new number from one sequence when it is written, in the writing transaction, so a number is never
+-- given twice, to any row, ever. An instance holding a copy of a key (PostgreSQL, see
+-- src/store/credential-cache.ts) confirms it by reading the three rows' numbers by primary key, where a
+-- digest of the three rows had to be recomputed from their JSON on every call. A change that fires no row
+-- trigger (a table rewrite by a later migration, a restore with triggers disabled) must take new numbers
+-- itself: `UPDATE <table> SET auth_version = DEFAULT`.
+CREATE SEQUENCE svc_auth_versions;
 
-CREATE FUNCTION svc_next_key_version() RETURNS trigger
+ALTER TABLE api_keys ADD COLUMN auth_version bigint NOT NULL DEFAULT nextval('svc_auth_versions');
+ALTER TABLE members ADD COLUMN auth_version bigint NOT NULL DEFAULT nextval('svc_auth_versions');
+ALTER TABLE workspaces ADD COLUMN auth_version bigint NOT NULL DEFAULT nextval('svc_auth_versions');
+
+CREATE FUNCTION svc_next_auth_version() RETURNS trigger
 LANGUAGE plpgsql
 AS $$
 BEGIN
-  NEW.auth_version := OLD.auth_version + 1;
+  NEW.auth_version := nextval('svc_auth_versions');
   RETURN NEW;
 END
 $$;
 
-CREATE FUNCTION svc_bump_key_versions() RETURNS trigger
-LANGUAGE plpgsql
-AS $$
-BEGIN
-  IF TG_ARGV[0] = 'member' THEN
-    UPDATE api_keys SET auth_version = auth_version + 1 WHERE member_id = OLD.id;
-  ELSE
-    UPDATE api_keys SET auth_version = auth_version + 1 WHERE workspace_id = OLD.id;
-  END IF;
-  RETURN NULL;
-END
-$$;
-
-CREATE TRIGGER api_keys_next_version BEFORE UPDATE ON api_keys
-  FOR EACH ROW EXECUTE FUNCTION svc_next_key_version();
-CREATE TRIGGER members_bump_key_versions AFTER UPDATE ON members
-  FOR EACH ROW EXECUTE FUNCTION svc_bump_key_versions('member');
-CREATE TRIGGER workspaces_bump_key_versions AFTER UPDATE ON workspaces
-  FOR EACH ROW EXECUTE FUNCTION svc_bump_key_versions('workspace');
-CREATE INDEX api_keys_workspace ON api_keys (workspace_id);
+CREATE TRIGGER api_keys_auth_version BEFORE INSERT OR UPDATE ON api_keys
+  FOR EACH ROW EXECUTE FUNCTION svc_next_auth_version();
+CREATE TRIGGER members_auth_version BEFORE INSERT OR UPDATE ON members
+  FOR EACH ROW EXECUTE FUNCTION svc_next_auth_version();
+CREATE TRIGGER workspaces_auth_version BEFORE INSERT OR UPDATE ON workspaces
+  FOR EACH ROW EXECUTE FUNCTION svc_next_auth_version();

@@ -13,19 +13,26 @@ export interface KeyPrincipalRow {
   member_permissions: string[];
   workspace: WorkspaceRow;
   /**
-   * The key's `auth_version` (migration 0014): it goes up with every change of the key, its member or its
-   * workspace, so equal versions mean equal rows.
+   * The `auth_version`s of the key, its member and its workspace (migration 0014), joined by dots: every
+   * write of one of the three rows gives it a number never given before, so equal versions mean rows
+   * unchanged since they were read.
    */
   version: string;
 }
 
+const VERSION = `concat_ws('.', k.auth_version, m.auth_version, w.auth_version)`;
+const KEY_JOIN = `FROM api_keys k
+       JOIN members m ON m.id = k.member_id
+       JOIN workspaces w ON w.id = k.workspace_id`;
+
 /**
- * A statement that answers one row when the key `$<keyParam>` still reads exactly as the version
- * `$<versionParam>` says (not revoked, same member, permissions and workspace), and none otherwise.
+ * A statement that answers one row when the key `$<keyParam>` and its member and workspace are unchanged
+ * since they were read at the version `$<versionParam>` and the key is not revoked, and none otherwise:
+ * three primary-key lookups.
  */
 export function keyUnchangedSql(keyParam: number, versionParam: number): string {
-  return `SELECT true AS svc_key_unchanged FROM api_keys k
-           WHERE k.id = $${keyParam} AND k.auth_version = $${versionParam}::bigint AND k.revoked_at IS NULL`;
+  return `SELECT true AS svc_key_unchanged ${KEY_JOIN}
+           WHERE k.id = $${keyParam} AND k.revoked_at IS NULL AND ${VERSION} = $${versionParam}`;
 }
 
 /**
@@ -36,10 +43,8 @@ export async function getKeyPrincipal(db: Queryable, keyId: string): Promise<Key
   const rows = await db.query<KeyPrincipalRow>(
     `SELECT k.id, k.workspace_id, k.member_id, k.secret_hash, k.scopes, k.revoked_at,
             m.workspace_id AS member_workspace_id, m.permissions AS member_permissions,
-            to_jsonb(w) AS workspace, k.auth_version::text AS version
-       FROM api_keys k
-       JOIN members m ON m.id = k.member_id
-       JOIN workspaces w ON w.id = k.workspace_id
+            to_jsonb(w) - 'auth_version' AS workspace, ${VERSION} AS version
+       ${KEY_JOIN}
       WHERE k.id = $1`,
     [keyId],
   );
