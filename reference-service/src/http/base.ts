@@ -20,6 +20,7 @@ import {
 } from './early-refusals.js';
 import { sendError, sendServiceError } from './error-body.js';
 import { parseJsonBody, UnreadableBody } from './hostile-input.js';
+import { requestLogger } from './logger.js';
 
 /** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
 const BODY_LIMIT = 1024 * 1024;
@@ -60,6 +61,7 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     // Only `request.ip` follows it (the sign-in limits); the public URL and origin never come from a request.
     trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
     logController: new AccessLogController(options.logger),
+    childLoggerFactory: requestLogger,
   });
 
   // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).

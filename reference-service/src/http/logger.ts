@@ -1,4 +1,5 @@
-import pino, { type Logger, type LoggerOptions } from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import pino, { type Bindings, type ChildLoggerOptions, type Logger, type LoggerOptions } from 'pino';
 import { loggableUrl } from '../ops/access-log.js';
 
 /**
@@ -71,4 +72,27 @@ export function createServiceLogger(level: string): Logger {
     loggerOptions(level),
     pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: 100 }),
   );
+}
+
+/**
+ * Fastify's logger for one request: the service's logger with the request's `reqId`, as pino's `child()`
+ * writes it (test/ops/access-log.test.ts compares them). `child()` stringifies the binding through the
+ * service's redaction on every request (its wildcard paths see every binding), about 4 µs of a 190 µs read
+ * (perf); a request id is the service's own and needs none. A route with its own level or serializers
+ * gets pino's child.
+ */
+export function requestLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  const { reqId, ...others } = bindings;
+  if (typeof reqId !== 'string' || Object.keys(others).length > 0 || Object.keys(options).length > 0) {
+    return logger.child(bindings, options);
+  }
+  const held = logger as unknown as Record<symbol, string>;
+  const child = Object.create(logger) as FastifyBaseLogger & Record<symbol, string>;
+  child[pino.symbols.chindingsSym] =
+    `${held[pino.symbols.chindingsSym] ?? ''},"reqId":${JSON.stringify(reqId)}`;
+  return child;
 }

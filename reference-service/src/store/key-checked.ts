@@ -42,13 +42,9 @@ export function keyChecked(db: Queryable, keyId: string, version: string): KeyCh
         await confirm();
         return db.query<Row>(sql, params);
       }
-      const n = params.length;
       // The query's rows only when the key still reads as held (the check runs once, before the rows are
       // read). No row is ambiguous, the key changed or the query has none: the check alone tells which.
-      const rows = await db.query<Row>(
-        `SELECT s.* FROM (${sql}) s WHERE EXISTS (${keyUnchangedSql(n + 1, n + 2)})`,
-        [...params, keyId, version],
-      );
+      const rows = await db.query<Row>(checkedSql(sql, params.length), [...params, keyId, version]);
       if (rows.length === 0) await confirm();
       confirmed = true;
       return rows;
@@ -58,4 +54,16 @@ export function keyChecked(db: Queryable, keyId: string, version: string): KeyCh
       await db.exec(sql);
     },
   };
+}
+
+/** The checked form of each statement text, made once: the texts are the few first reads of a call. */
+const checkedForms = new Map<string, string>();
+const MAX_CHECKED_FORMS = 100;
+
+function checkedSql(sql: string, paramCount: number): string {
+  const known = checkedForms.get(sql);
+  if (known !== undefined) return known;
+  const checked = `SELECT s.* FROM (${sql}) s WHERE EXISTS (${keyUnchangedSql(paramCount + 1, paramCount + 2)})`;
+  if (checkedForms.size < MAX_CHECKED_FORMS) checkedForms.set(sql, checked);
+  return checked;
 }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { OAUTH_CALLBACK_PATH } from '../../src/features/integrations/oauth-provider.js';
-import { loggerOptions } from '../../src/http/logger.js';
+import { loggerOptions, requestLogger } from '../../src/http/logger.js';
 import { AccessLogController } from '../../src/ops/access-log.js';
 import { BACKENDS } from '../support/backends.js';
 import { startTestService } from '../support/harness.js';
@@ -150,5 +150,26 @@ describe('access log', () => {
     const withoutTime = (line: string) => line.replace(/"time":\d+/, '"time":0');
     expect(withoutTime(lines[0]!)).toBe(withoutTime(lines[1]!));
     expect(lines[0]).not.toContain('planted-token');
+  });
+
+  it("gives each request a logger whose lines are pino's child's, byte for byte", () => {
+    const lines: string[] = [];
+    const logger = pino(loggerOptions('info'), { write: (line: string) => void lines.push(line) });
+    const reqId = 'req_89abcdef0123456789abcdef';
+    const fields = { endpoint_id: 'whk_1', secret: 'planted-secret', nested: { token: 'planted-token' } };
+    requestLogger(logger, { reqId }, {}).warn(fields, 'something happened');
+    logger.child({ reqId }).warn(fields, 'something happened');
+    // A grandchild keeps both bindings in the same order either way.
+    requestLogger(logger, { reqId }, {}).child({ integration: 'int_1' }).info('nested');
+    logger.child({ reqId }).child({ integration: 'int_1' }).info('nested');
+    expect(lines).toHaveLength(4);
+    const withoutTime = (line: string) => line.replace(/"time":\d+/, '"time":0');
+    expect(withoutTime(lines[0]!)).toBe(withoutTime(lines[1]!));
+    expect(withoutTime(lines[2]!)).toBe(withoutTime(lines[3]!));
+    expect(lines.join('')).not.toContain('planted-');
+    // A route with its own level gets pino's own child, at that level.
+    const quiet = requestLogger(logger, { reqId }, { level: 'warn' });
+    quiet.info('not written');
+    expect(lines).toHaveLength(4);
   });
 });
