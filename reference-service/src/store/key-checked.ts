@@ -19,8 +19,8 @@ export interface KeyCheckedQueryable extends Queryable {
  * store/credential-cache.ts). Its first statement carries the check that the key still reads exactly as
  * held: a SELECT is filtered by the check, so the key is confirmed by the same statement, on the same
  * snapshot, that reads the rows, and the call costs the one round trip of its query (a query that finds
- * no row asks the check alone once more). Any other first statement is preceded by the check on its own. Until confirmed, nothing is answered (see
- * http/confirmed-call.ts).
+ * no row asks the check alone once more). Any other first statement is preceded by the check on its own.
+ * Until confirmed, nothing is answered (see http/confirmed-call.ts).
  */
 export function keyChecked(db: Queryable, keyId: string, version: string): KeyCheckedQueryable {
   let confirmed = false;

@@ -149,7 +149,8 @@ export async function setEndpointStatus(
   status: 'active' | 'paused',
   now: number,
 ): Promise<WebhookEndpointView[] | undefined> {
-  const rows = await db.query<WebhookEndpointView & { changed: boolean }>(
+  // The live endpoints once the row changed; none at all when no live endpoint has this id.
+  const rows = await db.query<WebhookEndpointView>(
     `WITH changed AS (
        UPDATE webhook_endpoints
           SET status = $3,
@@ -162,17 +163,16 @@ export async function setEndpointStatus(
        -- notified is read below, so that the planner keeps the call.
        SELECT true AS notified, pg_notify($5, changed.id) FROM changed WHERE $3 = 'paused'
      )
-     SELECT changed.*, true AS changed FROM changed
+     SELECT changed.* FROM changed
       WHERE (SELECT count(*) FROM announced WHERE notified) >= 0
      UNION ALL
-     SELECT ${viewColumnsOf('e')}, false AS changed FROM webhook_endpoints e
+     SELECT ${viewColumnsOf('e')} FROM webhook_endpoints e
       WHERE e.workspace_id = $1 AND e.deleted_at IS NULL AND e.id <> $2
         AND EXISTS (SELECT 1 FROM changed)
      ORDER BY created_at, id`,
     [workspaceId, id, status, now, ENDPOINT_STOPPED_CHANNEL],
   );
-  if (!rows.some((row) => row.changed)) return undefined;
-  return rows.map(({ changed: _changed, ...row }) => row);
+  return rows.length > 0 ? rows : undefined;
 }
 
 /** Soft delete: the row stays for the delivery log, the secrets are forgotten. */
