@@ -15,15 +15,18 @@ export interface WebhookEndpointRow {
   deleted_at: number | null;
 }
 
-/** What an answer shows of an endpoint: every column but the sealed secrets. */
-export type WebhookEndpointView = Omit<WebhookEndpointRow, 'secret_enc' | 'previous_secret_enc'>;
+/** What an answer shows of an endpoint (features/webhooks/records.ts). */
+export type WebhookEndpointView = Pick<
+  WebhookEndpointRow,
+  'id' | 'url' | 'events' | 'status' | 'consecutive_failures' | 'rotating_until' | 'created_at' | 'updated_at'
+>;
 
 /**
- * The columns of a view. The answer paths never read the sealed secrets: they are not shown, and on a
- * 10-endpoint list they were a third of the bytes the database encoded and this side decoded.
+ * The columns of a view, and no other: the sealed secrets, the workspace and the removal marker are never
+ * shown, and on a 10-endpoint list the secrets alone were a third of the bytes the database encoded and
+ * this side decoded.
  */
-const VIEW_COLUMNS =
-  'id, workspace_id, url, events, status, consecutive_failures, rotating_until, created_at, updated_at, deleted_at';
+const VIEW_COLUMNS = 'id, url, events, status, consecutive_failures, rotating_until, created_at, updated_at';
 const viewColumnsOf = (alias: string) =>
   VIEW_COLUMNS.split(', ')
     .map((column) => `${alias}.${column}`)
