@@ -79,7 +79,7 @@ export async function resolvePrincipal(
       : credentials
         ? await credentials.lookup(db, parsed.id)
         : await getKeyPrincipal(db, parsed.id);
-    // The secret is hashed once per call when the held copy accepts it, twice when a fresh read decides.
+    // One hash per call; a second only when a held copy refused the secret and a fresh read decides.
     const matches = heldMatches || secretMatches(parsed.secret, row?.secret_hash ?? DUMMY_HASH);
     if (!row || !matches || row.revoked_at !== null) return undefined;
     if (row.member_workspace_id !== row.workspace_id) return undefined;
