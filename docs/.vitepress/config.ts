@@ -15,7 +15,15 @@ export default defineConfig({
   lang: 'en-GB',
   cleanUrls: false,
   // Generated fragments are pulled into pages with @include; they are not pages of their own.
-  srcExclude: ['api/partials/**', 'snippets/**', 'test/**', 'test-results/**', 'scripts/**', 'public/**'],
+  srcExclude: [
+    'api/partials/**',
+    'guide/partials/**',
+    'snippets/**',
+    'test/**',
+    'test-results/**',
+    'scripts/**',
+    'public/**',
+  ],
   // A broken link between pages fails the build, before the browser test even starts.
   ignoreDeadLinks: false,
   head: [['link', { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }]],

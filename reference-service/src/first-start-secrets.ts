@@ -10,13 +10,16 @@ import { ensurePrivateDir } from './store/private-dir.js';
  * service's user can read, and the banner says where. `SVC_FIRST_START_SECRETS=stdout` or `=file` decides
  * instead (`choice`, read by config.ts). Answers the file, or `undefined` for stdout.
  */
+/** The file's name in the data dir. */
+export const FIRST_START_FILE = 'first-start.txt';
+
 export function firstStartSecretsFile(
   dataDir: string,
   choice: Config['firstStartSecrets'],
   terminal: boolean = process.stdout.isTTY === true,
 ): string | undefined {
   if (choice === 'stdout' || (choice !== 'file' && terminal)) return undefined;
-  return join(dataDir, 'first-start.txt');
+  return join(dataDir, FIRST_START_FILE);
 }
 
 export function writeFirstStartSecrets(path: string, dataDir: string, lines: readonly string[]): void {

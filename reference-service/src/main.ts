@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Config, ConfigError, readConfig } from './config.js';
 import { insecureOriginWarning } from './features/portal-static/cookie-warning.js';
 import { SANDBOX_EMAIL, sandboxCards } from './features/sandbox/seed.js';
-import { firstStartSecretsFile, writeFirstStartSecrets } from './first-start-secrets.js';
+import { FIRST_START_FILE, firstStartSecretsFile, writeFirstStartSecrets } from './first-start-secrets.js';
 import { createServiceLogger } from './http/logger.js';
 import { type RunningService, startService } from './server.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
@@ -28,7 +30,7 @@ function printBanner(service: RunningService, config: Config): void {
       'WARNING: SVC_ALLOW_LOCALHOST_WEBHOOKS=1, webhook receivers on localhost are accepted (sandbox only)',
     );
   }
-  lines.push('', ...portalBlock(service));
+  lines.push('', ...portalBlock(service, join(dataDir, FIRST_START_FILE)));
   if (secretsFile !== undefined) {
     writeFirstStartSecrets(secretsFile, dataDir, secrets);
     lines.push(
@@ -53,7 +55,7 @@ function printBanner(service: RunningService, config: Config): void {
  * `localhost` in place of `127.0.0.1` would be refused as another site), and on first start the sandbox
  * owner's secrets, shown once.
  */
-function portalBlock(service: RunningService): string[] {
+function portalBlock(service: RunningService, firstStartFile: string): string[] {
   const url = `${service.ctx.publicAddress.origin}/`;
   const lines = [
     '==== Portal ====',
@@ -63,8 +65,10 @@ function portalBlock(service: RunningService): string[] {
   if (service.seed?.seeded) {
     lines.push('  and sign in with the sandbox owner (shown once, below):');
   } else if (service.seed) {
+    // Started without a terminal the first time, the password went to a file, not to the screen.
+    const where = existsSync(firstStartFile) ? `in ${firstStartFile}` : 'printed on its first start';
     lines.push(
-      `  the sandbox is already seeded: sign in as ${SANDBOX_EMAIL} with the password printed on its first start,`,
+      `  the sandbox is already seeded: sign in as ${SANDBOX_EMAIL} with the password ${where},`,
       '  or sign up there for a workspace of your own',
     );
   } else {

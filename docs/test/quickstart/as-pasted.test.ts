@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -90,11 +90,34 @@ async function shell(script: string, cwd: string, env: NodeJS.ProcessEnv = proce
   return stdout;
 }
 
+/** The packages' one version number (they are released together). */
+const version: string = JSON.parse(
+  readFileSync(path.join(repoDir, 'packages', 'webhooks', 'package.json'), 'utf8'),
+).version;
+
+/** The page's "not on the npm registry yet" box, and the tarball names it gives (braces expanded). */
+const unpublishedBox = readFileSync(path.join(docsDir, 'guide', 'partials', 'unpublished.md'), 'utf8');
+function boxTarballs(): string[] {
+  return [...unpublishedBox.matchAll(/packs\/svc-kit-(?:\{([a-z,]+)\}|([a-z]+))-([0-9.]+)\.tgz/g)].flatMap(
+    ([, names, name, boxVersion]) =>
+      (names ?? name ?? '').split(',').map((each) => `svc-kit-${each}-${boxVersion}.tgz`),
+  );
+}
+
 beforeAll(async () => {
-  // The package as npm would download it, built from this checkout: `npm pack`, then install the tarball.
-  const packed = await shell(`npm pack -w @svc-kit/webhooks --pack-destination ${workDir} --silent`, repoDir);
-  tarball = path.join(workDir, packed.trim().split('\n').at(-1) ?? '');
+  // The package as npm would download it, packed from this checkout the way the page's box says until it
+  // is published: `npm run pack:local` (the builds are current here, so it only packs), then the tarball.
+  await shell('npm run --silent pack:local', repoDir);
+  tarball = path.join(repoDir, 'packs', `svc-kit-webhooks-${version}.tgz`);
 }, 300_000);
+
+it('packs, with `npm run pack:local`, every tarball the "not on npm yet" box names', () => {
+  const named = boxTarballs();
+  expect(new Set(named)).toEqual(
+    new Set(['webhooks', 'contract', 'client', 'mock'].map((name) => `svc-kit-${name}-${version}.tgz`)),
+  );
+  for (const file of named) expect(statSync(path.join(repoDir, 'packs', file)).size).toBeGreaterThan(0);
+});
 
 afterAll(async () => {
   await Promise.all(running.map((process_) => process_.stop()));

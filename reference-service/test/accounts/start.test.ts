@@ -52,6 +52,19 @@ describe('the started service and its portal block', () => {
     expect(/API key \(all scopes\):\s+svc_\S+/.test(secrets)).toBe(true);
     const login = await portalCall(baseUrl, 'POST', '/v1/sessions', { body: { email, password } });
     expect(login.status).toBe(201);
+
+    // Started again on the same data dir, it says where that password is rather than "printed".
+    service.child.kill('SIGTERM');
+    await service.exited;
+    const again = spawnService(entry.main, {
+      SVC_DATA_DIR: dataDir,
+      SVC_PORTAL_DIR: join(dataDir, 'none'),
+      SVC_FIRST_START_SECRETS: 'file',
+    });
+    running.push(again);
+    await again.ready();
+    await again.printed('already seeded');
+    expect(again.output()).toContain(`with the password in ${file},`);
   });
 
   it('prints the portal’s address and, on first start, a ready account that signs in and steps up', async () => {

@@ -477,10 +477,14 @@ describe('the sandbox localhost opt-in', () => {
     try {
       for (const url of ['http://localhost:8080/hook', 'http://127.0.0.1:9/hook']) {
         const tenant = await createTenant(strict.ctx);
-        expectRefusal(
-          await call(strict, 'POST', WEBHOOKS, { auth: { cookie: tenant.steppedUpSession }, body: { url } }),
-          400,
-          'invalid_request',
+        const refused = await call(strict, 'POST', WEBHOOKS, {
+          auth: { cookie: tenant.steppedUpSession },
+          body: { url },
+        });
+        expectRefusal(refused, 400, 'invalid_request');
+        // The refusal names the setting a developer trying a local receiver is missing.
+        expect((refused.body as { error: { message: string } }).error.message).toContain(
+          'SVC_ALLOW_LOCALHOST_WEBHOOKS=1',
         );
         const other = await createTenant(lenient.ctx);
         const accepted = await call(lenient, 'POST', WEBHOOKS, {

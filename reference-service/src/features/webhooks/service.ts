@@ -18,7 +18,14 @@ import {
   type WebhookEndpointRow,
 } from '../../store/queries/webhook-endpoints.js';
 import { endpointRecord } from './records.js';
-import { capRefusal, eventFilter, rotationEndsAt, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
+import {
+  capRefusal,
+  eventFilter,
+  localReceiverHint,
+  rotationEndsAt,
+  SIGNING_SECRET_BYTES,
+  signingSecretOf,
+} from './rules.js';
 
 /** What the endpoint operations need of the service's context. */
 export type WebhooksDeps = Pick<ServiceContext, 'secretBox' | 'resolveHost' | 'allowLocalhostWebhooks'>;
@@ -51,7 +58,12 @@ export async function createEndpoint(
     resolve: deps.resolveHost,
     allowLocalhost: deps.allowLocalhostWebhooks,
   });
-  if (!verdict.ok) throw new ServiceError('invalid_request', `invalid url: ${verdict.reason}`);
+  if (!verdict.ok) {
+    throw new ServiceError(
+      'invalid_request',
+      `invalid url: ${verdict.reason}${localReceiverHint(input.url, deps.allowLocalhostWebhooks)}`,
+    );
+  }
   const id = newId(ID_PREFIXES.webhookEndpoint);
   const secret = newSigningSecret();
   const row = newEndpointRow({
