@@ -29,8 +29,10 @@ function printBanner(service: RunningService, config: Config): void {
     lines.push(
       'WARNING: SVC_ALLOW_LOCALHOST_WEBHOOKS=1, webhook receivers on localhost are accepted (sandbox only)',
     );
+  } else if (!config.production) {
+    lines.push('Webhook receivers on localhost: start with SVC_ALLOW_LOCALHOST_WEBHOOKS=1 (sandbox only)');
   }
-  lines.push('', ...portalBlock(service, join(dataDir, FIRST_START_FILE)));
+  lines.push('', ...portalBlock(service, join(dataDir, FIRST_START_FILE), secretsFile !== undefined));
   if (secretsFile !== undefined) {
     writeFirstStartSecrets(secretsFile, dataDir, secrets);
     lines.push(
@@ -55,7 +57,7 @@ function printBanner(service: RunningService, config: Config): void {
  * `localhost` in place of `127.0.0.1` would be refused as another site), and on first start the sandbox
  * owner's secrets, shown once.
  */
-function portalBlock(service: RunningService, firstStartFile: string): string[] {
+function portalBlock(service: RunningService, firstStartFile: string, secretsToFile: boolean): string[] {
   const url = `${service.ctx.publicAddress.origin}/`;
   const lines = [
     '==== Portal ====',
@@ -63,7 +65,9 @@ function portalBlock(service: RunningService, firstStartFile: string): string[] 
     ...insecureOriginWarning(service.ctx.publicAddress.origin),
   ];
   if (service.seed?.seeded) {
-    lines.push('  and sign in with the sandbox owner (shown once, below):');
+    lines.push(
+      `  and sign in with the sandbox owner (shown once, ${secretsToFile ? 'in the file below' : 'below'}):`,
+    );
   } else if (service.seed) {
     // Started without a terminal the first time, the password went to a file, not to the screen.
     const where = existsSync(firstStartFile) ? `in ${firstStartFile}` : 'printed on its first start';

@@ -22,7 +22,7 @@ export function createApp(secret: string) {
   return app;
 }
 
-// `node server.js` starts it; importing the module (as the tests do) does not.
+// Run directly, the module starts the server; imported (as the tests do), it does not.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   createApp(process.env.SVC_WEBHOOK_SECRET ?? '').listen(3000);
 }

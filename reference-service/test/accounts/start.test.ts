@@ -44,6 +44,9 @@ describe('the started service and its portal block', () => {
     const dataDir = dirs.at(-1)!;
     const file = join(dataDir, 'first-start.txt');
     expect(output).toContain(`are in ${file}`);
+    expect(output).toContain('sign in with the sandbox owner (shown once, in the file below):');
+    // Started without the opt-in, it says how to admit a receiver on this machine.
+    expect(output).toContain('Webhook receivers on localhost: start with SVC_ALLOW_LOCALHOST_WEBHOOKS=1');
     expect(output).not.toMatch(/password:|TOTP secret:|svc_[A-Za-z0-9]/);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const secrets = await readFile(file, 'utf8');
@@ -76,6 +79,7 @@ describe('the started service and its portal block', () => {
     const origin = new URL(baseUrl).origin;
     expect(output).toContain(`open ${origin}/ in a browser`);
     expect(output).toContain('the portal is not built');
+    expect(output).toContain('sign in with the sandbox owner (shown once, below):');
     const email = /email:\s+(\S+)/.exec(output)![1]!;
     const password = /password:\s+(\S+)/.exec(output)![1]!;
     const totp = /TOTP secret:\s+([A-Z2-7]+)/.exec(output)![1]!;
