@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { type Config, ConfigError, readConfig } from './config.js';
 import { insecureOriginWarning } from './features/portal-static/cookie-warning.js';
 import { SANDBOX_EMAIL, sandboxCards } from './features/sandbox/seed.js';
-import { FIRST_START_FILE, firstStartSecretsFile, writeFirstStartSecrets } from './first-start-secrets.js';
+import { firstStartFileIn, firstStartSecretsFile, writeFirstStartSecrets } from './first-start-secrets.js';
 import { createServiceLogger } from './http/logger.js';
 import { type RunningService, startService } from './server.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
@@ -32,7 +31,7 @@ function printBanner(service: RunningService, config: Config): void {
   } else if (!config.production) {
     lines.push('Webhook receivers on localhost: start with SVC_ALLOW_LOCALHOST_WEBHOOKS=1 (sandbox only)');
   }
-  lines.push('', ...portalBlock(service, join(dataDir, FIRST_START_FILE), secretsFile !== undefined));
+  lines.push('', ...portalBlock(service, firstStartFileIn(dataDir), secretsFile !== undefined));
   if (secretsFile !== undefined) {
     writeFirstStartSecrets(secretsFile, dataDir, secrets);
     lines.push(
