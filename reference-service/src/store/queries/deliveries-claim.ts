@@ -24,7 +24,7 @@ export const NOT_SENT_REMOVED = 'not sent: the endpoint was removed';
  * them again, and a crash during the request leaves them `sending` for the sweeper to abandon.
  * `SKIP LOCKED` lets workers of several instances claim side by side without waiting on each other.
  *
- * The statement is the SQL function `claim_webhook_deliveries` (its current definition is migration 0008): one round trip, because
+ * The statement is the database function `claim_webhook_deliveries` (its current definition is migration 0015): one round trip, because
  * a claim is on the delivery path of every event. It also settles the picked rows whose endpoint is no
  * longer dialled (paused or removed: `failed` with an excerpt saying so; webhooks switched off: deleted),
  * and hands out one row at a time to an endpoint in a failure run (the others stay pending: `deferred`).
@@ -53,7 +53,7 @@ export async function claimDeliveries(
  * worker's own rows are touched, and only while still `sending` (the sweeper may have abandoned them).
  * The caller must know that no request was made for them: this is what keeps "never re-sent" true.
  * The rows are found by primary key; the status test is written so that the partial index of `sending` rows,
- * which keeps an entry for every row sent since the last vacuum, cannot serve it (see migration 0007).
+ * which keeps an entry for every row sent since the last vacuum, cannot serve it (as in migration 0015).
  */
 export async function releaseDeliveries(
   db: Queryable,
@@ -126,8 +126,8 @@ export async function recordAttempt(db: Queryable, result: AttemptResult, now: n
  * Logs many successful attempts in one statement (the worker's hot path): each row still `sending`
  * becomes `delivered`, and the endpoints among them that had a failure run get it cleared, as
  * `recordAttempt` does for one success. Failures are never batched: each may pause its endpoint. The
- * statement is the SQL function `record_webhook_successes` (migrations 0006 and 0007), whose plan the session
- * keeps, and it finds its rows by primary key only (see 0007): its cost does not grow with past deliveries.
+ * statement is the database function `record_webhook_successes` (its current definition is migration 0015), whose
+ * plan the session keeps, and it finds its rows by primary key only: its cost does not grow with past deliveries.
  */
 export async function recordSuccesses(
   db: Queryable,
