@@ -49,6 +49,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
           answerTimeoutMs: 15_000,
           soleInstance: ctx.db.kind === 'pglite',
           abandonAfterMs: 10 * 60_000,
+          streamCheckMs: 5_000,
           now: ctx.now,
         })
       : undefined;

@@ -39,6 +39,11 @@ export class Relay {
     private readonly settings: RelaySettings,
   ) {}
 
+  /** How often the routes check a stream it holds (see RelaySettings). */
+  get streamCheckMs(): number {
+    return this.settings.streamCheckMs;
+  }
+
   async start(): Promise<void> {
     const on = (channel: string, handle: (message: Record<string, unknown>) => void | Promise<void>) =>
       this.db.listen(channel, (payload) => {

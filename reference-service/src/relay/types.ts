@@ -30,6 +30,11 @@ export interface RelaySettings {
   soleInstance: boolean;
   /** A listener no stream has held for this long is removed (its CLI was killed without closing it). */
   abandonAfterMs: number;
+  /**
+   * How often an open stream is checked: a heartbeat line, its credential still valid, its listener marked
+   * seen. A change of its key, member or workspace is checked at once (features/listen/credential-watch.ts).
+   */
+  streamCheckMs: number;
   now(): number;
 }
 

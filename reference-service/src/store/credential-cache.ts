@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Db, Queryable } from './db.js';
 import { getKeyPrincipal, type KeyPrincipalRow } from './queries/key-principal.js';
 
@@ -39,7 +40,11 @@ export interface CredentialCache {
  * (store/key-checked.ts), which costs no round trip of its own. A read that raced an announcement is not
  * kept (the generation check). The secret itself is checked on every call, against the stored hash.
  */
-export async function startCredentialCache(db: Db, now: () => number = Date.now): Promise<CredentialCache> {
+export async function startCredentialCache(
+  db: Db,
+  // A monotonic clock: a wall clock stepped back would stretch the backstop below.
+  now: () => number = () => performance.now(),
+): Promise<CredentialCache> {
   if (db.kind !== 'pglite') return unconfirmedCopies(now);
   const entries = new Map<string, { row: KeyPrincipalRow; at: number }>();
   let generation = 0;

@@ -452,6 +452,7 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
       answerTimeoutMs: 15_000,
       soleInstance: backend.name === 'pglite',
       abandonAfterMs: 600_000,
+      streamCheckMs: 5_000,
       now: () => Date.now(),
     });
     await relay.start();

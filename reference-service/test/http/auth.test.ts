@@ -34,13 +34,19 @@ describe.each(BACKENDS)('authentication and policy on $name', (backend) => {
     expectRefusal(await call(service, 'POST', WEBHOOKS, { body: HOOK }), 401, 'unauthenticated');
   });
 
-  it('answers malformed, unknown and revoked keys identically', async () => {
+  it('answers malformed, unknown and revoked keys, and a removed member’s, identically', async () => {
     const tenant = await createTenant(service.ctx);
     const [, id, secret] = /^svc_([0-9a-f]+)_([0-9a-f]+)$/.exec(tenant.key)!;
     const revoked = await createTenant(service.ctx);
     await store.db.query('UPDATE api_keys SET revoked_at = $1 WHERE workspace_id = $2', [
       Date.now(),
       revoked.workspaceId,
+    ]);
+    // What a key minted while its member was being removed is left as: the member gone, the key live.
+    const orphaned = await createTenant(service.ctx);
+    await store.db.query('UPDATE members SET removed_at = $1 WHERE workspace_id = $2', [
+      Date.now(),
+      orphaned.workspaceId,
     ]);
     const variants: Record<string, string> = {
       garbage: 'Bearer nonsense',
@@ -52,6 +58,7 @@ describe.each(BACKENDS)('authentication and policy on $name', (backend) => {
       unknownId: `Bearer svc_${'0'.repeat(16)}_${secret}`,
       wrongSecret: `Bearer svc_${id}_${'f'.repeat(64)}`,
       revoked: `Bearer ${revoked.key}`,
+      removedMember: `Bearer ${orphaned.key}`,
     };
     const answers = [];
     for (const [name, authorization] of Object.entries(variants)) {

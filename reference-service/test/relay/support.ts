@@ -19,13 +19,20 @@ const quiet = () =>
 /** A delivering service (see ../delivery/support.ts) that also serves the relay behind `listen`. */
 export async function startRelayService(
   store: OpenedStore,
-  options: { soleInstance: boolean; secretBox?: SecretBox; now?: () => number },
+  options: {
+    soleInstance: boolean;
+    secretBox?: SecretBox;
+    now?: () => number;
+    /** The relay's periodic check of each stream (the service's default: 5 s). */
+    streamCheckMs?: number;
+  },
 ): Promise<DeliveringService & { relay: Relay }> {
   const relay = new Relay(store.db, quiet(), {
     ackTimeoutMs: 2_000,
     answerTimeoutMs: 15_000,
     soleInstance: options.soleInstance,
     abandonAfterMs: 10 * 60_000,
+    streamCheckMs: options.streamCheckMs ?? 5_000,
     now: options.now ?? (() => Date.now()),
   });
   await relay.start();

@@ -22,11 +22,9 @@ import {
   touchListeners,
 } from '../../store/queries/listeners.js';
 import { insertEndpoint, newEndpointRow, removeEndpoint } from '../../store/queries/webhook-endpoints.js';
+import { CredentialWatch } from './credential-watch.js';
 
 const ADMIN: Requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true };
-
-/** How often a stream is checked: a heartbeat line, the key still valid, the listener marked seen. */
-export const STREAM_CHECK_MS = 5_000;
 
 /** Text PostgreSQL can store: no NUL character. */
 const text = (max: number) =>
@@ -141,6 +139,8 @@ async function openListener(
 export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, relay: Relay): void {
   const auth = (request: FastifyRequest) =>
     authorize(ctx.db, request, ADMIN, { now: ctx.now(), publicOrigin: ctx.publicAddress.origin });
+  const credentialWatch = new CredentialWatch(ctx.db);
+  app.addHook('onClose', () => credentialWatch.stop());
 
   app.get('/relay/v1/secret', async (request) => {
     const { workspace } = await auth(request);
@@ -148,7 +148,7 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
   });
 
   app.get('/relay/v1/listen', async (request, reply) => {
-    const { workspace } = await auth(request);
+    const { principal, workspace } = await auth(request);
     const query = parse(listenQuery, request.query, 'query');
     const now = ctx.now();
     const secret = await listenerSecret(ctx, workspace.id, now);
@@ -175,9 +175,26 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
       server_time: now,
       webhooks_enabled: workspace.webhooks_enabled,
     });
-    const check = setInterval(() => void checkStream(), STREAM_CHECK_MS);
+    // Checked on every announced change of its credentials, and every `streamCheckMs` in any case. A
+    // check can outlive its stream (the database closing under it at shutdown): logged, never thrown.
+    const recheck = () => {
+      if (stream.ended) return;
+      checkStream().catch((error: unknown) =>
+        request.log.warn({ err: error, endpoint_id: endpointId }, 'checking a listen stream failed'),
+      );
+    };
+    const check = setInterval(recheck, relay.streamCheckMs);
+    const unwatch = credentialWatch.watch(
+      {
+        keyId: principal.kind === 'key' ? principal.keyId : undefined,
+        memberId: principal.memberId,
+        workspaceId: principal.workspaceId,
+      },
+      recheck,
+    );
     stream.onEnd(() => {
       clearInterval(check);
+      unwatch();
       void relay.release(endpointId, stream);
     });
     // The client may already be gone (it hung up while the stream was set up): nothing to hold then.

@@ -22,7 +22,7 @@ export interface KeyPrincipalRow {
 
 const VERSION = `concat_ws('.', k.auth_version, m.auth_version, w.auth_version)`;
 const KEY_JOIN = `FROM api_keys k
-       JOIN members m ON m.id = k.member_id
+       JOIN members m ON m.id = k.member_id AND m.removed_at IS NULL
        JOIN workspaces w ON w.id = k.workspace_id`;
 
 /**
