@@ -44,9 +44,12 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
     await store?.close();
   });
 
-  async function listen(forwardTo: string, extra: string[] = []) {
-    tenant = await createDeliveryTenant(service);
-    const cli = runCli(['listen', '--forward-to', forwardTo, ...extra], env());
+  async function listen(forwardTo: string, extra: string[] = [], on: RelayService = service) {
+    tenant = await createDeliveryTenant(on);
+    const cli = runCli(['listen', '--forward-to', forwardTo, ...extra], {
+      SVC_API_KEY: tenant.key,
+      SVC_BASE_URL: on.baseUrl,
+    });
     running.push(cli);
     return { cli, listener: await listenerOf(cli) };
   }
@@ -282,6 +285,42 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
     expect(listed.code).toBe(0);
     expect(listed.stdout.split('\n')).toContain('message.received');
   });
+
+  // The relay's periodic check far off: a stream that ends within a test's time was ended by the
+  // database's announcement of the change (features/listen/credential-watch.ts).
+  describe('with the periodic check ten minutes away', () => {
+    let watchedStore: OpenedStore;
+    let watched: RelayService;
+    beforeAll(async () => {
+      watchedStore = await backend.open();
+      watched = await startRelayService(watchedStore, {
+        soleInstance: backend.name === 'pglite',
+        streamCheckMs: 10 * 60_000,
+      });
+    });
+    afterAll(async () => {
+      await watched?.close();
+      await watchedStore?.close();
+    });
+
+    it('stops with the reason as soon as its key is revoked, and the service closes the listener', async () => {
+      const app = await receiver();
+      const { cli, listener } = await listen(app.url, [], watched);
+      const keyId = /^svc_([0-9a-f]+)_/.exec(tenant.key)![1]!;
+      const revoked = await call(watched, 'DELETE', `/v1/workspace/keys/${keyId}`, {
+        auth: { cookie: tenant.steppedUpSession },
+        headers: { origin: new URL(watched.baseUrl).origin },
+      });
+      expect(revoked.status).toBe(204);
+      expect(await cli.exited).toBe(1);
+      expect(cli.stderr()).toMatch(/no longer authorizes this listener|API key was refused/);
+      const rows = await watchedStore.db.query<{ deleted_at: number | null }>(
+        'SELECT deleted_at FROM webhook_endpoints WHERE id = $1',
+        [listener.id],
+      );
+      expect(rows[0]!.deleted_at).not.toBeNull();
+    });
+  });
 });
 
 describe('svc-webhooks listen and a clock that is off', () => {
@@ -302,68 +341,5 @@ describe('svc-webhooks listen and a clock that is off', () => {
       await service.close();
       await store.close();
     }
-  });
-});
-
-// The relay's periodic check far off: a stream that ends within a test's time was ended by the database's
-// announcement of the change (features/listen/credential-watch.ts).
-describe.each(BACKENDS)('a listen stream whose credentials change, on $name', (backend) => {
-  let store: OpenedStore;
-  let service: RelayService;
-  let tenant: Tenant & { slug: string };
-  const running: CliProcess[] = [];
-  const receivers: Receiver[] = [];
-
-  beforeAll(async () => {
-    store = await backend.open();
-    service = await startRelayService(store, {
-      soleInstance: backend.name === 'pglite',
-      streamCheckMs: 10 * 60_000,
-    });
-  });
-  afterEach(async () => {
-    for (const cli of running.splice(0)) {
-      cli.child.kill('SIGKILL');
-      await cli.exited;
-    }
-    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-  });
-  afterAll(async () => {
-    await service?.close();
-    await store?.close();
-  });
-
-  async function listen(forwardTo: string) {
-    tenant = await createDeliveryTenant(service);
-    const cli = runCli(['listen', '--forward-to', forwardTo], {
-      SVC_API_KEY: tenant.key,
-      SVC_BASE_URL: service.baseUrl,
-    });
-    running.push(cli);
-    return { cli, listener: await listenerOf(cli) };
-  }
-
-  async function receiver(): Promise<Receiver> {
-    const started = await startExpressReceiver();
-    receivers.push(started);
-    return started;
-  }
-
-  it('stops with the reason as soon as its key is revoked, and the service closes the listener', async () => {
-    const app = await receiver();
-    const { cli, listener } = await listen(app.url);
-    const keyId = /^svc_([0-9a-f]+)_/.exec(tenant.key)![1]!;
-    const revoked = await call(service, 'DELETE', `/v1/workspace/keys/${keyId}`, {
-      auth: { cookie: tenant.steppedUpSession },
-      headers: { origin: new URL(service.baseUrl).origin },
-    });
-    expect(revoked.status).toBe(204);
-    expect(await cli.exited).toBe(1);
-    expect(cli.stderr()).toMatch(/no longer authorizes this listener|API key was refused/);
-    const rows = await store.db.query<{ deleted_at: number | null }>(
-      'SELECT deleted_at FROM webhook_endpoints WHERE id = $1',
-      [listener.id],
-    );
-    expect(rows[0]!.deleted_at).not.toBeNull();
   });
 });
