@@ -35,7 +35,7 @@ import { insertEvent, insertEvents } from '../src/store/queries/events.js';
 import { createSecretBox } from '../src/store/secret-box.js';
 import { createEmptyPostgres, POSTGRES_ADMIN_URL } from '../test/support/backends.js';
 import { seedActiveEndpoint } from '../test/support/endpoints.js';
-import { benchWorkspace } from './support/workspace.js';
+import { seedWorkspace } from '../test/support/workspaces.js';
 
 const IDLE_SAMPLES = Number(process.env.BENCH_IDLE_SAMPLES ?? 200);
 const IDLE_GAP_MS = 20;
@@ -188,7 +188,7 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
     now: () => Date.now(),
   };
   const receiver = await startReceiver();
-  const workspaceId = await benchWorkspace(store.db);
+  const workspaceId = await seedWorkspace(store.db);
   const { secret } = await seedActiveEndpoint(store.db, secretBox, workspaceId, receiver.url);
   const delivery = await startDelivery(ctx, pino({ level: 'silent' }));
   const newEvent = (label: string) => ({

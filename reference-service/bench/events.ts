@@ -16,11 +16,11 @@ import { openStore } from '../src/store/open.js';
 import { insertEvents } from '../src/store/queries/events.js';
 import { createSecretBox } from '../src/store/secret-box.js';
 import { seedActiveEndpoint } from '../test/support/endpoints.js';
+import { seedWorkspace } from '../test/support/workspaces.js';
 import type { ApiTargetReady } from './api/run.js';
 import type { BenchEnv } from './support/backends.js';
 import { type Row, verdict } from './support/table.js';
 import { spawnTarget } from './support/target-process.js';
-import { benchWorkspace } from './support/workspace.js';
 
 const BURST = 10_000;
 const BURST_TARGET = 10_000;
@@ -30,7 +30,7 @@ async function burstRate(env: Record<string, string | undefined>): Promise<numbe
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-events-'));
   const store = await openStore(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL, dataDir } : { dataDir });
   try {
-    const workspaceId = await benchWorkspace(store.db);
+    const workspaceId = await seedWorkspace(store.db);
     await seedActiveEndpoint(
       store.db,
       createSecretBox(randomBytes(32)),

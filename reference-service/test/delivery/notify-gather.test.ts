@@ -3,14 +3,13 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createDeliveryWorker } from '../../src/delivery/worker.js';
-import { newId } from '../../src/domain/ids.js';
 import type { GuardedClient } from '../../src/outbound/guarded-client.js';
 import type { Db } from '../../src/store/db.js';
 import { insertEvent } from '../../src/store/queries/events.js';
-import { insertWorkspace } from '../../src/store/queries/workspaces.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
+import { seedWorkspace } from '../support/workspaces.js';
 import { eventually } from './support.js';
 
 const quiet = pino({ level: 'silent' }, new Writable({ write: (_c, _e, done) => done() }));
@@ -35,15 +34,7 @@ describe.each(BACKENDS)('notifications of new events on $name', (backend) => {
       },
       close: async () => {},
     };
-    const workspaceId = newId('ws');
-    await insertWorkspace(store.db, {
-      id: workspaceId,
-      name: 'gather',
-      webhooks_enabled: true,
-      suspended: false,
-      deletion_hold: false,
-      created_at: Date.now() - 5_000,
-    });
+    const workspaceId = await seedWorkspace(store.db);
     await seedActiveEndpoint(store.db, box, workspaceId, 'https://hooks.example.com/gather');
     const worker = createDeliveryWorker({
       db,

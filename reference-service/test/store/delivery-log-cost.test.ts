@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
 import type { Queryable } from '../../src/store/db.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { claimDeliveries, recordSuccesses } from '../../src/store/queries/deliveries-claim.js';
-import { insertWorkspace } from '../../src/store/queries/workspaces.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
+import { seedWorkspace } from '../support/workspaces.js';
 
 const WORKER = 'wkr_cost';
 
@@ -82,15 +81,7 @@ describe.each(BACKENDS)('the success log on $name', (backend) => {
 
   beforeAll(async () => {
     store = await backend.open();
-    workspaceId = newId('ws');
-    await insertWorkspace(store.db, {
-      id: workspaceId,
-      name: 'cost',
-      webhooks_enabled: true,
-      suspended: false,
-      deletion_hold: false,
-      created_at: Date.now() - 60_000,
-    });
+    workspaceId = await seedWorkspace(store.db, { createdAt: Date.now() - 60_000 });
     await seedActiveEndpoint(
       store.db,
       createSecretBox(randomBytes(32)),

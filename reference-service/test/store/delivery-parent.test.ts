@@ -2,29 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
-import { insertWorkspace } from '../../src/store/queries/workspaces.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
+import { seedWorkspace } from '../support/workspaces.js';
 
 describe.each(BACKENDS)('a delivery row’s parent on $name', (backend) => {
   // One reference (migration 0016) checks both the endpoint and that the row is in the endpoint's workspace.
   it('is refused without its endpoint, or in a workspace other than its endpoint’s', async () => {
     const store = await backend.open();
     try {
-      const workspace = async () => {
-        const id = newId('ws');
-        await insertWorkspace(store.db, {
-          id,
-          name: id,
-          webhooks_enabled: true,
-          suspended: false,
-          deletion_hold: false,
-          created_at: Date.now() - 5_000,
-        });
-        return id;
-      };
-      const [mine, theirs] = [await workspace(), await workspace()];
+      const [mine, theirs] = [await seedWorkspace(store.db), await seedWorkspace(store.db)];
       const box = createSecretBox(randomBytes(32));
       const endpoint = await seedActiveEndpoint(store.db, box, mine, 'https://hooks.example.com/x');
       const row = (workspaceId: string, endpointId: string) => ({

@@ -1,25 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
 import { ENDPOINT_STOPPED_CHANNEL, setEndpointStatus } from '../../src/store/queries/webhook-endpoints.js';
-import { insertWorkspace } from '../../src/store/queries/workspaces.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
+import { seedWorkspace } from '../support/workspaces.js';
 
 describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) => {
   it('announces a pause to the delivery workers and answers the live endpoints as changed, in one statement', async () => {
     const store = await backend.open();
     try {
-      const workspaceId = newId('ws');
-      await insertWorkspace(store.db, {
-        id: workspaceId,
-        name: 'w',
-        webhooks_enabled: true,
-        suspended: false,
-        deletion_hold: false,
-        created_at: Date.now() - 5_000,
-      });
+      const workspaceId = await seedWorkspace(store.db);
       const endpoint = await seedActiveEndpoint(
         store.db,
         createSecretBox(randomBytes(32)),

@@ -1,32 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
 import { DELIVERY_CHANNEL, insertEvents } from '../../src/store/queries/events.js';
 import { setEndpointStatus } from '../../src/store/queries/webhook-endpoints.js';
-import { insertWorkspace } from '../../src/store/queries/workspaces.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
+import { seedWorkspace } from '../support/workspaces.js';
 
 describe.each(BACKENDS)('a burst of events in one statement on $name', (backend) => {
   it('writes every event and exactly the outbox rows the fan-out rules ask for, and wakes the workers once', async () => {
     const store = await backend.open();
     try {
       const box = createSecretBox(randomBytes(32));
-      const workspace = async (enabled: boolean) => {
-        const id = newId('ws');
-        await insertWorkspace(store.db, {
-          id,
-          name: id,
-          webhooks_enabled: enabled,
-          suspended: false,
-          deletion_hold: false,
-          created_at: Date.now() - 5_000,
-        });
-        return id;
-      };
-      const on = await workspace(true);
-      const off = await workspace(false);
+      const on = await seedWorkspace(store.db);
+      const off = await seedWorkspace(store.db, { webhooksEnabled: false });
       const live = await seedActiveEndpoint(store.db, box, on, 'https://hooks.example.com/a');
       const paused = await seedActiveEndpoint(store.db, box, on, 'https://hooks.example.com/b');
       await setEndpointStatus(store.db, on, paused.id, 'paused', Date.now());

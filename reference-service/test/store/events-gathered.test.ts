@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
 import type { Db, Queryable } from '../../src/store/db.js';
 import { insertEvent, type NewEvent } from '../../src/store/queries/events.js';
-import { insertWorkspace } from '../../src/store/queries/workspaces.js';
 import { TurnBatch } from '../../src/store/turn-batch.js';
 import { BACKENDS } from '../support/backends.js';
+import { seedWorkspace } from '../support/workspaces.js';
 
 /** The pool with its event inserts counted (a pool still: it keeps `transaction`). */
 function counted(db: Db): { db: Db; inserts: () => number } {
@@ -24,19 +23,6 @@ function counted(db: Db): { db: Db; inserts: () => number } {
   };
 }
 
-async function workspace(db: Queryable): Promise<string> {
-  const id = newId('ws');
-  await insertWorkspace(db, {
-    id,
-    name: id,
-    webhooks_enabled: true,
-    suspended: false,
-    deletion_hold: false,
-    created_at: Date.now() - 5_000,
-  });
-  return id;
-}
-
 const event = (workspaceId: string, i: number): NewEvent => ({
   workspaceId,
   identity: 'alice',
@@ -49,7 +35,7 @@ describe.each(BACKENDS)('events written outside a transaction on $name', (backen
   it('share one statement when made in the same turn, each with its own id', async () => {
     const store = await backend.open();
     try {
-      const ws = await workspace(store.db);
+      const ws = await seedWorkspace(store.db);
       const { db, inserts } = counted(store.db);
       const written = await Promise.all(Array.from({ length: 20 }, (_, i) => insertEvent(db, event(ws, i))));
       expect(new Set(written.map((row) => row.id)).size).toBe(20);
@@ -66,7 +52,7 @@ describe.each(BACKENDS)('events written outside a transaction on $name', (backen
   it('are never gathered inside a transaction: they commit or roll back with it', async () => {
     const store = await backend.open();
     try {
-      const ws = await workspace(store.db);
+      const ws = await seedWorkspace(store.db);
       const { db, inserts } = counted(store.db);
       await expect(
         db.transaction(async (tx) => {
@@ -85,7 +71,7 @@ describe.each(BACKENDS)('events written outside a transaction on $name', (backen
   it('fail alone when the database refuses one of them, the others written', async () => {
     const store = await backend.open();
     try {
-      const ws = await workspace(store.db);
+      const ws = await seedWorkspace(store.db);
       const outcomes = await Promise.allSettled([
         insertEvent(store.db, event(ws, 1)),
         // No such workspace: the foreign key refuses it.

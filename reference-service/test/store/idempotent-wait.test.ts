@@ -1,24 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/domain/errors.js';
-import { newId } from '../../src/domain/ids.js';
 import { type IdempotentCall, runIdempotentInSteps } from '../../src/store/idempotent.js';
-import { insertWorkspace } from '../../src/store/queries/workspaces.js';
 import { BACKENDS } from '../support/backends.js';
+import { seedWorkspace } from '../support/workspaces.js';
 
 describe.each(BACKENDS)('a repeat waiting for a first call in steps on $name', (backend) => {
   it('gives up after the wait’s number of polls even when the injected clock stands still', async () => {
     const store = await backend.open();
     try {
       const frozen = Date.now();
-      const workspaceId = newId('ws');
-      await insertWorkspace(store.db, {
-        id: workspaceId,
-        name: workspaceId,
-        webhooks_enabled: true,
-        suspended: false,
-        deletion_hold: false,
-        created_at: frozen,
-      });
+      const workspaceId = await seedWorkspace(store.db, { createdAt: frozen });
       const call: IdempotentCall = { workspaceId, key: 'k1', fingerprint: 'f1', now: frozen };
       let release: () => void = () => {};
       const held = new Promise<void>((resolve) => {

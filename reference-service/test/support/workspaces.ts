@@ -1,0 +1,23 @@
+import { newId } from '../../src/domain/ids.js';
+import type { Queryable } from '../../src/store/db.js';
+import { insertWorkspace } from '../../src/store/queries/workspaces.js';
+
+/**
+ * A workspace written straight to the store, webhooks on unless told otherwise, created five seconds ago
+ * by default (so that endpoints made now belong to it before any event). Answers its id.
+ */
+export async function seedWorkspace(
+  db: Queryable,
+  options: { webhooksEnabled?: boolean; createdAt?: number } = {},
+): Promise<string> {
+  const id = newId('ws');
+  await insertWorkspace(db, {
+    id,
+    name: id,
+    webhooks_enabled: options.webhooksEnabled ?? true,
+    suspended: false,
+    deletion_hold: false,
+    created_at: options.createdAt ?? Date.now() - 5_000,
+  });
+  return id;
+}
