@@ -13,6 +13,7 @@ import { ServiceMetrics } from './ops/metrics.js';
 import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
 import { timedDb } from './ops/timed-db.js';
 import { Relay } from './relay/relay.js';
+import { RELAY_TIMINGS } from './relay/types.js';
 import { openRuntime } from './runtime.js';
 import { type CredentialCache, startCredentialCache } from './store/credential-cache.js';
 
@@ -45,11 +46,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     const seed = config.production ? undefined : await seedSandbox(ctx);
     const relay = config.relay
       ? new Relay(ctx.db, logger, {
-          ackTimeoutMs: 2_000,
-          answerTimeoutMs: 15_000,
+          ...RELAY_TIMINGS,
           soleInstance: ctx.db.kind === 'pglite',
-          abandonAfterMs: 10 * 60_000,
-          streamCheckMs: 5_000,
           now: ctx.now,
         })
       : undefined;

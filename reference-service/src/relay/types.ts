@@ -38,6 +38,14 @@ export interface RelaySettings {
   now(): number;
 }
 
+/** The service's timings for the relay; tests change only the one they are about. */
+export const RELAY_TIMINGS = {
+  ackTimeoutMs: 2_000,
+  answerTimeoutMs: 15_000,
+  abandonAfterMs: 10 * 60_000,
+  streamCheckMs: 5_000,
+} as const satisfies Partial<RelaySettings>;
+
 export interface Waiting {
   endpointId: string;
   /** Set once the delivery was written to a stream of this process. */

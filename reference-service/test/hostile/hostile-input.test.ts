@@ -13,6 +13,7 @@ import { SESSION_COOKIE } from '../../src/http/principal.js';
 import { ensureIdentityKey } from '../../src/peer/own-identity.js';
 import { PEER_VERBS } from '../../src/peer/protocol.js';
 import { Relay } from '../../src/relay/relay.js';
+import { RELAY_TIMINGS } from '../../src/relay/types.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { databaseFingerprint, type Written } from '../support/db-dump.js';
@@ -448,11 +449,8 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
   beforeAll(async () => {
     store = await backend.open();
     relay = new Relay(store.db, pino({ level: 'silent' }), {
-      ackTimeoutMs: 2_000,
-      answerTimeoutMs: 15_000,
+      ...RELAY_TIMINGS,
       soleInstance: backend.name === 'pglite',
-      abandonAfterMs: 600_000,
-      streamCheckMs: 5_000,
       now: () => Date.now(),
     });
     await relay.start();

@@ -26,7 +26,7 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
   let tenant: Tenant & { slug: string };
   const running: CliProcess[] = [];
   const receivers: Receiver[] = [];
-  const env = () => ({ SVC_API_KEY: tenant.key, SVC_BASE_URL: service.baseUrl });
+  const env = (on: RelayService = service) => ({ SVC_API_KEY: tenant.key, SVC_BASE_URL: on.baseUrl });
 
   beforeAll(async () => {
     store = await backend.open();
@@ -46,10 +46,7 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
 
   async function listen(forwardTo: string, extra: string[] = [], on: RelayService = service) {
     tenant = await createDeliveryTenant(on);
-    const cli = runCli(['listen', '--forward-to', forwardTo, ...extra], {
-      SVC_API_KEY: tenant.key,
-      SVC_BASE_URL: on.baseUrl,
-    });
+    const cli = runCli(['listen', '--forward-to', forwardTo, ...extra], env(on));
     running.push(cli);
     return { cli, listener: await listenerOf(cli) };
   }

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Relay } from '../../src/relay/relay.js';
+import { RELAY_TIMINGS } from '../../src/relay/types.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
 import { type DeliveringService, startDeliveringService } from '../delivery/support.js';
@@ -28,11 +29,9 @@ export async function startRelayService(
   },
 ): Promise<DeliveringService & { relay: Relay }> {
   const relay = new Relay(store.db, quiet(), {
-    ackTimeoutMs: 2_000,
-    answerTimeoutMs: 15_000,
+    ...RELAY_TIMINGS,
     soleInstance: options.soleInstance,
-    abandonAfterMs: 10 * 60_000,
-    streamCheckMs: options.streamCheckMs ?? 5_000,
+    streamCheckMs: options.streamCheckMs ?? RELAY_TIMINGS.streamCheckMs,
     now: options.now ?? (() => Date.now()),
   });
   await relay.start();

@@ -8,6 +8,13 @@ export interface StreamCredentials {
   workspaceId: string;
 }
 
+/** Which of a stream's credentials an announcement names, by its kind (migration 0011's trigger argument). */
+const CHANGED_FIELD: ReadonlyMap<string, keyof StreamCredentials> = new Map([
+  ['key', 'keyId'],
+  ['member', 'memberId'],
+  ['workspace', 'workspaceId'],
+]);
+
 /**
  * Re-checks open listen streams as soon as the database announces a change of the key, member or
  * workspace one was opened with (migration 0011's triggers: `kind:id` on `svc_credentials`), so that a
@@ -22,9 +29,11 @@ export class CredentialWatch {
 
   /** Calls `check` on every announced change that concerns `credentials`; the answer stops it. */
   watch(credentials: StreamCredentials, check: () => void): () => void {
-    this.#listening ??= this.db.listen(CREDENTIALS_CHANNEL, (payload) => this.#changed(payload));
-    // Not awaited: until it listens, the periodic check covers the stream.
-    this.#listening.catch(() => {});
+    if (this.#listening === undefined) {
+      // Not awaited: until it listens (or if it cannot), the periodic check covers the stream.
+      this.#listening = this.db.listen(CREDENTIALS_CHANNEL, (payload) => this.#changed(payload));
+      this.#listening.catch(() => {});
+    }
     const id = Symbol('stream');
     this.#streams.set(id, { credentials, check });
     return () => this.#streams.delete(id);
@@ -34,24 +43,18 @@ export class CredentialWatch {
     const listening = this.#listening;
     this.#listening = undefined;
     this.#streams.clear();
-    if (listening) await (await listening.catch(() => async () => {}))();
+    const unlisten = await listening?.catch(() => undefined);
+    await unlisten?.();
   }
 
   #changed(payload: string): void {
     const colon = payload.indexOf(':');
-    const [kind, id] = [payload.slice(0, colon), payload.slice(colon + 1)];
+    // An empty payload follows a reconnection (changes may have been missed): every stream is checked.
+    const field = colon < 0 ? undefined : CHANGED_FIELD.get(payload.slice(0, colon));
+    const id = payload.slice(colon + 1);
     for (const { credentials, check } of this.#streams.values()) {
-      // An empty payload follows a reconnection (changes may have been missed): every stream is checked.
-      const concerned =
-        kind === 'key'
-          ? credentials.keyId === id
-          : kind === 'member'
-            ? credentials.memberId === id
-            : kind === 'workspace'
-              ? credentials.workspaceId === id
-              : true;
       // After this turn: on PGlite the credential cache drops the changed key on the same notification.
-      if (concerned) setImmediate(check);
+      if (field === undefined || credentials[field] === id) setImmediate(check);
     }
   }
 }
