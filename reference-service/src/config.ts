@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
@@ -125,14 +126,17 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   let metrics: Config['metrics'];
   if (metricsPort !== undefined && metricsPort !== '') {
     const value = Number(metricsPort);
-    if (!/^\d+$/.test(metricsPort) || value > 65535) {
+    if (!/^(0|[1-9]\d*)$/.test(metricsPort) || value > 65535) {
       throw new ConfigError('SVC_METRICS_PORT must be 0 to 65535');
     }
-    metrics = { host: env.SVC_METRICS_HOST || '127.0.0.1', port: value };
+    if (value !== 0 && value === port) {
+      throw new ConfigError('SVC_METRICS_PORT must differ from PORT: /metrics never shares the API port');
+    }
+    metrics = { host: readListenHost(env.SVC_METRICS_HOST || '127.0.0.1', 'SVC_METRICS_HOST'), port: value };
   }
   return {
     relay: relaySetting === '' ? !production : relaySetting === 'on',
-    host: env.HOST ?? '127.0.0.1',
+    host: readListenHost(env.HOST || '127.0.0.1', 'HOST'),
     port,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.SVC_DATA_DIR ?? resolve(PACKAGE_DIR, '.data')),
@@ -155,6 +159,14 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     integrations,
   };
 }
+
+/** An address to listen on: an IP address (`0.0.0.0`, `::` for every interface) or a host name. */
+function readListenHost(value: string, name: string): string {
+  if (isIP(value) !== 0 || HOST_NAME.test(value)) return value;
+  throw new ConfigError(`${name} must be an IP address or a host name (such as 127.0.0.1, ::1 or localhost)`);
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
 /** An absolute http(s) URL without credentials, query or fragment; https only in production. */
 function readPublicUrl(value: string | undefined, name: string, production: boolean): string | undefined {

@@ -36,8 +36,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let app: FastifyInstance | undefined;
   let delivery: RunningDelivery | undefined;
   let metricsServer: MetricsServer | undefined;
+  let closing = false;
   const metrics = config.metrics ? new ServiceMetrics(ctx.db) : undefined;
-  if (metrics) ctx.db = timedDb(ctx.db, metrics.statementSeconds);
+  if (metrics)
+    ctx.db = timedDb(ctx.db, {
+      statement: metrics.statementSeconds,
+      sectionWait: metrics.sectionWaitSeconds,
+    });
   let credentials: CredentialCache | undefined;
   try {
     credentials = await startCredentialCache(ctx.db);
@@ -62,9 +67,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       integrations: config.integrations,
       trustedProxies: config.trustedProxies,
       relay,
-      readiness: { deliveryRunning: () => delivery?.running() ?? false },
+      // Not ready from the first moment of a shutdown: a load balancer stops sending before the drain.
+      readiness: { deliveryRunning: () => !closing && (delivery?.running() ?? false) },
       ...(metrics ? { metrics } : {}),
     });
+    // Bound first: a metrics port that cannot be had stops the start before the API takes any request.
+    if (metrics && config.metrics) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
     const address = await app.listen({ host: config.host, port: config.port });
     ctx.publicAddress.settle(address);
     if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
@@ -77,7 +85,6 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       },
       { relay, metrics },
     );
-    if (metrics && config.metrics) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
     const started = app;
     const runningDelivery = delivery;
     const runningMetrics = metricsServer;
@@ -90,6 +97,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       portalBuilt: existsSync(join(config.portalDir, 'index.html')),
       metricsUrl: metricsServer?.url,
       async close() {
+        closing = true;
         await runningMetrics?.close();
         await started.close();
         await runningDelivery.stop();

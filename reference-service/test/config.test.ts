@@ -100,8 +100,22 @@ describe('configuration', () => {
       host: '0.0.0.0',
       port: 0,
     });
-    for (const SVC_METRICS_PORT of ['-1', '65536', 'on', '1.5', ' 9464'])
+    for (const SVC_METRICS_PORT of ['-1', '65536', 'on', '1.5', ' 9464', '09464'])
       expect(() => readConfig({ SVC_METRICS_PORT })).toThrow(ConfigError);
+    // Checked before anything binds: the API would otherwise be serving when the metrics port failed.
+    expect(() => readConfig({ PORT: '9464', SVC_METRICS_PORT: '9464' })).toThrow(/must differ from PORT/);
+    expect(readConfig({ PORT: '0', SVC_METRICS_PORT: '0' }).metrics?.port).toBe(0);
+    for (const SVC_METRICS_HOST of ['not_a_host!', 'http://127.0.0.1', '127.0.0.1:9464', 'a..b'])
+      expect(() => readConfig({ SVC_METRICS_PORT: '9464', SVC_METRICS_HOST })).toThrow(/SVC_METRICS_HOST/);
+    for (const SVC_METRICS_HOST of ['::1', '::', 'localhost', 'metrics.internal'])
+      expect(readConfig({ SVC_METRICS_PORT: '9464', SVC_METRICS_HOST }).metrics?.host).toBe(SVC_METRICS_HOST);
+  });
+
+  it('listens on an IP address or a host name only', () => {
+    expect(readConfig({}).host).toBe('127.0.0.1');
+    expect(readConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    for (const HOST of ['http://0.0.0.0', '0.0.0.0:8080', 'bad host'])
+      expect(() => readConfig({ HOST })).toThrow(/HOST must be/);
   });
 
   it('refuses an unusable port', () => {

@@ -14,6 +14,7 @@ export interface AttemptDeps {
   client: GuardedClient;
   /** Carries listener endpoints' deliveries; without it they fail as having no listener. */
   relay: Relay | undefined;
+  onOutcome: ((outcome: PostOutcome) => void) | undefined;
   successes: SuccessLog;
   log: Logger;
   now: () => number;
@@ -51,6 +52,7 @@ export function createAttempt(deps: AttemptDeps): (claimed: Ready) => Promise<vo
             headers: { ...headers, 'user-agent': DEFAULT_USER_AGENT },
             body: row.body,
           });
+    deps.onOutcome?.(outcome);
     const ok = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;
     if (ok) {
       successes.record({

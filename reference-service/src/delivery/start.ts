@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ServiceContext } from '../context.js';
-import { measuredClient } from '../ops/delivery-metrics.js';
+import { deliveryOutcomes } from '../ops/delivery-metrics.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
 import { createGuardedClient, type GuardedClientOptions } from '../outbound/guarded-client.js';
 import type { Relay } from '../relay/relay.js';
@@ -27,18 +27,18 @@ export async function startDelivery(
 ): Promise<RunningDelivery> {
   const { relay, metrics } = wiring;
   const totalTimeoutMs = tuning.totalTimeoutMs ?? 10_000;
-  const guarded = createGuardedClient({
+  const client = createGuardedClient({
     resolve: ctx.resolveHost,
     allowLocalhost: ctx.allowLocalhostWebhooks,
     connectTimeoutMs: tuning.connectTimeoutMs ?? 5_000,
     totalTimeoutMs,
   });
-  const client = metrics ? measuredClient(guarded, metrics) : guarded;
   const worker = createDeliveryWorker({
     db: ctx.db,
     secretBox: ctx.secretBox,
     client,
     relay,
+    ...(metrics ? { onOutcome: deliveryOutcomes(metrics) } : {}),
     logger,
     now: ctx.now,
     ...(tuning.concurrency === undefined ? {} : { concurrency: tuning.concurrency }),

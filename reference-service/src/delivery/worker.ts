@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { GuardedClient } from '../outbound/guarded-client.js';
+import type { GuardedClient, PostOutcome } from '../outbound/guarded-client.js';
 import type { Relay } from '../relay/relay.js';
 import type { Db } from '../store/db.js';
 import {
@@ -25,6 +25,8 @@ export interface DeliveryWorkerOptions {
   client: GuardedClient;
   /** Carries deliveries to listener endpoints (`svc-webhooks listen`) over their CLI's stream. */
   relay?: Relay | undefined;
+  /** Told every attempt's outcome, dialled or relayed (the metrics count them). */
+  onOutcome?: ((outcome: PostOutcome) => void) | undefined;
   logger: Logger;
   now?: () => number;
   /** Attempts in flight at once in this process. */
@@ -94,6 +96,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     db,
     client,
     relay: options.relay,
+    onOutcome: options.onOutcome,
     successes,
     log,
     now,

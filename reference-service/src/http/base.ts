@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
 import { AccessLogController } from '../ops/access-log.js';
+import { whenClientGone } from '../ops/client-gone.js';
 import { type Readiness, registerHealthRoutes } from '../ops/health.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
 import { recordRequestMetrics } from '../ops/request-metrics.js';
@@ -43,6 +44,7 @@ export interface HttpOptions {
  */
 export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): Promise<FastifyInstance> {
   const logger = options.logger as FastifyBaseLogger;
+  const accessLog = new AccessLogController(options.logger);
   const app = Fastify({
     // A pino logger is a FastifyBaseLogger; naming the base type keeps the instance's type the default one.
     loggerInstance: logger,
@@ -60,7 +62,7 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     return503OnClosing: false,
     // Only `request.ip` follows it (the sign-in limits); the public URL and origin never come from a request.
     trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
-    logController: new AccessLogController(options.logger),
+    logController: accessLog,
     childLoggerFactory: requestLogger,
   });
 
@@ -78,7 +80,13 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
   app.addHook('onRequest', requireHost);
   registerConditionalGet(app);
   app.addHook('preHandler', nulInPathOrQuery(ctx));
-  if (options.metrics) recordRequestMetrics(app, options.metrics, options.operations);
+  const requestMetrics = options.metrics
+    ? recordRequestMetrics(app, options.metrics, options.operations)
+    : undefined;
+  whenClientGone(app, (request, reply) => {
+    accessLog.requestAborted(request, reply);
+    requestMetrics?.aborted(request, reply);
+  });
   if (options.readiness) await registerHealthRoutes(app, ctx.db, options.readiness);
 
   app.setErrorHandler(async (error: FastifyError | ServiceError, request, reply) => {

@@ -62,16 +62,22 @@ function loggableRequest(request: LoggedRequest) {
 
 /**
  * The service's logger: JSON lines to stdout, gathered and written together once 4 KiB are waiting or
- * 100 ms have passed, on this thread; pino flushes what is left when the process exits. A write per line
- * cost a system call per request, and written asynchronously also a hand-over to libuv's thread pool and
- * back: together more than the database's share of a fast read (counted with `strace -c`, see
- * bench/RESULTS.md).
+ * 100 ms have passed, on this thread. A write per line cost a system call per request, and written
+ * asynchronously also a hand-over to libuv's thread pool and back: together more than the database's
+ * share of a fast read (counted with `strace -c`, see bench/RESULTS.md). Pino flushes at exit only an
+ * asynchronous destination, so this one is flushed here when the process exits: the last lines (why a
+ * start or a shutdown failed) are the ones that matter. For the process's own logger (main.ts), once.
  */
 export function createServiceLogger(level: string): Logger {
-  return pino(
-    loggerOptions(level),
-    pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: 100 }),
-  );
+  const destination = pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: 100 });
+  process.once('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // stdout is gone: there is nowhere left to write.
+    }
+  });
+  return pino(loggerOptions(level), destination);
 }
 
 /**

@@ -1,15 +1,27 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { type Logger } from 'pino';
 
-/** Query parameters whose values are credentials (the OAuth callback's `code` and `state`, any token). */
+/**
+ * Query parameters whose values are credentials (the OAuth callback's `code` and `state`, any token), by
+ * the end of their name, whatever its case or separator (`apiKey`, `access_token`, `client-secret`).
+ */
 const SECRET_PARAMETER =
-  /^(code|state|token|key|secret|password|auth|authorization|session|invite|sig|signature|.*[_-](token|secret|key|code|verifier))$/i;
+  /(code|state|token|key|secret|password|passwd|pwd|auth|authorization|session|invite|sig|signature|verifier|jwt|bearer|credentials?)$/i;
 
 /**
- * Credentials by their shape, wherever they stand in the URL (a path segment, a parameter of any name): the
- * service's API keys and webhook secrets.
+ * Credentials by their shape, wherever they stand in the URL (a path segment, a parameter of any name),
+ * percent-encoded separators included: the service's API keys and webhook secrets.
  */
-const SECRET_VALUE = /svc_[0-9a-f]{16}_[0-9a-f]{64}|whsec_[A-Za-z0-9+/=_-]+/gi;
+const SECRET_VALUE = /svc(?:_|%5f)[0-9a-f]{16}(?:_|%5f)[0-9a-f]{64}|whsec(?:_|%5f)[A-Za-z0-9+/=_%-]+/gi;
+
+/** A parameter's name as a reader would take it: decoded, up to its first `[`, `.` or other punctuation. */
+function parameterName(raw: string): string {
+  let name = raw;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {}
+  return /^[A-Za-z0-9_-]*/.exec(name)![0];
+}
 
 /**
  * One access line per request, written with the answer: Fastify's default writes two (on arrival and on
@@ -44,29 +56,42 @@ export class AccessLogController extends LogController {
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
     // A route's own level (`logLevel: 'warn'` on the OAuth callback) holds for this line too.
     if (this.isLogDisabled(request) || !(reply.log as Logger).isLevelEnabled('info')) return;
-    const req = { method: request.method, url: loggableUrl(request.url), remoteAddress: request.ip };
     if (error) {
+      const req = { method: request.method, url: loggableUrl(request.url), remoteAddress: request.ip };
       const fields = { req, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
       reply.log.error({ ...fields, err: error }, 'request errored');
       return;
     }
+    this.#line(request, reply, `"res":{"statusCode":${reply.statusCode}},`, 'request completed');
+  }
+  /**
+   * A request whose client left before its answer was written (see ops/client-gone.ts): Fastify logs
+   * nothing for it, and these are often the slowest requests.
+   */
+  requestAborted(request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request) || !(reply.log as Logger).isLevelEnabled('info')) return;
+    this.#line(request, reply, '"aborted":true,', 'request aborted');
+  }
+  #line(request: FastifyRequest, reply: FastifyReply, outcome: string, msg: string): void {
+    const req = { method: request.method, url: loggableUrl(request.url), remoteAddress: request.ip };
     this.#write(
       `{"level":${this.#level},"time":${Date.now()}${this.#bindings},"reqId":${JSON.stringify(request.id)},` +
-        `"req":${JSON.stringify(req)},"res":{"statusCode":${reply.statusCode}},` +
-        `"responseTime":${JSON.stringify(reply.elapsedTime)},"msg":"request completed"}\n`,
+        `"req":${JSON.stringify(req)},${outcome}` +
+        `"responseTime":${JSON.stringify(reply.elapsedTime)},"msg":"${msg}"}\n`,
     );
   }
 }
 
 /**
  * The URL with the values of credential-like query parameters, anything after a `#` and anything shaped
- * like one of the service's credentials replaced. The query starts at the first `?` or `#`, as for
- * Fastify's router, so a value the route reads is a value censored here.
+ * like one of the service's credentials replaced. Nothing after a `#` is logged, whether it comes before
+ * or after a query (a raw client may send the portal's `/#/invite/<token>` link as it is).
  */
 export function loggableUrl(url: string): string {
   const start = url.search(/[?#]/);
-  const path = url.slice(0, start < 0 ? url.length : start);
-  if (start < 0) return path.replace(SECRET_VALUE, '[redacted]');
+  const path = url.slice(0, start < 0 ? url.length : start).replace(SECRET_VALUE, '[redacted]');
+  if (start < 0) return path;
+  if (url[start] === '#') return `${path}#[redacted]`;
   // A later `#` only ever starts a fragment a client should not have sent: none of it is logged.
   const fragmentAt = url.indexOf('#', start + 1);
   const query = url
@@ -74,13 +99,9 @@ export function loggableUrl(url: string): string {
     .split('&')
     .map((pair) => {
       const name = pair.split('=', 1)[0]!;
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name);
-      } catch {}
-      return SECRET_PARAMETER.test(decoded) ? `${name}=[redacted]` : pair;
+      return SECRET_PARAMETER.test(parameterName(name)) ? `${name}=[redacted]` : pair;
     })
-    .join('&');
-  const fragment = fragmentAt < 0 ? '' : '#[redacted]';
-  return `${path}${url[start]}${query}${fragment}`.replace(SECRET_VALUE, '[redacted]');
+    .join('&')
+    .replace(SECRET_VALUE, '[redacted]');
+  return `${path}?${query}${fragmentAt < 0 ? '' : '#[redacted]'}`;
 }

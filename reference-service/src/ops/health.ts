@@ -1,9 +1,10 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import type { Queryable } from '../store/db.js';
 import { loadMigrations } from '../store/migrate.js';
+import { SharedRead } from './shared-read.js';
 
 export interface Readiness {
-  /** Whether this process's delivery worker has started and is not stopping. */
+  /** Whether this process's delivery worker has started, and neither it nor the service is stopping. */
   deliveryRunning(): boolean;
 }
 
@@ -13,7 +14,11 @@ const CHECK_TIMEOUT_MS = 2_000;
 /**
  * `GET /healthz`: the process answers. `GET /readyz`: it can serve: the database answers, every migration
  * this build knows is applied, and the delivery worker runs. Neither needs credentials, so neither says
- * more than ready or not (no versions, no error text): the reasons are in the logs.
+ * more than ready or not (no versions, no error text).
+ *
+ * Anyone may call `/readyz` as often as they like, so it never costs more than one statement at a time:
+ * callers arriving while a check runs share it (see SharedRead), and a stalled database gets no queue of
+ * checks. The reason for not being ready is logged when it changes, not once per call.
  */
 export async function registerHealthRoutes(
   app: FastifyInstance,
@@ -21,6 +26,11 @@ export async function registerHealthRoutes(
   readiness: Readiness,
 ): Promise<void> {
   const expected = (await loadMigrations()).length;
+  const applied = new SharedRead(async () => {
+    const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
+    return row?.n ?? 0;
+  }, CHECK_TIMEOUT_MS);
+  const report = reasonLog(app.log);
   const send = (reply: FastifyReply, ok: boolean) =>
     reply
       .code(ok ? 200 : 503)
@@ -28,33 +38,34 @@ export async function registerHealthRoutes(
       .send({ status: ok ? 'ok' : 'unavailable' });
 
   app.get('/healthz', async (_request, reply) => send(reply, true));
-  app.get('/readyz', async (request, reply) => {
+  app.get('/readyz', async (_request, reply) => {
     if (!readiness.deliveryRunning()) {
-      request.log.warn('not ready: the delivery worker is not running');
+      report('the delivery worker is not running');
       return send(reply, false);
     }
-    let timer: NodeJS.Timeout | undefined;
+    let n: number;
     try {
-      const applied = await Promise.race([
-        db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations'),
-        new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(
-            () => reject(new Error('the database did not answer in time')),
-            CHECK_TIMEOUT_MS,
-          );
-        }),
-      ]);
-      const n = applied[0]?.n ?? 0;
-      if (n < expected) {
-        request.log.warn({ applied: n, expected }, 'not ready: migrations are missing');
-        return send(reply, false);
-      }
-      return send(reply, true);
+      n = await applied.get();
     } catch (error) {
-      request.log.warn({ err: error }, 'not ready: the database check failed');
+      report('the database check failed', { err: error });
       return send(reply, false);
-    } finally {
-      clearTimeout(timer);
     }
+    if (n < expected) {
+      report('migrations are missing', { applied: n, expected });
+      return send(reply, false);
+    }
+    report(undefined);
+    return send(reply, true);
   });
+}
+
+/** Logs readiness when its reason changes: a warning on each new reason, a line when ready again. */
+function reasonLog(log: FastifyBaseLogger) {
+  let last: string | undefined;
+  return (reason: string | undefined, details: object = {}) => {
+    if (reason === last) return;
+    if (reason === undefined) log.info('ready again');
+    else log.warn(details, `not ready: ${reason}`);
+    last = reason;
+  };
 }

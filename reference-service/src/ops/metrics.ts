@@ -1,6 +1,16 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../store/db.js';
 import { FAILURES_BEFORE_PAUSE } from '../store/queries/deliveries-claim.js';
+import { SharedRead } from './shared-read.js';
+
+interface DatabaseFigures {
+  pending: number;
+  oldest: number | null;
+  auto_paused: number;
+}
+
+/** Within a scrape's usual timeout (10 s): the rest of the scrape is served without the database figures. */
+const DATABASE_READ_TIMEOUT_MS = 2_000;
 
 /** Request latencies of an API answered from one or two round trips: most buckets sit below 100 ms. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -61,6 +71,13 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly sectionWaitSeconds = new Histogram({
+    name: 'svc_db_section_wait_seconds',
+    help: 'Time a transaction or an advisory-locked section waited before its first statement could run: a pooled connection and BEGIN (PostgreSQL) or the embedded database thread and the session (PGlite), and the lock',
+    buckets: STATEMENT_BUCKETS,
+    registers: [this.registry],
+  });
+
   constructor(db: Db) {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
     const registers = [this.registry];
@@ -80,25 +97,50 @@ export class ServiceMetrics {
         this.set(db.pressure().busy);
       },
     });
-    // Both outbox gauges come from one read; the registry collects its metrics side by side.
-    let reading: Promise<{ n: number; oldest: number | null } | undefined> | undefined;
-    const readOutbox = () => {
-      reading ??= db
-        .query<{ n: number; oldest: number | null }>(
-          `SELECT count(*)::int AS n, min(created_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'`,
-        )
-        .then((rows) => rows[0])
-        .finally(() => {
-          reading = undefined;
-        });
-      return reading;
+    // The outbox and endpoint figures come from one read, shared by the gauges (the registry collects them
+    // side by side) and by overlapping scrapes. A scrape never waits on the database for long
+    // nor fails with it: the gauges then keep their last values, `svc_metrics_db_read_ok` says so, and
+    // every other figure (requests, the pool's waiting statements) is still served.
+    const figures = new SharedRead(
+      () =>
+        db
+          .query<DatabaseFigures>(
+            `SELECT o.pending, o.oldest, p.auto_paused
+               FROM (SELECT count(*)::int AS pending, min(created_at) AS oldest
+                       FROM webhook_deliveries WHERE status = 'pending') o,
+                    (SELECT count(*)::int AS auto_paused FROM webhook_endpoints
+                      WHERE status = 'paused' AND deleted_at IS NULL AND consecutive_failures >= $1) p`,
+            [FAILURES_BEFORE_PAUSE],
+          )
+          .then((rows) => rows[0]!),
+      DATABASE_READ_TIMEOUT_MS,
+    );
+    let last: DatabaseFigures = { pending: 0, oldest: null, auto_paused: 0 };
+    let fresh = false;
+    const current = async () => {
+      try {
+        last = await figures.get();
+        fresh = true;
+      } catch {
+        fresh = false;
+      }
+      return last;
     };
+    new Gauge({
+      name: 'svc_metrics_db_read_ok',
+      help: `1 when this scrape read the database figures (outbox, auto-paused endpoints); 0 when the read failed or took over ${DATABASE_READ_TIMEOUT_MS} ms, and they are the last values read`,
+      registers,
+      async collect() {
+        await current();
+        this.set(fresh ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'svc_outbox_pending',
       help: 'Deliveries waiting to be claimed (status pending), all instances together',
       registers,
       async collect() {
-        this.set((await readOutbox())?.n ?? 0);
+        this.set((await current()).pending);
       },
     });
     new Gauge({
@@ -106,7 +148,7 @@ export class ServiceMetrics {
       help: 'Age of the oldest pending delivery (0 when none waits)',
       registers,
       async collect() {
-        const oldest = (await readOutbox())?.oldest;
+        const { oldest } = await current();
         this.set(oldest == null ? 0 : Math.max(0, (Date.now() - Number(oldest)) / 1000));
       },
     });
@@ -115,12 +157,7 @@ export class ServiceMetrics {
       help: `Endpoints paused now by ${FAILURES_BEFORE_PAUSE} consecutive failed deliveries, all instances together`,
       registers,
       async collect() {
-        const [row] = await db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM webhook_endpoints
-            WHERE status = 'paused' AND deleted_at IS NULL AND consecutive_failures >= $1`,
-          [FAILURES_BEFORE_PAUSE],
-        );
-        this.set(row?.n ?? 0);
+        this.set((await current()).auto_paused);
       },
     });
   }

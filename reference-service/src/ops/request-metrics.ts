@@ -1,26 +1,31 @@
 import { type Operation, toColonPath } from '@svc-kit/contract';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceMetrics } from './metrics.js';
 
 /**
  * Counts and times every answer in `metrics`, labelled by the contract's operation id (the route's
  * pattern for the service's other routes, `unmatched` for unknown paths), so that the labels stay a
- * small fixed set whatever the callers send.
+ * small fixed set whatever the callers send. A request whose client left before its answer is counted by
+ * `aborted` (see ops/client-gone.ts) with the status `aborted`.
  */
 export function recordRequestMetrics(
   app: FastifyInstance,
   metrics: ServiceMetrics,
   table: Readonly<Record<string, Operation>>,
-): void {
+): { aborted(request: FastifyRequest, reply: FastifyReply): void } {
   const operationOf = new Map<string, string>();
   for (const op of Object.values(table))
     operationOf.set(`${op.method} ${toColonPath(op.path)}`, op.operationId);
-  app.addHook('onResponse', async (request, reply) => {
+  const record = (request: FastifyRequest, reply: FastifyReply, status: string) => {
     const url = request.routeOptions.url;
-    const operation = url === undefined ? 'unmatched' : (operationOf.get(`${request.method} ${url}`) ?? url);
-    const labels = { operation, method: request.method, status: String(reply.statusCode) };
+    // HEAD is answered by the GET route: it counts under the GET's operation id, with its own method.
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const operation = url === undefined ? 'unmatched' : (operationOf.get(`${method} ${url}`) ?? url);
+    const labels = { operation, method: request.method, status };
     metrics.requests.inc(labels);
     metrics.requestSeconds.observe(labels, reply.elapsedTime / 1000);
-    if (reply.statusCode === 429) metrics.rateLimited.inc({ operation });
-  });
+    if (status === '429') metrics.rateLimited.inc({ operation });
+  };
+  app.addHook('onResponse', async (request, reply) => record(request, reply, String(reply.statusCode)));
+  return { aborted: (request, reply) => record(request, reply, 'aborted') };
 }

@@ -2,15 +2,21 @@ import { performance } from 'node:perf_hooks';
 import type { Histogram } from 'prom-client';
 import type { Db, Queryable } from '../store/db.js';
 
-/** The same database, with every statement's time (waiting included) observed in `seconds`. */
-export function timedDb(db: Db, seconds: Histogram): Db {
+/**
+ * The same database, timed: every statement (its wait for a connection or the embedded database's thread
+ * included) in `statement`, and in `sectionWait` how long a transaction or an advisory-locked section waited
+ * before its first statement could run (a pooled connection, `BEGIN`, the lock), which the statements
+ * inside it never see.
+ */
+export function timedDb(db: Db, seconds: { statement: Histogram; sectionWait: Histogram }): Db {
+  const since = (started: number) => (performance.now() - started) / 1000;
   const timed = (target: Queryable): Queryable => ({
     async query<Row extends object>(sql: string, params?: readonly unknown[]) {
       const started = performance.now();
       try {
         return await target.query<Row>(sql, params);
       } finally {
-        seconds.observe((performance.now() - started) / 1000);
+        seconds.statement.observe(since(started));
       }
     },
     async exec(sql: string) {
@@ -18,17 +24,24 @@ export function timedDb(db: Db, seconds: Histogram): Db {
       try {
         await target.exec(sql);
       } finally {
-        seconds.observe((performance.now() - started) / 1000);
+        seconds.statement.observe(since(started));
       }
     },
   });
+  /** `fn` run by `section` on a timed queryable, once the section has waited its turn. */
+  const entered =
+    <T>(started: number, fn: (q: Queryable) => Promise<T>) =>
+    (q: Queryable) => {
+      seconds.sectionWait.observe(since(started));
+      return fn(timed(q));
+    };
   const root = timed(db);
   return {
     kind: db.kind,
     query: root.query,
     exec: root.exec,
-    transaction: (fn) => db.transaction((tx) => fn(timed(tx))),
-    withAdvisoryLock: (key, fn) => db.withAdvisoryLock(key, (conn) => fn(timed(conn))),
+    transaction: (fn) => db.transaction(entered(performance.now(), fn)),
+    withAdvisoryLock: (key, fn) => db.withAdvisoryLock(key, entered(performance.now(), fn)),
     listen: (channel, onNotify) => db.listen(channel, onNotify),
     close: () => db.close(),
     pressure: () => db.pressure(),

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -47,43 +48,89 @@ describe('access log', () => {
       expect(service.logs()).not.toContain('planted-code-7f3a');
       expect(service.logs()).not.toContain('planted-state-9c1d');
 
-      // Fastify's router reads a query after `#` too (a client may send one raw); a key's shape is
-      // censored wherever it stands; a parameter named like a key is censored whatever its value.
+      // Nothing after a `#` is logged (a client may send a fragment raw: Fastify's router even reads a
+      // query there); a key's shape is censored wherever it stands, its separators encoded or not; a
+      // parameter named like a credential is censored whatever its value and however its name is written.
       const plantedKey = `svc_${'a1'.repeat(8)}_${'b2'.repeat(32)}`;
+      const encodedKey = `svc%5F${'c3'.repeat(8)}%5f${'d4'.repeat(32)}`;
       for (const target of [
         '/v1/workspace/webhooks#code=planted-hash-code&limit=1',
+        '/#/invite/planted-invite-token',
         `/v1/workspace/webhooks/${plantedKey}`,
+        `/v1/workspace/webhooks/${encodedKey}`,
         '/v1/workspace/webhooks?limit=1&api_key=planted-api-key&x-auth-token=planted-header-token',
+        '/v1/workspace/webhooks?limit=1&apiKey=planted-camel-key&key[]=planted-array-key&key.x=planted-dotted',
         '/v1/workspace/webhooks?limit=1#planted-fragment',
-        '/v1/workspace/webhooks?limit=1&note=whsec_plantedwebhooksecret',
+        '/v1/workspace/webhooks?limit=1&note=whsec_plantedwebhooksecret&other=whsec%5Fplantedencoded',
       ]) {
         const answer = await rawRequest(
           service.baseUrl,
           `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
         );
-        // Refused (no key, or no such route), never a 5xx.
-        expect([401, 404], target).toContain(answer.status);
+        // Refused (no key, or no such route), or the portal's page, never a 5xx.
+        expect([200, 401, 404], target).toContain(answer.status);
       }
       // The OAuth callback, the one route that takes credentials in its query, writes no access line.
       const oauth = await fetch(
         `${service.baseUrl}${OAUTH_CALLBACK_PATH}?code=planted-oauth-code&state=planted-oauth-state`,
       );
       expect(oauth.status).toBe(404);
-      expect(service.logs()).toContain('/v1/workspace/webhooks#code=[redacted]&limit=1');
+      expect(service.logs()).toContain('"/v1/workspace/webhooks#[redacted]"');
+      expect(service.logs()).toContain('"/#[redacted]"');
       expect(service.logs()).toContain('/v1/workspace/webhooks/[redacted]');
       expect(service.logs()).toContain('/v1/workspace/webhooks?limit=1#[redacted]');
+      expect(service.logs()).toContain('?limit=1&apiKey=[redacted]&key[]=[redacted]&key.x=[redacted]');
       for (const planted of [
         'planted-hash-code',
+        'planted-invite-token',
         plantedKey,
+        'd4'.repeat(32),
         'planted-api-key',
         'planted-header-token',
+        'planted-camel-key',
+        'planted-array-key',
+        'planted-dotted',
         'planted-fragment',
         'plantedwebhooksecret',
+        'plantedencoded',
         'planted-oauth',
         OAUTH_CALLBACK_PATH,
       ]) {
         expect(service.logs()).not.toContain(planted);
       }
+    } finally {
+      await service.close();
+      await store.close();
+    }
+  });
+
+  it('writes a line for a request whose caller left before its answer', async () => {
+    const store = await BACKENDS[0]!.open();
+    const service = await startTestService(store);
+    try {
+      const socket = connect(Number(new URL(service.baseUrl).port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      socket.write(
+        'POST /v1/workspace/webhooks?token=planted-left-token HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"url":',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      const deadline = Date.now() + 5_000;
+      while (!service.logs().includes('request aborted') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const line = service
+        .logs()
+        .trim()
+        .split('\n')
+        .map((text) => JSON.parse(text) as Record<string, unknown>)
+        .find((entry) => entry.msg === 'request aborted');
+      expect(line).toMatchObject({
+        aborted: true,
+        req: { method: 'POST', url: '/v1/workspace/webhooks?token=[redacted]' },
+      });
+      expect(typeof line!.responseTime).toBe('number');
+      expect(service.logs()).not.toContain('planted-left-token');
     } finally {
       await service.close();
       await store.close();

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
@@ -169,13 +169,88 @@ describe.each(['pglite', 'postgres'] as const)(
       expect(sample(text, 'svc_outbox_oldest_pending_age_seconds')).toBeGreaterThanOrEqual(59);
       expect(sample(text, 'svc_webhook_endpoints_auto_paused')).toBe(1);
     });
+
+    it('counts a request whose caller left before the answer, and HEAD under its GET', async () => {
+      const auth = { authorization: `Bearer ${apiKey}` };
+      expect(
+        (await fetch(`${service.baseUrl}/v1/workspace/webhooks`, { method: 'HEAD', headers: auth })).status,
+      ).toBe(200);
+      // A POST whose body never arrives: the caller leaves with the request half sent.
+      const socket = connect(Number(new URL(service.baseUrl).port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      socket.write(
+        `POST /v1/workspace/webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"url":',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      const aborted = 'svc_http_requests_total{operation="createWebhook",method="POST",status="aborted"}';
+      let text = '';
+      await until(async () => {
+        text = await (await fetch(service.metricsUrl!)).text();
+        return sample(text, aborted) === 1;
+      });
+      expect(
+        sample(text, 'svc_http_requests_total{operation="listWebhooks",method="HEAD",status="200"}'),
+      ).toBe(1);
+      expect(text).not.toContain('operation="/v1/workspace/webhooks"');
+      // Transactions' waits before their first statement (the sandbox's seeding ran in some).
+      expect(sample(text, 'svc_db_section_wait_seconds_count')).toBeGreaterThan(0);
+    });
+
+    it('counts 429 refusals by operation', async () => {
+      let refused = 0;
+      for (let i = 0; i < 40; i++) {
+        const response = await fetch(`${service.baseUrl}/v1/workspace/contacts-probe-${i}`, {
+          headers: { authorization: 'Bearer svc_not_a_key' },
+        });
+        await response.body?.cancel();
+        const listed = await fetch(`${service.baseUrl}/v1/workspace/webhooks`, {
+          headers: { authorization: 'Bearer svc_not_a_key' },
+        });
+        await listed.body?.cancel();
+        if (listed.status === 429) refused++;
+      }
+      expect(refused).toBeGreaterThan(0);
+      const text = await (await fetch(service.metricsUrl!)).text();
+      expect(sample(text, 'svc_rate_limit_refusals_total{operation="listWebhooks"}')).toBe(refused);
+    });
+
+    it('still serves every other figure while the database does not answer, and says so', async () => {
+      let release!: () => void;
+      // A lock every read of the outbox waits for (and, on PGlite, the one session held).
+      const locked = new Promise<void>((resolveLocked) => {
+        void service.ctx.db.transaction(async (tx) => {
+          await tx.exec('LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE');
+          resolveLocked();
+          await new Promise<void>((resolve) => (release = resolve));
+        });
+      });
+      await locked;
+      try {
+        const started = Date.now();
+        const response = await fetch(service.metricsUrl!);
+        expect(response.status).toBe(200);
+        const text = await response.text();
+        expect(Date.now() - started).toBeLessThan(6_000);
+        expect(sample(text, 'svc_metrics_db_read_ok')).toBe(0);
+        expect(sample(text, 'svc_outbox_pending')).toBeGreaterThanOrEqual(0);
+        expect(sample(text, 'svc_process_resident_memory_bytes')).toBeGreaterThan(0);
+        expect(sample(text, 'svc_db_waiting_statements')).toBeGreaterThanOrEqual(0);
+      } finally {
+        release();
+      }
+      await until(
+        async () => sample(await (await fetch(service.metricsUrl!)).text(), 'svc_metrics_db_read_ok') === 1,
+      );
+    });
   },
 );
 
 describe('readiness', () => {
   const backend = BACKENDS[0]!;
 
-  it('is refused while the delivery worker is not running, and once the database is gone', async () => {
+  it('is refused while the delivery worker is not running, a migration is missing or the database is gone', async () => {
     const store = await backend.open();
     let workerRunning = false;
     const service = await startTestService(store, {
@@ -189,18 +264,93 @@ describe('readiness', () => {
       workerRunning = true;
       expect((await fetch(`${service.baseUrl}/readyz`)).status).toBe(200);
 
-      await service.ctx.db.exec('DROP TABLE schema_migrations');
-      const missing = await fetch(`${service.baseUrl}/readyz`);
-      expect(missing.status).toBe(503);
+      // The newest migration unrecorded: the database answers, but this build's schema is not all there.
+      const [newest] = await service.ctx.db.query<Record<string, unknown>>(
+        'DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations) RETURNING *',
+      );
+      expect((await fetch(`${service.baseUrl}/readyz`)).status).toBe(503);
+      expect(service.logs()).toContain('not ready: migrations are missing');
+      const columns = Object.keys(newest!);
+      await service.ctx.db.query(
+        `INSERT INTO schema_migrations (${columns.join(', ')}) VALUES (${columns.map((_c, i) => `$${i + 1}`).join(', ')})`,
+        Object.values(newest!),
+      );
+      expect((await fetch(`${service.baseUrl}/readyz`)).status).toBe(200);
+      expect(service.logs()).toContain('ready again');
 
       await store.close();
       const gone = await fetch(`${service.baseUrl}/readyz`);
       expect(gone.status).toBe(503);
       expect(await gone.json()).toEqual({ status: 'unavailable' });
-      expect(service.logs()).toContain('not ready');
+      expect(service.logs()).toContain('not ready: the database check failed');
     } finally {
       await service.close();
       await store.close();
+    }
+  });
+
+  it('puts one statement on a stalled database however many probes arrive, and logs the reason once', async () => {
+    const store = await backend.open();
+    let readinessQueries = 0;
+    const counted = {
+      ...store,
+      db: {
+        ...store.db,
+        async query<Row extends object>(sql: string, params?: readonly unknown[]) {
+          if (sql.includes('schema_migrations')) readinessQueries++;
+          return store.db.query<Row>(sql, params);
+        },
+      },
+    };
+    const service = await startTestService(counted, {
+      extra: { readiness: { deliveryRunning: () => true } },
+    });
+    let release!: () => void;
+    // An open transaction holds PGlite's one session: every other statement waits behind it.
+    const stall = store.db.transaction(() => new Promise<void>((resolve) => (release = resolve)));
+    try {
+      const started = Date.now();
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, () => fetch(`${service.baseUrl}/readyz`).then((r) => r.status)),
+      );
+      expect(answers).toEqual(Array.from({ length: 40 }, () => 503));
+      // Each waited for the check's timeout (2 s), none much longer.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(readinessQueries).toBe(1);
+      const reasons = service
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes('not ready:'));
+      expect(reasons).toHaveLength(1);
+
+      release();
+      await stall;
+      expect((await fetch(`${service.baseUrl}/readyz`)).status).toBe(200);
+    } finally {
+      release?.();
+      await service.close();
+      await store.close();
+    }
+  });
+});
+
+describe('a running service shutting down', () => {
+  it('answers /readyz 503 from the moment its shutdown begins', async () => {
+    const dataDir = await initialisedDataDir('svc-ops-close-');
+    const service = await startService(
+      readConfig({ PORT: '0', SVC_DATA_DIR: dataDir }),
+      pino({ level: 'silent' }),
+    );
+    try {
+      expect((await service.app.inject({ url: '/readyz' })).statusCode).toBe(200);
+      // Asked right after the shutdown began, while the worker still runs and requests are still served.
+      const closing = service.close();
+      const during = await service.app.inject({ url: '/readyz' });
+      await closing;
+      expect(during.statusCode).toBe(503);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -8,16 +8,18 @@ import { copyRuntimeFiles } from '../../runtime-files.js';
 const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * The real entry point, bundled as `npm run build` does, into a temporary folder inside the package (so
+ * The real entry point (or `entry`, a script of a test's own), bundled as `npm run build` does, into a temporary folder inside the package (so
  * the bundle resolves its dependencies from the repository's node_modules). Tests then spawn real
  * service processes from it, which they can kill.
  */
-export async function buildEntryPoint(): Promise<{ main: string; remove(): Promise<void> }> {
+export async function buildEntryPoint(
+  entry = join(PACKAGE_DIR, 'src/main.ts'),
+): Promise<{ main: string; remove(): Promise<void> }> {
   const cache = join(PACKAGE_DIR, 'node_modules', '.cache');
   await mkdir(cache, { recursive: true });
   const outDir = await mkdtemp(join(cache, 'svc-build-'));
   await build({
-    entry: { main: join(PACKAGE_DIR, 'src/main.ts') },
+    entry: { main: entry },
     format: ['esm'],
     target: 'node20',
     platform: 'node',

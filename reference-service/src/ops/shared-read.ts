@@ -1,0 +1,30 @@
+/**
+ * One read of the database shared by everyone who asks while it runs, each caller waiting at most
+ * `timeoutMs` for it. Unauthenticated surfaces (`/readyz`) and scrapes (`/metrics`) use it so that callers
+ * arriving while the database is slow or stalled add no statements to its queue: however many ask, one
+ * read is in flight, and the next starts only once it has settled.
+ */
+export class SharedRead<T> {
+  #inFlight: Promise<T> | undefined;
+
+  constructor(
+    private readonly read: () => Promise<T>,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** The read's result, or a rejection when it failed or did not settle within the timeout. */
+  get(): Promise<T> {
+    this.#inFlight ??= this.read().finally(() => {
+      this.#inFlight = undefined;
+    });
+    const inFlight = this.#inFlight;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the database did not answer within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
+    });
+    return Promise.race([inFlight, late]).finally(() => clearTimeout(timer));
+  }
+}
