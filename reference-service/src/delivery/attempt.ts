@@ -67,6 +67,10 @@ export function createAttempt(deps: AttemptDeps): (claimed: Ready) => Promise<vo
     // the queue (never dialled), and later claims hand them out one by one, or settle them if it pauses.
     const held = deps.takeEndpoint(row.endpoint_id);
     const answered = outcome.kind === 'answered';
+    // Successes answered before this failure may still wait in the group commit. Written after it, they
+    // would leave it counted in a run they broke: with many attempts in flight, an endpoint failing every
+    // other one could be paused for twenty "consecutive" failures (test/delivery/failure-run-order).
+    await successes.flushed();
     const paused = await recordAttempt(
       db,
       {
