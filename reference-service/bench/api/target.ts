@@ -193,10 +193,16 @@ async function startAnchors(
       `SELECT event_id FROM webhook_deliveries WHERE endpoint_id = 'whk_benchreceiver' AND status = 'delivered'`,
     );
     const [events] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
+    const [rows] = await db.query<{ rows: number; distinct_events: number }>(
+      `SELECT count(*)::int AS rows, count(DISTINCT event_id)::int AS distinct_events
+         FROM webhook_deliveries WHERE endpoint_id = 'whk_benchreceiver'`,
+    );
     return {
       byStatus: Object.fromEntries(byStatus.map((row) => [row.status, row.n])),
       delivered: delivered.map((row) => row.event_id),
       events: events?.n ?? 0,
+      rows: rows?.rows ?? 0,
+      distinctEvents: rows?.distinct_events ?? 0,
     };
   });
   app.get('/outbox', async () => {

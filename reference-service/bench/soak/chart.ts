@@ -73,7 +73,7 @@ function panel(title: string, unit: string, series: readonly Series[], top: numb
   return parts.join('\n');
 }
 
-/** The soak's chart as SVG: throughput, p99 per route, delivery lag, RSS and event-loop delay over time. */
+/** The soak's chart as SVG: throughput, p50 and p99 per route, delivery lag, RSS and event-loop delay over time. */
 export function soakSvg(title: string, samples: readonly Sample[]): string {
   const maxX = Math.max(1, ...samples.map((s) => s.at));
   const routes = Object.keys(samples[0]?.rate ?? {});
@@ -88,10 +88,17 @@ export function soakSvg(title: string, samples: readonly Sample[]): string {
       maxX,
     ),
     panel(
+      'p50 latency per route',
+      'ms',
+      perRoute((s) => s.p50),
+      40 + PANEL_H,
+      maxX,
+    ),
+    panel(
       'p99 latency per route',
       'ms',
       perRoute((s) => s.p99),
-      40 + PANEL_H,
+      40 + 2 * PANEL_H,
       maxX,
     ),
     panel(
@@ -101,7 +108,7 @@ export function soakSvg(title: string, samples: readonly Sample[]): string {
         { name: 'p50', points: samples.map((s) => [s.at, s.lagP50]) },
         { name: 'p99', points: samples.map((s) => [s.at, s.lagP99]) },
       ],
-      40 + 2 * PANEL_H,
+      40 + 3 * PANEL_H,
       maxX,
     ),
     panel(
@@ -111,11 +118,11 @@ export function soakSvg(title: string, samples: readonly Sample[]): string {
         { name: 'RSS (MB)', points: samples.map((s) => [s.at, s.rssMb]) },
         { name: 'event-loop delay p99 (ms)', points: samples.map((s) => [s.at, s.loopDelayP99]) },
       ],
-      40 + 3 * PANEL_H,
+      40 + 4 * PANEL_H,
       maxX,
     ),
   ];
-  const height = 60 + 4 * PANEL_H;
+  const height = 60 + 5 * PANEL_H;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="DejaVu Sans, sans-serif">
 <rect width="100%" height="100%" fill="#fff"/>
 <text x="${WIDTH / 2}" y="24" font-size="17" text-anchor="middle" font-weight="bold">${escapeXml(title)}</text>

@@ -127,6 +127,37 @@ export async function runSoak(env: BenchEnv, options: SoakOptions): Promise<bool
     let credit = Object.fromEntries(routes.map((r) => [r, 0])) as Record<Route, number>;
     let nextSample = intervalMs;
     let lastSampleAt = 0;
+    /** Closes an interval: its rates, latencies, lag, memory and loop delay. */
+    const sample = async (elapsed: number) => {
+      const seconds = (elapsed - lastSampleAt) / 1000;
+      const memory = (await (await fetch(`${t.anchors}/rss`)).json()) as {
+        rss: number;
+        loopDelayP99: number;
+      };
+      const lags = receiver.takeLags();
+      samples.push({
+        at: Math.round(elapsed / 1000),
+        rate: Object.fromEntries(routes.map((r) => [r, latencies[r].length / seconds])),
+        p50: Object.fromEntries(routes.map((r) => [r, percentile(latencies[r], 50)])),
+        p99: Object.fromEntries(routes.map((r) => [r, percentile(latencies[r], 99)])),
+        lagP50: percentile(lags, 50),
+        lagP99: percentile(lags, 99),
+        rssMb: memory.rss / 1048576,
+        loopDelayP99: memory.loopDelayP99,
+        receiver: [...intervalMoods].join(', '),
+      });
+      intervalMoods.clear();
+      latencies = Object.fromEntries(routes.map((r) => [r, [] as number[]])) as Record<Route, number[]>;
+      credit = Object.fromEntries(routes.map((r) => [r, credit[r]])) as Record<Route, number>;
+      lastSampleAt = elapsed;
+      const last = samples.at(-1)!;
+      console.log(
+        `soak ${last.at} s: receiver ${last.receiver}, RSS ${last.rssMb.toFixed(0)} MB, lag p99 ${last.lagP99.toFixed(0)} ms, ` +
+          routes
+            .map((r) => `${r} ${last.rate[r]!.toFixed(0)}/s p99 ${last.p99[r]!.toFixed(0)} ms`)
+            .join(', '),
+      );
+    };
     while (performance.now() - started < totalMs) {
       const elapsed = performance.now() - started;
       const mood = MOODS[Math.floor(elapsed / phaseMs) % MOODS.length]!;
@@ -140,38 +171,15 @@ export async function runSoak(env: BenchEnv, options: SoakOptions): Promise<bool
         }
       }
       if (elapsed >= nextSample) {
-        const seconds = (elapsed - lastSampleAt) / 1000;
-        const memory = (await (await fetch(`${t.anchors}/rss`)).json()) as {
-          rss: number;
-          loopDelayP99: number;
-        };
-        const lags = receiver.takeLags();
-        samples.push({
-          at: Math.round(elapsed / 1000),
-          rate: Object.fromEntries(routes.map((r) => [r, latencies[r].length / seconds])),
-          p50: Object.fromEntries(routes.map((r) => [r, percentile(latencies[r], 50)])),
-          p99: Object.fromEntries(routes.map((r) => [r, percentile(latencies[r], 99)])),
-          lagP50: percentile(lags, 50),
-          lagP99: percentile(lags, 99),
-          rssMb: memory.rss / 1048576,
-          loopDelayP99: memory.loopDelayP99,
-          receiver: [...intervalMoods].join(', '),
-        });
-        intervalMoods.clear();
-        latencies = Object.fromEntries(routes.map((r) => [r, [] as number[]])) as Record<Route, number[]>;
-        credit = Object.fromEntries(routes.map((r) => [r, credit[r]])) as Record<Route, number>;
-        lastSampleAt = elapsed;
+        await sample(elapsed);
         nextSample += intervalMs;
-        const last = samples.at(-1)!;
-        console.log(
-          `soak ${last.at} s: receiver ${last.receiver}, RSS ${last.rssMb.toFixed(0)} MB, lag p99 ${last.lagP99.toFixed(0)} ms, ` +
-            routes
-              .map((r) => `${r} ${last.rate[r]!.toFixed(0)}/s p99 ${last.p99[r]!.toFixed(0)} ms`)
-              .join(', '),
-        );
       }
       await new Promise((resolveTick) => setTimeout(resolveTick, TICK_MS));
     }
+
+    // The last interval (shorter when the run is not a whole number of intervals) is closed too.
+    const ended = performance.now() - started;
+    if (ended - lastSampleAt >= 1_000) await sample(ended);
 
     // Drain: the receiver answers again, the endpoint is resumed, the outbox empties.
     await receiver.setMood('ok');
@@ -182,7 +190,13 @@ export async function runSoak(env: BenchEnv, options: SoakOptions): Promise<bool
       headers: json,
       body: JSON.stringify({ status: 'active' }),
     }).then((response) => response.body.text());
-    type Check = { byStatus: Record<string, number>; delivered: string[]; events: number };
+    type Check = {
+      byStatus: Record<string, number>;
+      delivered: string[];
+      events: number;
+      rows: number;
+      distinctEvents: number;
+    };
     let check: Check;
     const drainDeadline = Date.now() + 180_000;
     for (;;) {
@@ -210,6 +224,13 @@ export async function runSoak(env: BenchEnv, options: SoakOptions): Promise<bool
     if (check.events !== emitted) {
       problems.push(`${emitted} events accepted by the trigger route, ${check.events} recorded`);
     }
+    // Exactly once: one delivery row per accepted event, whatever its outcome.
+    if (check.rows !== check.distinctEvents)
+      problems.push(`${check.rows - check.distinctEvents} events have more than one delivery row`);
+    if (check.distinctEvents !== emitted)
+      problems.push(`${emitted} events accepted, ${check.distinctEvents} with a delivery row`);
+    if (samples.length < 2)
+      problems.push(`${samples.length} interval(s) recorded: the run must last at least two intervals`);
     const first = samples[0]?.rssMb ?? 0;
     const lastRss = samples.at(-1)?.rssMb ?? 0;
     const growth = first > 0 ? lastRss / first - 1 : 0;
