@@ -21,33 +21,53 @@ export interface SuccessLog {
  * is what the log shows for an attempt whose outcome was not recorded.
  */
 export function createSuccessLog(db: Db, log: Logger): SuccessLog {
-  let queue: Success[] = [];
-  let writing: Promise<void> | undefined;
+  let gathering = newBatch();
+  let writing: Batch | undefined;
+  let draining: Promise<void> | undefined;
 
   async function drain(): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
-    while (queue.length > 0) {
-      const batch = queue;
-      queue = [];
+    while (gathering.successes.length > 0) {
+      const batch = gathering;
+      gathering = newBatch();
+      writing = batch;
       try {
-        await recordSuccesses(db, batch);
+        await recordSuccesses(db, batch.successes);
       } catch (error) {
         log.error(
-          { err: error, delivery_ids: batch.map((success) => success.deliveryId) },
+          { err: error, delivery_ids: batch.successes.map((success) => success.deliveryId) },
           'logging delivered attempts failed; the sweeper will mark them abandoned',
         );
       }
+      writing = undefined;
+      batch.written();
     }
-    writing = undefined;
+    draining = undefined;
   }
 
   return {
     record(success) {
-      queue.push(success);
-      writing ??= drain();
+      gathering.successes.push(success);
+      draining ??= drain();
     },
-    async flushed() {
-      while (writing) await writing;
+    // Batches are written one after another, so the last one holding a success recorded so far is enough:
+    // a failure waiting here never waits for successes recorded after the batch it joined closes.
+    flushed() {
+      if (gathering.successes.length > 0) return gathering.done;
+      return writing?.done ?? Promise.resolve();
     },
   };
+}
+
+interface Batch {
+  successes: Success[];
+  /** Resolves once the batch is written (or its write has failed and been logged). */
+  done: Promise<void>;
+  written(): void;
+}
+
+function newBatch(): Batch {
+  let written!: () => void;
+  const done = new Promise<void>((resolve) => (written = resolve));
+  return { successes: [], done, written };
 }

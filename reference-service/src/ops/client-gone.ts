@@ -12,7 +12,8 @@ export function whenClientGone(
   app.addHook('onRequest', (request, reply, done) => {
     const response = reply.raw;
     response.once('close', () => {
-      if (!response.writableFinished) gone(request, reply);
+      // `sent` also covers a hijacked reply (a `listen` stream): its caller ending it is its normal end.
+      if (!response.writableFinished && !reply.sent) gone(request, reply);
     });
     done();
   });

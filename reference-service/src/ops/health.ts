@@ -40,7 +40,7 @@ export async function registerHealthRoutes(
   app.get('/healthz', async (_request, reply) => send(reply, true));
   app.get('/readyz', async (_request, reply) => {
     if (!readiness.deliveryRunning()) {
-      report('the delivery worker is not running');
+      report('the delivery worker is not running, or the service is shutting down');
       return send(reply, false);
     }
     let n: number;

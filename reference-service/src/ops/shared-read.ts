@@ -2,7 +2,7 @@
  * One read of the database shared by everyone who asks while it runs, each caller waiting at most
  * `timeoutMs` for it. Unauthenticated surfaces (`/readyz`) and scrapes (`/metrics`) use it so that callers
  * arriving while the database is slow or stalled add no statements to its queue: however many ask, one
- * read is in flight, and the next starts only once it has settled.
+ * read is in flight, and the next starts once it has settled or outlived the timeout.
  */
 export class SharedRead<T> {
   #inFlight: Promise<T> | undefined;
@@ -14,16 +14,21 @@ export class SharedRead<T> {
 
   /** The read's result, or a rejection when it failed or did not settle within the timeout. */
   get(): Promise<T> {
-    this.#inFlight ??= this.read().finally(() => {
-      this.#inFlight = undefined;
-    });
+    if (this.#inFlight === undefined) {
+      const started: Promise<T> = this.read().finally(() => {
+        if (this.#inFlight === started) this.#inFlight = undefined;
+      });
+      this.#inFlight = started;
+    }
     const inFlight = this.#inFlight;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`the database did not answer within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      );
+      timer = setTimeout(() => {
+        // A read that never settles (a connection lost without a word) must not hold every later caller:
+        // the next one starts a read of its own, so at most one more statement per timeout.
+        if (this.#inFlight === inFlight) this.#inFlight = undefined;
+        reject(new Error(`the database did not answer within ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
     });
     return Promise.race([inFlight, late]).finally(() => clearTimeout(timer));
   }
