@@ -23,7 +23,7 @@ export interface SuccessLog {
 export function createSuccessLog(db: Db, log: Logger): SuccessLog {
   let gathering = newBatch();
   let writing: Batch | undefined;
-  let draining: Promise<void> | undefined;
+  let draining = false;
 
   async function drain(): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
@@ -42,13 +42,17 @@ export function createSuccessLog(db: Db, log: Logger): SuccessLog {
       writing = undefined;
       batch.written();
     }
-    draining = undefined;
+    draining = false;
   }
 
   return {
     record(success) {
       gathering.successes.push(success);
-      draining ??= drain();
+      if (!draining) {
+        draining = true;
+        // Never rejects: a failed write is logged inside.
+        void drain();
+      }
     },
     // Batches are written one after another, so the last one holding a success recorded so far is enough:
     // a failure waiting here never waits for successes recorded after the batch it joined closes.

@@ -18,7 +18,7 @@ it('flushed() waits for the successes recorded so far, not for those recorded af
       if (!sql.includes('record_webhook_successes')) return store.db.query<Row>(sql, params);
       await pause(200);
       const rows = await store.db.query<Row>(sql, params);
-      written.push((params?.[0] as string[]).slice());
+      written.push([...((params?.[0] as string[] | undefined) ?? [])]);
       return rows;
     },
   };
