@@ -14,13 +14,16 @@ const SECRET_PARAMETER =
  */
 const SECRET_VALUE = /svc(?:_|%5f)[0-9a-f]{16}(?:_|%5f)[0-9a-f]{64}|whsec(?:_|%5f)[A-Za-z0-9+/=_%-]+/gi;
 
-/** A parameter's name as a reader would take it: decoded, up to its first `[`, `.` or other punctuation. */
-function parameterName(raw: string): string {
+/**
+ * The words of a parameter's name as a reader would take them: decoded, split at brackets, dots and other
+ * punctuation (`user[password]`, `auth.token`, `key[]`).
+ */
+function parameterWords(raw: string): string[] {
   let name = raw;
   try {
     name = decodeURIComponent(raw);
   } catch {}
-  return /^[A-Za-z0-9_-]*/.exec(name)![0];
+  return name.split(/[^A-Za-z0-9_-]+/);
 }
 
 /**
@@ -99,7 +102,7 @@ export function loggableUrl(url: string): string {
     .split('&')
     .map((pair) => {
       const name = pair.split('=', 1)[0]!;
-      return SECRET_PARAMETER.test(parameterName(name)) ? `${name}=[redacted]` : pair;
+      return parameterWords(name).some((word) => SECRET_PARAMETER.test(word)) ? `${name}=[redacted]` : pair;
     })
     .join('&')
     .replace(SECRET_VALUE, '[redacted]');

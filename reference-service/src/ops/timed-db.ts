@@ -28,20 +28,35 @@ export function timedDb(db: Db, seconds: { statement: Histogram; sectionWait: Hi
       }
     },
   });
-  /** `fn` run by `section` on a timed queryable, once the section has waited its turn. */
-  const entered =
-    <T>(started: number, fn: (q: Queryable) => Promise<T>) =>
-    (q: Queryable) => {
-      seconds.sectionWait.observe(since(started));
-      return fn(timed(q));
-    };
+  /**
+   * Runs a section (a transaction, an advisory-locked call) with `fn` on a timed queryable, observing its
+   * wait once `fn` starts, or when the section fails before it could (a refused connection, a failed lock):
+   * the longest waits are often those.
+   */
+  async function section<T>(
+    run: (inner: (q: Queryable) => Promise<T>) => Promise<T>,
+    fn: (q: Queryable) => Promise<T>,
+  ): Promise<T> {
+    const started = performance.now();
+    let entered = false;
+    try {
+      return await run((q) => {
+        entered = true;
+        seconds.sectionWait.observe(since(started));
+        return fn(timed(q));
+      });
+    } catch (error) {
+      if (!entered) seconds.sectionWait.observe(since(started));
+      throw error;
+    }
+  }
   const root = timed(db);
   return {
     kind: db.kind,
     query: root.query,
     exec: root.exec,
-    transaction: (fn) => db.transaction(entered(performance.now(), fn)),
-    withAdvisoryLock: (key, fn) => db.withAdvisoryLock(key, entered(performance.now(), fn)),
+    transaction: (fn) => section((inner) => db.transaction(inner), fn),
+    withAdvisoryLock: (key, fn) => section((inner) => db.withAdvisoryLock(key, inner), fn),
     listen: (channel, onNotify) => db.listen(channel, onNotify),
     close: () => db.close(),
     pressure: () => db.pressure(),

@@ -60,6 +60,7 @@ describe('access log', () => {
         `/v1/workspace/webhooks/${encodedKey}`,
         '/v1/workspace/webhooks?limit=1&api_key=planted-api-key&x-auth-token=planted-header-token',
         '/v1/workspace/webhooks?limit=1&apiKey=planted-camel-key&key[]=planted-array-key&key.x=planted-dotted',
+        '/v1/workspace/webhooks?limit=1&user[password]=planted-nested&auth.token=planted-dotted-token',
         '/v1/workspace/webhooks?limit=1#planted-fragment',
         '/v1/workspace/webhooks?limit=1&note=whsec_plantedwebhooksecret&other=whsec%5Fplantedencoded',
       ]) {
@@ -90,6 +91,8 @@ describe('access log', () => {
         'planted-camel-key',
         'planted-array-key',
         'planted-dotted',
+        'planted-nested',
+        'planted-dotted-token',
         'planted-fragment',
         'plantedwebhooksecret',
         'plantedencoded',
