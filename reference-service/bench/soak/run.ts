@@ -124,7 +124,7 @@ export async function runSoak(env: BenchEnv, options: SoakOptions): Promise<bool
     const started = performance.now();
     const samples: Sample[] = [];
     const intervalMoods = new Set<ReceiverMood>();
-    let credit = Object.fromEntries(routes.map((r) => [r, 0])) as Record<Route, number>;
+    const credit = Object.fromEntries(routes.map((r) => [r, 0])) as Record<Route, number>;
     let nextSample = intervalMs;
     let lastSampleAt = 0;
     /** Closes an interval: its rates, latencies, lag, memory and loop delay. */
@@ -148,7 +148,6 @@ export async function runSoak(env: BenchEnv, options: SoakOptions): Promise<bool
       });
       intervalMoods.clear();
       latencies = Object.fromEntries(routes.map((r) => [r, [] as number[]])) as Record<Route, number[]>;
-      credit = Object.fromEntries(routes.map((r) => [r, credit[r]])) as Record<Route, number>;
       lastSampleAt = elapsed;
       const last = samples.at(-1)!;
       console.log(
