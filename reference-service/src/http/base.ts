@@ -10,6 +10,7 @@ import type { ServiceMetrics } from '../ops/metrics.js';
 import { recordRequestMetrics } from '../ops/request-metrics.js';
 import { registerAnswerHeaders } from './answer-headers.js';
 import { registerConditionalGet } from './conditional-get.js';
+import { endConnectionsAsTheyGoIdle } from './drain.js';
 import {
   clientErrorHandler,
   frameworkErrorsHandler,
@@ -65,6 +66,8 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     logController: accessLog,
     childLoggerFactory: requestLogger,
   });
+
+  endConnectionsAsTheyGoIdle(app);
 
   // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).
   app.removeContentTypeParser('application/json');

@@ -88,6 +88,17 @@ describe.each(BACKENDS)('relay routes on $name', (backend) => {
     }
   });
 
+  it('takes a stream its CLI closes as ended, not as a request aborted', async () => {
+    const tenant = await createDeliveryTenant(service);
+    const listening = await openStream(tenant.key);
+    listening.abort();
+    for (let waited = 0; service.relay.holds(listening.id) && waited < 5_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(service.relay.holds(listening.id)).toBe(false);
+    expect(service.logs()).toContain('/relay/v1/listen');
+    expect(service.logs()).not.toContain('request aborted');
+  });
+
   it("refuses answers for another workspace's listener, unknown deliveries and unstorable text", async () => {
     const owner = await createDeliveryTenant(service);
     const other = await createDeliveryTenant(service);
