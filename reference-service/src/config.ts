@@ -27,6 +27,11 @@ export interface Config {
   trustedProxies: string[];
   /** How long a delivery may stay `sending` before the sweeper abandons it; unset: the worker's default. */
   deliveryLeaseMs: number | undefined;
+  /**
+   * `SVC_DATABASE_WAIT_MS`: how long an API request waits for a database connection before it is answered
+   * 503 `service_unavailable` (PostgreSQL; the embedded database has no connections to wait for).
+   */
+  databaseWaitMs: number;
   /** Rows a worker claims ahead of its free slots (0: claim only for free slots). */
   deliveryPrefetch: number | undefined;
   /** Serve the relay behind `svc-webhooks listen`: on by default outside production (SVC_RELAY). */
@@ -90,6 +95,11 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   if (deliveryLeaseMs !== undefined && (!Number.isInteger(deliveryLeaseMs) || deliveryLeaseMs < 1_000)) {
     throw new ConfigError('SVC_DELIVERY_LEASE_MS must be a whole number of milliseconds, at least 1000');
   }
+  const databaseWait = env.SVC_DATABASE_WAIT_MS || '5000';
+  const databaseWaitMs = Number(databaseWait);
+  if (!/^[1-9]\d*$/.test(databaseWait) || databaseWaitMs < 100 || databaseWaitMs > 120_000) {
+    throw new ConfigError('SVC_DATABASE_WAIT_MS must be a whole number of milliseconds from 100 to 120000');
+  }
   const prefetch = env.SVC_DELIVERY_PREFETCH;
   const deliveryPrefetch = prefetch === undefined || prefetch === '' ? undefined : Number(prefetch);
   if (deliveryPrefetch !== undefined && (!/^\d+$/.test(prefetch ?? '') || deliveryPrefetch > 1_000)) {
@@ -147,6 +157,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     trustedProxies: readTrustedProxies(env.SVC_TRUSTED_PROXIES),
     publicOrigin: readPublicUrl(env.SVC_PUBLIC_ORIGIN || undefined, 'SVC_PUBLIC_ORIGIN', production),
     production,
+    databaseWaitMs,
     deliveryLeaseMs,
     deliveryPrefetch,
     metrics,

@@ -43,14 +43,18 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       statement: metrics.statementSeconds,
       sectionWait: metrics.sectionWaitSeconds,
     });
+  // API requests wait for a connection at most databaseWaitMs, then are answered 503; background work
+  // (delivery, the relay, the credential cache) waits as long as the database takes instead of failing.
+  const background = ctx.db;
+  ctx.db = background.withWaitLimit(config.databaseWaitMs);
   let credentials: CredentialCache | undefined;
   try {
-    credentials = await startCredentialCache(ctx.db);
+    credentials = await startCredentialCache(background);
     ctx.credentials = credentials;
     // The sandbox workspace exists wherever the service is not in production.
     const seed = config.production ? undefined : await seedSandbox(ctx);
     const relay = config.relay
-      ? new Relay(ctx.db, logger, {
+      ? new Relay(background, logger, {
           ...RELAY_TIMINGS,
           soleInstance: ctx.db.kind === 'pglite',
           now: ctx.now,
@@ -77,7 +81,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     ctx.publicAddress.settle(address);
     if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
     delivery = await startDelivery(
-      ctx,
+      { ...ctx, db: background },
       logger,
       {
         ...(config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs }),

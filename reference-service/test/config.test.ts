@@ -57,6 +57,10 @@ describe('configuration', () => {
 
   it('reads how many rows a worker claims ahead, from 0 to 1000', () => {
     expect(readConfig({}).deliveryPrefetch).toBeUndefined();
+    expect(readConfig({}).databaseWaitMs).toBe(5_000);
+    expect(readConfig({ SVC_DATABASE_WAIT_MS: '250' }).databaseWaitMs).toBe(250);
+    for (const SVC_DATABASE_WAIT_MS of ['0', '99', '120001', '1.5', '1e3', 'soon', ' 500', '0500'])
+      expect(() => readConfig({ SVC_DATABASE_WAIT_MS })).toThrow(ConfigError);
     expect(readConfig({ SVC_DELIVERY_PREFETCH: '0' }).deliveryPrefetch).toBe(0);
     expect(readConfig({ SVC_DELIVERY_PREFETCH: '128' }).deliveryPrefetch).toBe(128);
     for (const SVC_DELIVERY_PREFETCH of ['-1', '1001', '1.5', '1e2', 'lots', ' 4'])

@@ -74,7 +74,7 @@ export const ERROR_CODES = {
   service_unavailable: {
     status: 503,
     description:
-      "Something the answer needs is away for a moment (the contact's peer, or a first call with the same Idempotency-Key still running); nothing changed, retry later.",
+      "Something the answer needs is away for a moment (the service's database, the contact's peer, or a first call with the same Idempotency-Key still running); retry later.",
   },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -8,6 +8,7 @@ import { whenClientGone } from '../ops/client-gone.js';
 import { type Readiness, registerHealthRoutes } from '../ops/health.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
 import { recordRequestMetrics } from '../ops/request-metrics.js';
+import { DatabaseUnavailableError } from '../store/db.js';
 import { registerAnswerHeaders } from './answer-headers.js';
 import { registerConditionalGet } from './conditional-get.js';
 import { endConnectionsAsTheyGoIdle } from './drain.js';
@@ -96,6 +97,15 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     // Raised before the handler ran (the body parser, Fastify's body reading): the caller is checked first.
     if (error instanceof UnreadableBody) return refuseInput(ctx, request, reply, error.message);
     if (error instanceof ServiceError) return sendServiceError(request, reply, error);
+    if (error instanceof DatabaseUnavailableError) {
+      request.log.warn({ err: error }, 'the database is unavailable');
+      return sendError(
+        request,
+        reply,
+        'service_unavailable',
+        'the database is busy or out of reach and this request got no connection in time; retry in a moment',
+      );
+    }
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       // Fastify's own refusals (unsupported media type, body too large): arguments did not validate.

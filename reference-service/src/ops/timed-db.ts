@@ -60,5 +60,6 @@ export function timedDb(db: Db, seconds: { statement: Histogram; sectionWait: Hi
     listen: (channel, onNotify) => db.listen(channel, onNotify),
     close: () => db.close(),
     pressure: () => db.pressure(),
+    withWaitLimit: (ms) => timedDb(db.withWaitLimit(ms), seconds),
   };
 }

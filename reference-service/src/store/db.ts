@@ -22,9 +22,24 @@ export interface Db extends Queryable {
    */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /**
+   * The same database for callers someone is waiting on (API requests): a statement or section that gets
+   * no connection within `ms`, or whose connection cannot be opened, fails with DatabaseUnavailableError
+   * before any of it ran. What has started is never cut short. Background work (delivery, the relay, the
+   * credential cache) keeps the unbounded wait, so a slow database delays it instead of failing it.
+   */
+  withWaitLimit(ms: number): Db;
   /** How loaded the database side is right now (for /metrics): statements waiting, connections busy. */
   pressure(): { waiting: number; busy: number };
   /** PGlite only: its thread's heap and the database's WebAssembly memory, in bytes (the benchmark's). */
   memory?(): Promise<Record<string, number>>;
   readonly kind: 'pglite' | 'postgres';
+}
+
+/**
+ * The database gave no connection in time, or could not be reached: nothing of the statement or section
+ * ran. The API answers it 503 `service_unavailable`.
+ */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
 }

@@ -166,7 +166,7 @@ export async function openPglite(
     },
   };
 
-  return {
+  const db: Db = {
     kind: 'pglite',
     query: root.query,
     exec: root.exec,
@@ -225,7 +225,10 @@ export async function openPglite(
       await closing;
       await thread.terminate();
     },
+    // One in-process session: there is no connection to wait for, only the statement or transaction ahead.
+    withWaitLimit: () => db,
   };
+  return db;
 }
 
 /** The channel names are the service's own, never input; quoting keeps them identifiers all the same. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { columnTypes } from './column-types.js';
-import type { Db, Queryable } from './db.js';
+import { DatabaseUnavailableError, type Db, type Queryable } from './db.js';
 
 /** How many distinct statements are prepared by name (per connection); any beyond are parsed each time. */
 const MAX_PREPARED = 500;
@@ -23,6 +23,43 @@ function statementName(sql: string): string | undefined {
   return name;
 }
 
+/**
+ * Callers with a wait limit beyond which one more is refused at once: a database that stopped answering
+ * would otherwise queue one abandoned wait per request for as long as it stays away.
+ */
+const MAX_WAITING = 1_000;
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** One statement on `client`, prepared by name (see statementName). */
+async function runQuery<Row extends object>(
+  client: pg.PoolClient,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<Row[]> {
+  const name = statementName(sql);
+  if (name === undefined) return (await client.query<Row & pg.QueryResultRow>(sql, [...params])).rows;
+  try {
+    return (await client.query<Row & pg.QueryResultRow>({ name, text: sql, values: [...params] })).rows;
+  } catch (error) {
+    // Another instance changed a table this statement reads all columns of (a migration during a
+    // rolling upgrade): the prepared form is stale on this connection, so the text runs unnamed.
+    if ((error as { code?: string }).code !== STALE_PREPARED_STATEMENT) throw error;
+    preparedNames.set(sql, '');
+    return (await client.query<Row & pg.QueryResultRow>(sql, [...params])).rows;
+  }
+}
+
+/** Without parameters pg uses the simple protocol, which accepts several statements. */
+async function runScript(client: pg.PoolClient, sql: string): Promise<void> {
+  await client.query(sql);
+}
+
+const onClient = (client: pg.PoolClient): Queryable => ({
+  query: (sql, params) => runQuery(client, sql, params),
+  exec: (sql) => runScript(client, sql),
+});
+
 /** PostgreSQL through a `pg` pool. BIGINT columns (millisecond timestamps) are read as numbers. */
 export async function openPostgres(connectionString: string): Promise<Db> {
   const pool = new pg.Pool({
@@ -32,61 +69,99 @@ export async function openPostgres(connectionString: string): Promise<Db> {
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const asQueryable = (target: Pick<pg.Pool, 'query'>): Queryable => ({
-    async query<Row extends object>(sql: string, params: readonly unknown[] = []) {
-      const name = statementName(sql);
-      if (name === undefined) return (await target.query<Row & pg.QueryResultRow>(sql, [...params])).rows;
-      try {
-        return (await target.query<Row & pg.QueryResultRow>({ name, text: sql, values: [...params] })).rows;
-      } catch (error) {
-        // Another instance changed a table this statement reads all columns of (a migration during a
-        // rolling upgrade): the prepared form is stale on this connection, so the text runs unnamed.
-        if ((error as { code?: string }).code !== STALE_PREPARED_STATEMENT) throw error;
-        preparedNames.set(sql, '');
-        return (await target.query<Row & pg.QueryResultRow>(sql, [...params])).rows;
-      }
-    },
-    async exec(sql: string) {
-      // Without parameters pg uses the simple protocol, which accepts several statements.
-      await target.query(sql);
-    },
-  });
+  // Nor one checked out (a transaction open when the server restarts): besides failing its statement, pg
+  // emits 'error' on the client, which the pool listens to only while the client is idle.
+  pool.on('connect', (client) => client.on('error', () => {}));
+
+  /** A pooled connection, within `limitMs` when given; one handed over after the caller gave up goes back. */
+  async function acquire(limitMs: number | undefined): Promise<pg.PoolClient> {
+    if (limitMs !== undefined && pool.waitingCount >= MAX_WAITING) {
+      throw new DatabaseUnavailableError(`${pool.waitingCount} callers are already waiting for a connection`);
+    }
+    const pending = pool.connect().catch((error: unknown) => {
+      throw new DatabaseUnavailableError(`no connection to the database: ${messageOf(error)}`, {
+        cause: error,
+      });
+    });
+    if (limitMs === undefined) return pending;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new DatabaseUnavailableError(`no connection to the database within ${limitMs} ms`)),
+        limitMs,
+      );
+    });
+    try {
+      return await Promise.race([pending, late]);
+    } catch (error) {
+      pending.then(
+        (client) => client.release(),
+        () => {},
+      );
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Runs `fn` on a pooled connection and gives it back: dropped when the connection itself failed, kept
+   * (with its prepared statements) when the server only refused the statement.
+   */
+  async function withClient<T>(limitMs: number | undefined, fn: (client: pg.PoolClient) => Promise<T>) {
+    const client = await acquire(limitMs);
+    try {
+      const result = await fn(client);
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(error instanceof pg.DatabaseError ? undefined : (error as Error));
+      throw error;
+    }
+  }
+
+  function view(limitMs: number | undefined): Db {
+    return {
+      kind: 'postgres',
+      query: (sql, params) => withClient(limitMs, (client) => runQuery(client, sql, params)),
+      exec: (sql) => withClient(limitMs, (client) => runScript(client, sql)),
+      async transaction(fn) {
+        const client = await acquire(limitMs);
+        try {
+          await client.query('BEGIN');
+          const result = await fn(onClient(client));
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw error;
+        } finally {
+          client.release();
+        }
+      },
+      async withAdvisoryLock(key, fn) {
+        const client = await acquire(limitMs);
+        try {
+          await client.query('SELECT pg_advisory_lock($1)', [key]);
+          try {
+            return await fn(onClient(client));
+          } finally {
+            await client.query('SELECT pg_advisory_unlock($1)', [key]);
+          }
+        } finally {
+          client.release();
+        }
+      },
+      listen: (channel, onNotify) => listenOnOwnConnection(connectionString, channel, onNotify),
+      close: () => pool.end(),
+      pressure: () => ({ waiting: pool.waitingCount, busy: pool.totalCount - pool.idleCount }),
+      withWaitLimit: (ms) => view(ms),
+    };
+  }
+
   // Fail at start-up rather than on the first request when the database is unreachable.
   await pool.query('SELECT 1');
-  return {
-    kind: 'postgres',
-    ...asQueryable(pool),
-    async transaction(fn) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await fn(asQueryable(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
-    async withAdvisoryLock(key, fn) {
-      const client = await pool.connect();
-      try {
-        await client.query('SELECT pg_advisory_lock($1)', [key]);
-        try {
-          return await fn(asQueryable(client));
-        } finally {
-          await client.query('SELECT pg_advisory_unlock($1)', [key]);
-        }
-      } finally {
-        client.release();
-      }
-    },
-    listen: (channel, onNotify) => listenOnOwnConnection(connectionString, channel, onNotify),
-    close: () => pool.end(),
-    pressure: () => ({ waiting: pool.waitingCount, busy: pool.totalCount - pool.idleCount }),
-  };
+  return view(undefined);
 }
 
 /**

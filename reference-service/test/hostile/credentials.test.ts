@@ -82,6 +82,7 @@ function withFailingEventInserts(store: OpenedStore, failing: () => boolean): Op
     listen: (channel, onNotify) => store.db.listen(channel, onNotify),
     close: () => store.db.close(),
     pressure: () => store.db.pressure(),
+    withWaitLimit: () => db,
   };
   return { db, close: () => store.close() };
 }

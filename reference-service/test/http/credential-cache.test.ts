@@ -4,17 +4,17 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
-import { mintApiKey } from '../../src/domain/api-key.js';
 import {
   SANDBOX_IDENTITIES,
   SANDBOX_MEMBER_ID,
   SANDBOX_WORKSPACE_ID,
 } from '../../src/features/sandbox/seed.js';
 import { type RunningService, startService } from '../../src/server.js';
-import { insertApiKey, revokeApiKey } from '../../src/store/queries/api-keys.js';
+import { revokeApiKey } from '../../src/store/queries/api-keys.js';
 import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
 import { createEmptyPostgres } from '../support/backends.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
+import { insertSandboxKey } from '../support/sandbox-key.js';
 
 const ROUNDS = 5;
 
@@ -26,24 +26,9 @@ async function listWebhooks(service: RunningService, key: string): Promise<numbe
   return response.status;
 }
 
-/** A fresh key of the sandbox owner with every scope, written straight to the store. */
-async function newKey(
-  service: RunningService,
-  scopes: readonly string[] = ['service:workspace:admin'],
-): Promise<{ id: string; token: string }> {
-  const key = mintApiKey();
-  await insertApiKey(service.ctx.db, {
-    id: key.id,
-    workspace_id: SANDBOX_WORKSPACE_ID,
-    member_id: SANDBOX_MEMBER_ID,
-    name: 'cache test',
-    secret_hash: key.secretHash,
-    scopes: [...scopes],
-    created_at: Date.now(),
-    revoked_at: null,
-  });
-  return key;
-}
+/** A fresh key of the sandbox owner, written straight to the store. */
+const newKey = (service: RunningService, scopes?: readonly string[]) =>
+  insertSandboxKey(service.ctx.db, scopes);
 
 /**
  * PGlite holds keys in memory (one process); PostgreSQL holds copies that the database confirms in the
