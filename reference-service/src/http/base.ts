@@ -8,7 +8,6 @@ import { whenClientGone } from '../ops/client-gone.js';
 import { type Readiness, registerHealthRoutes } from '../ops/health.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
 import { recordRequestMetrics } from '../ops/request-metrics.js';
-import { DatabaseUnavailableError } from '../store/db.js';
 import { registerAnswerHeaders } from './answer-headers.js';
 import { registerConditionalGet } from './conditional-get.js';
 import { endConnectionsAsTheyGoIdle } from './drain.js';
@@ -21,7 +20,7 @@ import {
   requireHost,
   unreadableMessage,
 } from './early-refusals.js';
-import { sendError, sendServiceError } from './error-body.js';
+import { INTERNAL_MESSAGE, sendError, sendFailure, sendServiceError } from './error-body.js';
 import { parseJsonBody, UnreadableBody } from './hostile-input.js';
 import { requestLogger } from './logger.js';
 
@@ -97,27 +96,12 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     // Raised before the handler ran (the body parser, Fastify's body reading): the caller is checked first.
     if (error instanceof UnreadableBody) return refuseInput(ctx, request, reply, error.message);
     if (error instanceof ServiceError) return sendServiceError(request, reply, error);
-    if (error instanceof DatabaseUnavailableError) {
-      request.log.warn({ err: error }, 'the database is unavailable');
-      return sendError(
-        request,
-        reply,
-        'service_unavailable',
-        'the database is busy or out of reach and this request got no connection in time; retry in a moment',
-      );
-    }
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       // Fastify's own refusals (unsupported media type, body too large): arguments did not validate.
       return refuseInput(ctx, request, reply, unreadableMessage(error as FastifyError, BODY_LIMIT));
     }
-    request.log.error({ err: error }, 'request failed');
-    return sendError(
-      request,
-      reply,
-      'internal_error',
-      'the service failed; quote the request id when reporting it',
-    );
+    return sendFailure(request, reply, error, { log: 'request failed', message: INTERNAL_MESSAGE });
   });
 
   app.setNotFoundHandler((request, reply) => sendError(request, reply, 'not_found', 'no such route'));

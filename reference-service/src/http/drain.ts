@@ -3,14 +3,23 @@ import type { FastifyInstance } from 'fastify';
 
 /** How often a closing server looks again for connections it may end. */
 const REAP_EVERY_MS = 50;
+/**
+ * How long a connection may go without an answer in progress while the server closes: a request already
+ * on its way is read well within it (and answered with `Connection: close`), while a client that sent
+ * nothing, only part of its headers, or nothing more after its last answer is let go.
+ */
+const QUIET_GRACE_MS = 1_000;
+
+/** Node's own mark of the answer a connection is busy with (it detaches it once the answer is sent). */
+const answering = (socket: Socket) => Boolean((socket as { _httpMessage?: unknown })._httpMessage);
 
 /**
  * Node's `server.close()` ends the keep-alive connections idle at that moment, then waits for every other
- * connection to end. Two kinds would hold a close (and so a rolling restart) for about a minute: one still
- * answering, which goes idle afterwards and stays open for its keep-alive timeout (72 s with Fastify's
- * default), and one on which no byte has arrived yet (a browser's or a load balancer's preconnection), which
- * Node counts as waiting for its first request until the headers timeout. From the start of a close both
- * are ended as soon as they are found; an answer in progress is never cut.
+ * connection, and from then on no longer applies the headers timeout. So a close (and a rolling restart)
+ * waited about a minute for a connection still answering (idle afterwards, it stayed open for the 72 s
+ * keep-alive timeout), and for ever for one on which nothing, or only part of a request, had arrived (a
+ * browser's or load balancer's preconnection, a slow client). From the start of a close, a connection
+ * without an answer in progress for QUIET_GRACE_MS is ended; an answer in progress is never cut.
  */
 export function endConnectionsAsTheyGoIdle(app: FastifyInstance): void {
   const connections = new Set<Socket>();
@@ -18,9 +27,15 @@ export function endConnectionsAsTheyGoIdle(app: FastifyInstance): void {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   });
+  const quietSince = new Map<Socket, number>();
   const reapOnce = () => {
-    app.server.closeIdleConnections();
-    for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
+    const now = performance.now();
+    for (const socket of connections) {
+      if (answering(socket)) quietSince.delete(socket);
+      else if (!quietSince.has(socket)) quietSince.set(socket, now);
+      else if (now - quietSince.get(socket)! >= QUIET_GRACE_MS) socket.destroy();
+    }
+    for (const socket of quietSince.keys()) if (!connections.has(socket)) quietSince.delete(socket);
   };
   let reap: NodeJS.Timeout | undefined;
   app.addHook('preClose', (done) => {

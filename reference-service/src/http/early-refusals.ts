@@ -5,7 +5,7 @@ import { type ErrorCode, ID_PREFIXES, statusOfErrorCode } from '@svc-kit/contrac
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
-import { sendError, sendServiceError } from './error-body.js';
+import { INTERNAL_MESSAGE, sendError, sendFailure, sendServiceError } from './error-body.js';
 import { holdsNul, NUL_MESSAGE } from './hostile-input.js';
 import { authorize, type Requirements } from './policy.js';
 
@@ -64,14 +64,11 @@ export async function refuseInput(
       // A 429 of the sign-in limits keeps its `retry_after` and `Retry-After` (sendServiceError).
       if (error instanceof ServiceError) return sendServiceError(request, reply, error);
       // Never thrown on: this runs inside error handlers, whose own failures would leave Fastify's body.
-      request.log.error({ err: error }, 'request failed');
-      return sendError(request, reply, 'internal_error', INTERNAL_MESSAGE);
+      return sendFailure(request, reply, error, { log: 'request failed', message: INTERNAL_MESSAGE });
     }
   }
   return sendError(request, reply, 'invalid_request', message);
 }
-
-const INTERNAL_MESSAGE = 'the service failed; quote the request id when reporting it';
 
 /** Our words for Fastify's refusals of a request it could not read. */
 export function unreadableMessage(error: FastifyError, bodyLimit: number): string {

@@ -2,6 +2,7 @@ import { type ErrorCode, statusOfErrorCode } from '@svc-kit/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimitedError, type ServiceError } from '../domain/errors.js';
 import type { PeerRefusal } from '../peer/refusal.js';
+import { DatabaseUnavailableError } from '../store/db.js';
 
 /** Every code the service answers is in the contract's registry, which also fixes its status. */
 export function statusOf(code: ErrorCode): number {
@@ -37,4 +38,30 @@ export function sendPeerRefusal(request: FastifyRequest, reply: FastifyReply, re
     .code(refusal.status)
     .type('application/json')
     .send(errorBody(request, refusal.code, refusal.message));
+}
+
+/** The message of a 500: nothing of the failure itself, which stays in the log under the request id. */
+export const INTERNAL_MESSAGE = 'the service failed; quote the request id when reporting it';
+
+/**
+ * An error no feature turned into a refusal: 503 `service_unavailable` when the database gave the request
+ * no connection in time (a warning: the database's state, not a fault here), else 500 `internal_error`.
+ */
+export function sendFailure(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+  failed: { log: string; message: string },
+) {
+  if (error instanceof DatabaseUnavailableError) {
+    request.log.warn({ err: error }, 'the database is unavailable');
+    return sendError(
+      request,
+      reply,
+      'service_unavailable',
+      'the database is busy or out of reach and this request got no connection in time; retry in a moment',
+    );
+  }
+  request.log.error({ err: error }, failed.log);
+  return sendError(request, reply, 'internal_error', failed.message);
 }

@@ -61,5 +61,6 @@ export function timedDb(db: Db, seconds: { statement: Histogram; sectionWait: Hi
     close: () => db.close(),
     pressure: () => db.pressure(),
     withWaitLimit: (ms) => timedDb(db.withWaitLimit(ms), seconds),
+    withoutWaitLimit: () => timedDb(db.withoutWaitLimit(), seconds),
   };
 }

@@ -29,6 +29,11 @@ export interface Db extends Queryable {
    * credential cache) keeps the unbounded wait, so a slow database delays it instead of failing it.
    */
   withWaitLimit(ms: number): Db;
+  /**
+   * The same database waiting as long as it takes: for what must be written once a request's operation has
+   * run (its idempotency record), where giving up would leave the operation done and unrecorded.
+   */
+  withoutWaitLimit(): Db;
   /** How loaded the database side is right now (for /metrics): statements waiting, connections busy. */
   pressure(): { waiting: number; busy: number };
   /** PGlite only: its thread's heap and the database's WebAssembly memory, in bytes (the benchmark's). */

@@ -111,7 +111,8 @@ export async function runIdempotent(
     return await runInOneTransaction(db, call, run);
   } catch (error) {
     if (!(error instanceof RefusedRun)) throw error;
-    await db.transaction(async (tx) => {
+    // The operation ran to its refusal: remembering it waits for the database rather than giving up.
+    await db.withoutWaitLimit().transaction(async (tx) => {
       const claimed = await claim(tx, call);
       // Someone else's answer got there first: theirs is the key's first answer, ours is still this caller's.
       if (claimed) {
@@ -168,6 +169,9 @@ export async function runIdempotentInSteps(
 ): Promise<Answer & { replayed: boolean }> {
   const deadline = clock() + patience.waitMs;
   const maxPolls = Math.ceil(patience.waitMs / patience.pollMs);
+  // Once the operation has run, its outcome is written whatever the wait: a claim left without its answer
+  // would hold the key for ABANDONED_CLAIM_MS and then let the operation run a second time.
+  const settle = db.withoutWaitLimit();
   for (let polls = 0; ; polls++) {
     if (await claim(db, call)) {
       let answer: Answer;
@@ -175,15 +179,15 @@ export async function runIdempotentInSteps(
         answer = await run();
       } catch (error) {
         if (!isRememberedError(error)) {
-          await dropUnansweredClaim(db, claimOf(call));
+          await dropUnansweredClaim(settle, claimOf(call));
           throw error;
         }
         // A final refusal is the key's first answer (the contract's rule): kept like a success.
         answer = refusalAnswer(error);
-        await storeIdempotentAnswer(db, call.workspaceId, call.key, answer.status, answer.body);
+        await storeIdempotentAnswer(settle, call.workspaceId, call.key, answer.status, answer.body);
         throw error;
       }
-      await storeIdempotentAnswer(db, call.workspaceId, call.key, answer.status, answer.body);
+      await storeIdempotentAnswer(settle, call.workspaceId, call.key, answer.status, answer.body);
       return { ...answer, replayed: false };
     }
     const record = await getIdempotencyRecord(db, call.workspaceId, call.key);

@@ -227,6 +227,7 @@ export async function openPglite(
     },
     // One in-process session: there is no connection to wait for, only the statement or transaction ahead.
     withWaitLimit: () => db,
+    withoutWaitLimit: () => db,
   };
   return db;
 }

@@ -105,8 +105,9 @@ export async function openPostgres(connectionString: string): Promise<Db> {
   }
 
   /**
-   * Runs `fn` on a pooled connection and gives it back: dropped when the connection itself failed, kept
-   * (with its prepared statements) when the server only refused the statement.
+   * Runs `fn` on a pooled connection and gives it back: kept (with its prepared statements) when the server
+   * only refused the statement and the connection is ready for the next one, dropped otherwise (a broken
+   * connection, a FATAL error such as the server shutting down, a script left inside a transaction).
    */
   async function withClient<T>(limitMs: number | undefined, fn: (client: pg.PoolClient) => Promise<T>) {
     const client = await acquire(limitMs);
@@ -115,7 +116,11 @@ export async function openPostgres(connectionString: string): Promise<Db> {
       client.release();
       return result;
     } catch (error) {
-      client.release(error instanceof pg.DatabaseError ? undefined : (error as Error));
+      const refusedOnly =
+        error instanceof pg.DatabaseError &&
+        error.severity === 'ERROR' &&
+        client.getTransactionStatus() === 'I';
+      client.release(refusedOnly ? undefined : (error as Error));
       throw error;
     }
   }
@@ -156,6 +161,7 @@ export async function openPostgres(connectionString: string): Promise<Db> {
       close: () => pool.end(),
       pressure: () => ({ waiting: pool.waitingCount, busy: pool.totalCount - pool.idleCount }),
       withWaitLimit: (ms) => view(ms),
+      withoutWaitLimit: () => view(undefined),
     };
   }
 

@@ -83,6 +83,7 @@ function withFailingEventInserts(store: OpenedStore, failing: () => boolean): Op
     close: () => store.db.close(),
     pressure: () => store.db.pressure(),
     withWaitLimit: () => db,
+    withoutWaitLimit: () => db,
   };
   return { db, close: () => store.close() };
 }

@@ -1,6 +1,6 @@
-// A close lets the answers in flight finish and ends the connections that hold nothing: kept-alive ones once
-// their answer is sent (not after the 72 s keep-alive timeout) and those on which nothing was sent yet (not
-// after the headers timeout). Either held a rolling restart about a minute. Real service, real sockets.
+// A close lets the answers in flight finish and ends the connections that hold nothing: kept-alive ones after
+// their answer (not after the 72 s keep-alive timeout), and those on which nothing or only part of a request
+// arrived (never, otherwise: Node stops applying the headers timeout once closing). Real service, sockets.
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OpenedStore } from '../../src/store/open.js';
@@ -37,6 +37,34 @@ describe('closing the service', () => {
     silent.on('error', () => {});
     expect(await closedWithin(service.app.close())).toBeLessThan(2_000);
     await ended;
+  });
+
+  it('does not wait for a client that sent part of a request and stopped', async () => {
+    const { port } = new URL(service.baseUrl);
+    const slow = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => slow.once('connect', () => resolve()));
+    slow.on('error', () => {});
+    slow.write('GET /v1/workspace/webhooks HTTP/1.1\r\nHost: 127');
+    const ended = new Promise<void>((resolve) => slow.once('close', () => resolve()));
+    expect(await closedWithin(service.app.close())).toBeLessThan(2_500);
+    await ended;
+  });
+
+  it('reads and answers a request that arrives on a fresh connection as the close begins', async () => {
+    const { port } = new URL(service.baseUrl);
+    const late = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => late.once('connect', () => resolve()));
+    let answer = '';
+    late.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('latin1');
+    });
+    const ended = new Promise<void>((resolve) => late.once('close', () => resolve()));
+    const closed = closedWithin(service.app.close());
+    late.write(`GET /v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await ended;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(await closed).toBeLessThan(2_500);
   });
 
   it('finishes the answer in flight, then closes without waiting for its idle connection', async () => {

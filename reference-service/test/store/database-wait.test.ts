@@ -12,29 +12,9 @@ import { migrate } from '../../src/store/migrate.js';
 import { openPostgres } from '../../src/store/postgres.js';
 import { createEmptyPostgres } from '../support/backends.js';
 import { databaseFingerprint } from '../support/db-dump.js';
+import { holdEveryConnection } from '../support/hold-connections.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
 import { insertSandboxKey } from '../support/sandbox-key.js';
-
-/** The pool's size (postgres.ts). */
-const POOL_SIZE = 10;
-
-/** Takes every pooled connection with an open transaction; the returned function gives them back. */
-async function holdEveryConnection(db: Db): Promise<() => Promise<void>> {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let entered = 0;
-  const held = Array.from({ length: POOL_SIZE }, () =>
-    db.transaction(async () => {
-      entered++;
-      await released;
-    }),
-  );
-  while (entered < POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 5));
-  return async () => {
-    release();
-    await Promise.all(held);
-  };
-}
 
 /** A TCP proxy to PostgreSQL that can be shut: new connections refused, open ones cut. */
 async function startProxy(target: string): Promise<{ url: string; shut(): Promise<void> }> {
@@ -105,6 +85,16 @@ describe('waiting for a PostgreSQL connection', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     expect(db.pressure()).toEqual({ waiting: 0, busy: 0 });
     expect(await limited.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  it('keeps a connection the server only refused a statement on, and drops one the server ended', async () => {
+    const pid = async () => (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0]!.pid;
+    const before = await pid();
+    await expect(db.query('SELECT 1 / 0')).rejects.toThrow(/division by zero/);
+    expect(await pid()).toBe(before);
+    await expect(db.query('SELECT pg_terminate_backend(pg_backend_pid())')).rejects.toThrow(/terminat/);
+    expect(await db.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    expect(await pid()).not.toBe(before);
   });
 
   it('says the database is out of reach, with a typed error, when its connections are refused', async () => {
@@ -186,6 +176,13 @@ describe('the service when its PostgreSQL pool is taken', () => {
       const started = performance.now();
       const responses = await Promise.all([
         send('GET', '/v1/workspace/webhooks'),
+        // The peer protocol's routes, and a body refused only once the caller is checked, answer the same.
+        send('GET', `/peer/v1/identities/sha256:${'ab'.repeat(32)}/card`),
+        fetch(`${service.baseUrl}/v1/workspace/webhooks`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: '{not json',
+        }),
         send('POST', '/v1/workspace/webhooks', {
           url: 'https://example.com/hook',
           events: ['message.received'],

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/domain/errors.js';
 import { type IdempotentCall, runIdempotentInSteps } from '../../src/store/idempotent.js';
-import { BACKENDS } from '../support/backends.js';
+import { BACKENDS, openThrowawayPostgres } from '../support/backends.js';
+import { holdEveryConnection } from '../support/hold-connections.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
 describe.each(BACKENDS)('a repeat waiting for a first call in steps on $name', (backend) => {
@@ -49,6 +50,37 @@ describe.each(BACKENDS)('a repeat waiting for a first call in steps on $name', (
 
       release();
       await expect(first).resolves.toEqual({ status: 200, body: { ok: true }, replayed: false });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('a call in steps on PostgreSQL whose connections are all taken once it has run', () => {
+  it('still records its answer, waiting for a connection past the request limit', async () => {
+    const store = await openThrowawayPostgres();
+    try {
+      const now = Date.now();
+      const workspaceId = await seedWorkspace(store.db, { createdAt: now });
+      const call: IdempotentCall = { workspaceId, key: 'k-busy', fingerprint: 'f1', now };
+      const limited = store.db.withWaitLimit(100);
+      const outcome = runIdempotentInSteps(
+        limited,
+        call,
+        async () => {
+          // The operation is done; the pool stays taken for longer than the request may wait.
+          const giveBack = await holdEveryConnection(store.db);
+          setTimeout(() => void giveBack(), 500);
+          return { status: 200, body: { ok: true } };
+        },
+        () => now,
+      );
+      await expect(outcome).resolves.toEqual({ status: 200, body: { ok: true }, replayed: false });
+      const rows = await store.db.query<{ response_status: number }>(
+        'SELECT response_status FROM idempotency_keys WHERE workspace_id = $1 AND key = $2',
+        [workspaceId, call.key],
+      );
+      expect(rows).toEqual([{ response_status: 200 }]);
     } finally {
       await store.close();
     }

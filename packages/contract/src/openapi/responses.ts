@@ -50,7 +50,7 @@ const refusals: Record<number, { name: string; description: string; example: Err
   503: {
     name: 'ServiceUnavailable',
     description:
-      'Something the answer needs is away for a moment: the service’s database gave the request no connection in time (any operation), the contact’s peer could not be reached for an answer this operation needs, or a first call with the same Idempotency-Key is still running. The operation did not run; retrying later is safe.',
+      'Something the answer needs is away for a moment: the service’s database gave the request no connection in time (any operation), the contact’s peer could not be reached for an answer this operation needs, or a first call with the same Idempotency-Key is still running. Retry later, with the same Idempotency-Key where the operation takes one.',
     example: 'service_unavailable',
   },
 };

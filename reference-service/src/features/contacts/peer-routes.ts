@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
-import { sendError, sendPeerRefusal } from '../../http/error-body.js';
+import { sendFailure, sendPeerRefusal } from '../../http/error-body.js';
 import { unstorableJson } from '../../http/hostile-input.js';
 import { isFingerprint, privateKeyFromPkcs8, signBytes } from '../../peer/keys.js';
 import { signerFor } from '../../peer/own-identity.js';
@@ -109,8 +109,10 @@ export async function registerPeerRoutes(
           const unreadable = new PeerRefusal('invalid_request', 'the request could not be read');
           return sendPeerRefusal(request, reply, unreadable);
         }
-        request.log.error({ err: error }, 'peer request failed');
-        return sendError(request, reply, 'internal_error', 'the service failed');
+        return sendFailure(request, reply, error, {
+          log: 'peer request failed',
+          message: 'the service failed',
+        });
       });
 
       // The card is public: this is how a party obtains a card to hand to requestContact.
