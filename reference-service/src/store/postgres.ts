@@ -31,9 +31,9 @@ const MAX_WAITING = 1_000;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** One statement on `client`, prepared by name (see statementName). */
+/** One statement on `client` (or on any connection of the pool), prepared by name (see statementName). */
 async function runQuery<Row extends object>(
-  client: pg.PoolClient,
+  client: Pick<pg.Pool, 'query'>,
   sql: string,
   params: readonly unknown[] = [],
 ): Promise<Row[]> {
@@ -75,7 +75,8 @@ export async function openPostgres(connectionString: string): Promise<Db> {
 
   /** A pooled connection, within `limitMs` when given; one handed over after the caller gave up goes back. */
   async function acquire(limitMs: number | undefined): Promise<pg.PoolClient> {
-    if (limitMs !== undefined && pool.waitingCount >= MAX_WAITING) {
+    if (limitMs === undefined) return pool.connect();
+    if (pool.waitingCount >= MAX_WAITING) {
       throw new DatabaseUnavailableError(`${pool.waitingCount} callers are already waiting for a connection`);
     }
     const pending = pool.connect().catch((error: unknown) => {
@@ -83,7 +84,6 @@ export async function openPostgres(connectionString: string): Promise<Db> {
         cause: error,
       });
     });
-    if (limitMs === undefined) return pending;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -128,7 +128,11 @@ export async function openPostgres(connectionString: string): Promise<Db> {
   function view(limitMs: number | undefined): Db {
     return {
       kind: 'postgres',
-      query: (sql, params) => withClient(limitMs, (client) => runQuery(client, sql, params)),
+      // Without a limit, pg's own pool.query: the delivery worker's path stays as it was before the limit.
+      query:
+        limitMs === undefined
+          ? (sql, params) => runQuery(pool, sql, params)
+          : (sql, params) => withClient(limitMs, (client) => runQuery(client, sql, params)),
       exec: (sql) => withClient(limitMs, (client) => runScript(client, sql)),
       async transaction(fn) {
         const client = await acquire(limitMs);
