@@ -22,20 +22,19 @@ const answering = (socket: Socket) => Boolean((socket as { _httpMessage?: unknow
  * without an answer in progress for QUIET_GRACE_MS is ended; an answer in progress is never cut.
  */
 export function endConnectionsAsTheyGoIdle(app: FastifyInstance): void {
-  const connections = new Set<Socket>();
+  /** Every open connection, with the moment it was first found without an answer in progress, if it was. */
+  const quietSince = new Map<Socket, number | undefined>();
   app.server.on('connection', (socket: Socket) => {
-    connections.add(socket);
-    socket.once('close', () => connections.delete(socket));
+    quietSince.set(socket, undefined);
+    socket.once('close', () => quietSince.delete(socket));
   });
-  const quietSince = new Map<Socket, number>();
   const reapOnce = () => {
     const now = performance.now();
-    for (const socket of connections) {
-      if (answering(socket)) quietSince.delete(socket);
-      else if (!quietSince.has(socket)) quietSince.set(socket, now);
-      else if (now - quietSince.get(socket)! >= QUIET_GRACE_MS) socket.destroy();
+    for (const [socket, since] of quietSince) {
+      if (answering(socket)) quietSince.set(socket, undefined);
+      else if (since === undefined) quietSince.set(socket, now);
+      else if (now - since >= QUIET_GRACE_MS) socket.destroy();
     }
-    for (const socket of quietSince.keys()) if (!connections.has(socket)) quietSince.delete(socket);
   };
   let reap: NodeJS.Timeout | undefined;
   app.addHook('preClose', (done) => {

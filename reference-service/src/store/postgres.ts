@@ -165,13 +165,14 @@ export async function openPostgres(connectionString: string): Promise<Db> {
       close: () => pool.end(),
       pressure: () => ({ waiting: pool.waitingCount, busy: pool.totalCount - pool.idleCount }),
       withWaitLimit: (ms) => view(ms),
-      withoutWaitLimit: () => view(undefined),
+      withoutWaitLimit: () => unbounded,
     };
   }
 
+  const unbounded = view(undefined);
   // Fail at start-up rather than on the first request when the database is unreachable.
   await pool.query('SELECT 1');
-  return view(undefined);
+  return unbounded;
 }
 
 /**

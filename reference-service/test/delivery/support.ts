@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { operations } from '@svc-kit/contract';
 import { HEADER_NAMES, type WebhookEvent } from '@svc-kit/webhooks';
 import { webhookMiddleware } from '@svc-kit/webhooks/express';
@@ -17,6 +16,7 @@ import { insertIdentity } from '../../src/store/queries/identities.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
 import type { Backend } from '../support/backends.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
+import { lineSink } from '../support/line-sink.js';
 
 export const WEBHOOKS = '/v1/workspace/webhooks';
 
@@ -140,16 +140,8 @@ export async function startDeliveringService(
     ...(options.secretBox === undefined ? {} : { secretBox: options.secretBox }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
-  const warnings: string[] = [];
-  const quiet = pino(
-    { level: 'warn' },
-    new Writable({
-      write: (chunk: Buffer, _e, done) => {
-        warnings.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-  );
+  const { sink, lines: warnings } = lineSink();
+  const quiet = pino({ level: 'warn' }, sink);
   const delivery = await startDelivery(
     service.ctx,
     quiet,

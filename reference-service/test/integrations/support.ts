@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
@@ -11,6 +10,7 @@ import type { OpenedStore } from '../../src/store/open.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import type { Instance, TestClock } from '../contacts/support.js';
 import { testResolve } from '../support/harness.js';
+import { lineSink } from '../support/line-sink.js';
 
 export interface IntegrationInstanceOptions {
   /** The sandbox opt-in for upstreams on loopback (the test upstreams live there). */
@@ -26,13 +26,7 @@ export async function startIntegrationInstance(
   clock: TestClock,
   options: IntegrationInstanceOptions,
 ): Promise<Instance & { logs(): string }> {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write: (chunk, _encoding, callback) => {
-      lines.push(String(chunk));
-      callback();
-    },
-  });
+  const { sink, lines } = lineSink();
   const ctx: ServiceContext = {
     db: store.db,
     secretBox: createSecretBox(randomBytes(32)),

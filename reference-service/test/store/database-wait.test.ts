@@ -2,7 +2,6 @@
 // waits as long as it takes. Real PostgreSQL, a real TCP proxy in front of it, the real composition root.
 import { rm } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
@@ -13,6 +12,7 @@ import { openPostgres } from '../../src/store/postgres.js';
 import { createEmptyPostgres } from '../support/backends.js';
 import { databaseFingerprint } from '../support/db-dump.js';
 import { holdEveryConnection } from '../support/hold-connections.js';
+import { lineSink } from '../support/line-sink.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
 import { insertSandboxKey } from '../support/sandbox-key.js';
 
@@ -129,21 +129,13 @@ describe('the service when its PostgreSQL pool is taken', () => {
   let service: RunningService;
   let database: Awaited<ReturnType<typeof createEmptyPostgres>>;
   let dataDir: string;
-  const lines: string[] = [];
+  const { sink, lines } = lineSink();
   let key: string;
 
   beforeAll(async () => {
     dataDir = await initialisedDataDir('svc-db-wait-');
     database = await createEmptyPostgres();
-    const logger = pino(
-      { level: 'info' },
-      new Writable({
-        write: (chunk: Buffer, _encoding, done) => {
-          lines.push(chunk.toString('utf8'));
-          done();
-        },
-      }),
-    );
+    const logger = pino({ level: 'info' }, sink);
     const config = readConfig({
       PORT: '0',
       DATABASE_URL: database.url,

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { errorBodySchema, PERMISSIONS, type Permission } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -19,6 +18,7 @@ import { insertApiKey } from '../../src/store/queries/api-keys.js';
 import { insertMember } from '../../src/store/queries/members.js';
 import { insertWorkspace } from '../../src/store/queries/workspaces.js';
 import { createSecretBox, type SecretBox } from '../../src/store/secret-box.js';
+import { lineSink } from './line-sink.js';
 
 /** What test hostnames resolve to: DNS is the one outside system the URL policy talks to. */
 export const TEST_DNS: Record<string, string[]> = {
@@ -64,13 +64,7 @@ export async function startTestService(
     secretBox?: SecretBox;
   } = {},
 ): Promise<TestService> {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      lines.push(chunk.toString('utf8'));
-      callback();
-    },
-  });
+  const { sink, lines } = lineSink();
   const logger = pino(loggerOptions('debug'), sink);
   const ctx: ServiceContext = {
     db: store.db,

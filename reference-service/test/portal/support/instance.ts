@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../../src/app.js';
@@ -10,6 +9,7 @@ import { PublicAddress } from '../../../src/public-address.js';
 import type { OpenedStore } from '../../../src/store/open.js';
 import { createSecretBox } from '../../../src/store/secret-box.js';
 import { testResolve } from '../../support/harness.js';
+import { lineSink } from '../../support/line-sink.js';
 
 /** A sandbox service as `npm start` runs it: portal, sign-up open, sandbox trigger, delivery worker. */
 export interface PortalInstance {
@@ -20,13 +20,7 @@ export interface PortalInstance {
 }
 
 export async function startPortalInstance(store: OpenedStore): Promise<PortalInstance> {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write: (chunk: Buffer, _encoding, done) => {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
+  const { sink, lines } = lineSink();
   const ctx: ServiceContext = {
     db: store.db,
     secretBox: createSecretBox(randomBytes(32)),
