@@ -32,6 +32,11 @@ export interface Config {
    * 503 `service_unavailable` (PostgreSQL; the embedded database has no connections to wait for).
    */
   databaseWaitMs: number;
+  /**
+   * `SVC_SHUTDOWN_GRACE_MS`: how long a shutdown may take (answers in progress, the worker, the database)
+   * before the process gives up on it and exits with status 1.
+   */
+  shutdownGraceMs: number;
   /** Rows a worker claims ahead of its free slots (0: claim only for free slots). */
   deliveryPrefetch: number | undefined;
   /** Serve the relay behind `svc-webhooks listen`: on by default outside production (SVC_RELAY). */
@@ -100,6 +105,11 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   if (!/^[1-9]\d*$/.test(databaseWait) || databaseWaitMs < 100 || databaseWaitMs > 120_000) {
     throw new ConfigError('SVC_DATABASE_WAIT_MS must be a whole number of milliseconds from 100 to 120000');
   }
+  const shutdownGrace = env.SVC_SHUTDOWN_GRACE_MS || '25000';
+  const shutdownGraceMs = Number(shutdownGrace);
+  if (!/^[1-9]\d*$/.test(shutdownGrace) || shutdownGraceMs < 1_000 || shutdownGraceMs > 600_000) {
+    throw new ConfigError('SVC_SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 1000 to 600000');
+  }
   const prefetch = env.SVC_DELIVERY_PREFETCH;
   const deliveryPrefetch = prefetch === undefined || prefetch === '' ? undefined : Number(prefetch);
   if (deliveryPrefetch !== undefined && (!/^\d+$/.test(prefetch ?? '') || deliveryPrefetch > 1_000)) {
@@ -158,6 +168,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     publicOrigin: readPublicUrl(env.SVC_PUBLIC_ORIGIN || undefined, 'SVC_PUBLIC_ORIGIN', production),
     production,
     databaseWaitMs,
+    shutdownGraceMs,
     deliveryLeaseMs,
     deliveryPrefetch,
     metrics,

@@ -11,6 +11,7 @@ import { startAdminSocket } from './features/sandbox/admin-socket.js';
 import { type SeedResult, seedSandbox } from './features/sandbox/seed.js';
 import { ServiceMetrics } from './ops/metrics.js';
 import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
+import { runShutdownSteps } from './ops/shutdown-steps.js';
 import { timedDb } from './ops/timed-db.js';
 import { Relay } from './relay/relay.js';
 import { RELAY_TIMINGS } from './relay/types.js';
@@ -26,7 +27,10 @@ export interface RunningService {
   portalBuilt: boolean;
   /** The `/metrics` URL when SVC_METRICS_PORT is set. */
   metricsUrl: string | undefined;
-  /** Stops taking requests, lets in-flight ones finish, then closes the store (and its lock). */
+  /**
+   * Stops taking requests, lets in-flight ones finish, then closes the store (and its lock); rejects with
+   * ShutdownTimeoutError when that takes longer than `shutdownGraceMs`.
+   */
   close(): Promise<void>;
 }
 
@@ -102,12 +106,18 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       metricsUrl: metricsServer?.url,
       async close() {
         closing = true;
-        await runningMetrics?.close();
-        await started.close();
-        await runningDelivery.stop();
-        await runningCredentials?.stop();
-        await new Promise<void>((resolve) => (adminSocket ? adminSocket.close(() => resolve()) : resolve()));
-        await store.close();
+        await runShutdownSteps(config.shutdownGraceMs, [
+          ['closing the metrics port', () => runningMetrics?.close()],
+          ['closing the API port, with answers in progress', () => started.close()],
+          ['stopping the delivery worker', () => runningDelivery.stop()],
+          ['stopping the credential cache', () => runningCredentials?.stop()],
+          [
+            'closing the admin socket',
+            () =>
+              new Promise<void>((resolve) => (adminSocket ? adminSocket.close(() => resolve()) : resolve())),
+          ],
+          ['closing the database', () => store.close()],
+        ]);
       },
     };
   } catch (error) {

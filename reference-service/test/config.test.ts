@@ -55,12 +55,20 @@ describe('configuration', () => {
       expect(() => readConfig({ SVC_DELIVERY_LEASE_MS })).toThrow(ConfigError);
   });
 
-  it('reads how many rows a worker claims ahead, from 0 to 1000', () => {
-    expect(readConfig({}).deliveryPrefetch).toBeUndefined();
+  it('reads the database wait (100 ms to 2 minutes) and the shutdown grace (1 s to 10 minutes)', () => {
     expect(readConfig({}).databaseWaitMs).toBe(5_000);
     expect(readConfig({ SVC_DATABASE_WAIT_MS: '250' }).databaseWaitMs).toBe(250);
     for (const SVC_DATABASE_WAIT_MS of ['0', '99', '120001', '1.5', '1e3', 'soon', ' 500', '0500'])
       expect(() => readConfig({ SVC_DATABASE_WAIT_MS })).toThrow(ConfigError);
+    expect(readConfig({}).shutdownGraceMs).toBe(25_000);
+    expect(readConfig({ SVC_SHUTDOWN_GRACE_MS: '1000' }).shutdownGraceMs).toBe(1_000);
+    expect(readConfig({ SVC_SHUTDOWN_GRACE_MS: '600000' }).shutdownGraceMs).toBe(600_000);
+    for (const SVC_SHUTDOWN_GRACE_MS of ['0', '999', '600001', '2.5e3', '-1000', 'never', '01000'])
+      expect(() => readConfig({ SVC_SHUTDOWN_GRACE_MS })).toThrow(/SVC_SHUTDOWN_GRACE_MS/);
+  });
+
+  it('reads how many rows a worker claims ahead, from 0 to 1000', () => {
+    expect(readConfig({}).deliveryPrefetch).toBeUndefined();
     expect(readConfig({ SVC_DELIVERY_PREFETCH: '0' }).deliveryPrefetch).toBe(0);
     expect(readConfig({ SVC_DELIVERY_PREFETCH: '128' }).deliveryPrefetch).toBe(128);
     for (const SVC_DELIVERY_PREFETCH of ['-1', '1001', '1.5', '1e2', 'lots', ' 4'])

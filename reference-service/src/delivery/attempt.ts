@@ -70,22 +70,28 @@ export function createAttempt(deps: AttemptDeps): (claimed: Ready) => Promise<vo
     // Successes answered before this failure may still wait in the group commit. Written after it, they
     // would leave it counted in a run they broke: with many attempts in flight, an endpoint failing every
     // other one could be paused for twenty "consecutive" failures (test/delivery/failure-run-order).
-    await successes.flushed();
-    const paused = await recordAttempt(
-      db,
-      {
-        deliveryId: row.id,
-        ok: false,
-        // The log's fields describe the endpoint's answer; without one they are null and the reason goes
-        // to the service log below. A listener's log is the exception: the relay is the service's own
-        // transport, and the person at the CLI reads why nothing reached their app there.
-        httpStatus: answered ? outcome.status : null,
-        latencyMs: answered ? outcome.latencyMs : null,
-        excerpt: answered ? outcome.excerpt : relayed ? `not delivered: ${outcome.reason}` : null,
-      },
-      now(),
-    );
-    await deps.release(held);
+    let paused: boolean;
+    try {
+      await successes.flushed();
+      paused = await recordAttempt(
+        db,
+        {
+          deliveryId: row.id,
+          ok: false,
+          // The log's fields describe the endpoint's answer; without one they are null and the reason goes
+          // to the service log below. A listener's log is the exception: the relay is the service's own
+          // transport, and the person at the CLI reads why nothing reached their app there.
+          httpStatus: answered ? outcome.status : null,
+          latencyMs: answered ? outcome.latencyMs : null,
+          excerpt: answered ? outcome.excerpt : relayed ? `not delivered: ${outcome.reason}` : null,
+        },
+        now(),
+      );
+    } finally {
+      // Never dialled, they go back to the queue even when the record failed: left with this worker, the
+      // sweeper would abandon them once their lease ran out.
+      await deps.release(held);
+    }
     if (!answered) {
       log.warn(
         { delivery_id: row.id, endpoint_id: row.endpoint_id, reason: outcome.reason },

@@ -45,7 +45,8 @@ export const INTERNAL_MESSAGE = 'the service failed; quote the request id when r
 
 /**
  * An error no feature turned into a refusal: 503 `service_unavailable` when the database gave the request
- * no connection in time (a warning: the database's state, not a fault here), else 500 `internal_error`.
+ * no connection in time or cut its statement short (a warning: the database's state, not a fault here),
+ * else 500 `internal_error`.
  */
 export function sendFailure(
   request: FastifyRequest,
@@ -59,7 +60,7 @@ export function sendFailure(
       request,
       reply,
       'service_unavailable',
-      'the database is busy or out of reach and this request got no connection in time; retry in a moment',
+      'the database is busy or out of reach and did not serve this request in time; retry in a moment',
     );
   }
   request.log.error({ err: error }, failed.log);

@@ -42,8 +42,9 @@ export interface Db extends Queryable {
 }
 
 /**
- * The database gave no connection in time, or could not be reached: nothing of the statement or section
- * ran. The API answers it 503 `service_unavailable`.
+ * The database gave no connection in time, could not be reached, or cut a statement short (a statement or
+ * lock timeout, a cancel): nothing of the statement or section ran, or it was rolled back. The API answers
+ * it 503 `service_unavailable`.
  */
 export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';

@@ -152,6 +152,18 @@ async function runInOneTransaction(
 }
 
 /**
+ * Once an operation has run, its outcome is written however long that takes: a claim left without its
+ * answer would hold the key for ABANDONED_CLAIM_MS and then let the operation run a second time. So no wait
+ * limit, and the lock and statement timeouts an operator may set on the database are off for the write.
+ */
+function settleOutcome(db: Db, write: (tx: Queryable) => Promise<unknown>): Promise<void> {
+  return db.withoutWaitLimit().transaction(async (tx) => {
+    await tx.exec('SET LOCAL lock_timeout = 0; SET LOCAL statement_timeout = 0');
+    await write(tx);
+  });
+}
+
+/**
  * The same promises as `runIdempotent` (same table, window, 422 and replay) for an operation that opens its
  * own transactions (mode `own`, http/operations.ts), in three short steps instead of one transaction: the
  * claim is committed first, the operation runs with its own transactions and its peer call, then the
@@ -169,9 +181,7 @@ export async function runIdempotentInSteps(
 ): Promise<Answer & { replayed: boolean }> {
   const deadline = clock() + patience.waitMs;
   const maxPolls = Math.ceil(patience.waitMs / patience.pollMs);
-  // Once the operation has run, its outcome is written whatever the wait: a claim left without its answer
-  // would hold the key for ABANDONED_CLAIM_MS and then let the operation run a second time.
-  const settle = db.withoutWaitLimit();
+  const settle = (write: (tx: Queryable) => Promise<unknown>) => settleOutcome(db, write);
   for (let polls = 0; ; polls++) {
     if (await claim(db, call)) {
       let answer: Answer;
@@ -179,15 +189,17 @@ export async function runIdempotentInSteps(
         answer = await run();
       } catch (error) {
         if (!isRememberedError(error)) {
-          await dropUnansweredClaim(settle, claimOf(call));
+          await settle((tx) => dropUnansweredClaim(tx, claimOf(call)));
           throw error;
         }
         // A final refusal is the key's first answer (the contract's rule): kept like a success.
         answer = refusalAnswer(error);
-        await storeIdempotentAnswer(settle, call.workspaceId, call.key, answer.status, answer.body);
+        await settle((tx) =>
+          storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body),
+        );
         throw error;
       }
-      await storeIdempotentAnswer(settle, call.workspaceId, call.key, answer.status, answer.body);
+      await settle((tx) => storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body));
       return { ...answer, replayed: false };
     }
     const record = await getIdempotencyRecord(db, call.workspaceId, call.key);

@@ -31,6 +31,23 @@ const MAX_WAITING = 1_000;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** query_canceled (`statement_timeout`, a cancel) and lock_not_available (`lock_timeout`). */
+const CUT_SHORT = new Set(['57014', '55P03']);
+
+/**
+ * A request's statement the server cut short was rolled back with its transaction: the database being
+ * unavailable, not a fault of the service, answered 503. The service sets neither timeout itself; an
+ * operator may, on the role or in DATABASE_URL's `options`. Views without a wait limit (background work)
+ * leave the error as it is.
+ */
+function unavailableIfCutShort(limitMs: number | undefined, error: unknown): unknown {
+  if (limitMs === undefined) return error;
+  if (!(error instanceof pg.DatabaseError) || !CUT_SHORT.has(error.code ?? '')) return error;
+  return new DatabaseUnavailableError(`the database cut a statement short: ${error.message}`, {
+    cause: error,
+  });
+}
+
 /** One statement on `client` (or on any connection of the pool), prepared by name (see statementName). */
 async function runQuery<Row extends object>(
   client: Pick<pg.Pool, 'query'>,
@@ -121,7 +138,7 @@ export async function openPostgres(connectionString: string): Promise<Db> {
         error.severity === 'ERROR' &&
         client.getTransactionStatus() === 'I';
       client.release(refusedOnly ? undefined : (error as Error));
-      throw error;
+      throw unavailableIfCutShort(limitMs, error);
     }
   }
 
@@ -143,7 +160,7 @@ export async function openPostgres(connectionString: string): Promise<Db> {
           return result;
         } catch (error) {
           await client.query('ROLLBACK').catch(() => {});
-          throw error;
+          throw unavailableIfCutShort(limitMs, error);
         } finally {
           client.release();
         }
@@ -151,12 +168,18 @@ export async function openPostgres(connectionString: string): Promise<Db> {
       async withAdvisoryLock(key, fn) {
         const client = await acquire(limitMs);
         try {
+          // The section waits for the lock as long as it takes (an instance migrating beside this one),
+          // whatever timeouts the operator set; RESET gives the connection its own settings back.
+          await client.query('SET lock_timeout = 0; SET statement_timeout = 0');
           await client.query('SELECT pg_advisory_lock($1)', [key]);
           try {
             return await fn(onClient(client));
           } finally {
             await client.query('SELECT pg_advisory_unlock($1)', [key]);
+            await client.query('RESET lock_timeout; RESET statement_timeout');
           }
+        } catch (error) {
+          throw unavailableIfCutShort(limitMs, error);
         } finally {
           client.release();
         }

@@ -18,6 +18,7 @@ import { seedActiveEndpoint } from '../support/endpoints.js';
 import { call, createTenant, type Tenant, testResolve } from '../support/harness.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
+import { until } from '../support/until.js';
 
 /**
  * How long the receiver holds each request: long enough that a kill always catches some on the wire, and
@@ -351,14 +352,6 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
     else groups.set(k, [item]);
   }
   return groups;
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Waits until `count` has not changed for `ms`. */

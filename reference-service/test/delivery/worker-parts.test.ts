@@ -1,7 +1,12 @@
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { createAttempt } from '../../src/delivery/attempt.js';
 import { ClaimScheduler } from '../../src/delivery/claim-scheduler.js';
 import { ClaimedQueue, type Ready } from '../../src/delivery/claimed-queue.js';
+import { createSuccessLog } from '../../src/delivery/success-log.js';
+import { createGuardedClient } from '../../src/outbound/guarded-client.js';
 import type { ClaimedDelivery } from '../../src/store/queries/deliveries-claim.js';
+import { BACKENDS } from '../support/backends.js';
 
 function ready(id: string, endpointId: string, claimedAt: number): Ready {
   const row: ClaimedDelivery = {
@@ -102,5 +107,31 @@ describe('ClaimScheduler: one claim at a time, no wake-up lost', () => {
     expect(runs).toBe(1);
     expect(errors).toHaveLength(1);
     expect(scheduler.mode).toBe('idle');
+  });
+});
+
+describe('an attempt whose failure cannot be recorded', () => {
+  it("still gives the endpoint's rows claimed ahead back to the database, never dialled", async () => {
+    const store = await BACKENDS[0]!.open();
+    // The record of the failure will fail: the database is gone.
+    await store.close();
+    const log = pino({ level: 'silent' });
+    const released: string[][] = [];
+    const attempt = createAttempt({
+      db: store.db,
+      // The receiver's name resolves to a private address: refused before anything is sent.
+      client: createGuardedClient({ resolve: async () => ['10.0.0.1'], allowLocalhost: false }),
+      relay: undefined,
+      onOutcome: undefined,
+      successes: createSuccessLog(store.db, log),
+      log,
+      now: Date.now,
+      takeEndpoint: (endpointId) => [ready('b', endpointId, 0).row, ready('c', endpointId, 0).row],
+      release: async (rows) => {
+        released.push(ids(rows));
+      },
+    });
+    await expect(attempt(ready('a', 'we_1', Date.now()))).rejects.toThrow();
+    expect(released).toEqual([['b', 'c']]);
   });
 });

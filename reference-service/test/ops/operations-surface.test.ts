@@ -10,6 +10,7 @@ import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
 import { startTestService } from '../support/harness.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
+import { until } from '../support/until.js';
 
 /** A receiver on loopback that answers 204 and counts what it got. */
 async function startReceiver() {
@@ -27,14 +28,6 @@ async function startReceiver() {
     received: () => received,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** The value of one sample line (`name{labels} value`) in a Prometheus text exposition. */

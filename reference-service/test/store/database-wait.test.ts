@@ -1,16 +1,20 @@
 // An API request waits a bounded time for a PostgreSQL connection and is then answered 503; background work
-// waits as long as it takes. Real PostgreSQL, a real TCP proxy in front of it, the real composition root.
+// waits as long as it takes. A statement the server cuts short (an operator's lock or statement timeout) is
+// answered 503 too. Real PostgreSQL, a real TCP proxy in front of it, the real composition root.
 import { rm } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
+import { SANDBOX_WORKSPACE_ID } from '../../src/features/sandbox/seed.js';
 import { type RunningService, startService } from '../../src/server.js';
 import { DatabaseUnavailableError, type Db } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { openPostgres } from '../../src/store/postgres.js';
 import { createEmptyPostgres } from '../support/backends.js';
 import { databaseFingerprint } from '../support/db-dump.js';
+import { seedActiveEndpoint } from '../support/endpoints.js';
 import { holdEveryConnection } from '../support/hold-connections.js';
 import { lineSink } from '../support/line-sink.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
@@ -203,5 +207,81 @@ describe('the service when its PostgreSQL pool is taken', () => {
     // The worker waited for its connection rather than failing its claims.
     expect(logged).not.toContain('claiming deliveries failed');
     expect((await send('GET', '/v1/workspace/webhooks')).status).toBe(200);
+  });
+});
+
+describe('the service when PostgreSQL cuts its statements short', () => {
+  let service: RunningService;
+  let database: Awaited<ReturnType<typeof createEmptyPostgres>>;
+  let dataDir: string;
+  const { sink, lines } = lineSink();
+  let key: string;
+  let endpointId: string;
+
+  beforeAll(async () => {
+    dataDir = await initialisedDataDir('svc-db-cut-');
+    database = await createEmptyPostgres();
+    // How an operator bounds lock waits without touching the role: a setting in the URL's `options`.
+    const url = new URL(database.url);
+    url.searchParams.set('options', '-c lock_timeout=300');
+    const config = readConfig({ PORT: '0', DATABASE_URL: url.href, SVC_DATA_DIR: dataDir });
+    service = await startService(config, pino({ level: 'info' }, sink));
+    key = (await insertSandboxKey(service.ctx.db)).token;
+    endpointId = (
+      await seedActiveEndpoint(
+        service.ctx.db,
+        service.ctx.secretBox,
+        SANDBOX_WORKSPACE_ID,
+        'https://example.com/hook',
+      )
+    ).id;
+  }, 120_000);
+  afterAll(async () => {
+    await service?.close();
+    await database?.drop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers a lock wait past the timeout 503 service_unavailable, and keeps nothing of the request', async () => {
+    const before = await databaseFingerprint(service.ctx.db);
+    const fromLine = lines.length;
+    const locker = new pg.Client({ connectionString: database.url });
+    await locker.connect();
+    const call = async (method: string, body?: unknown) => {
+      const started = performance.now();
+      const response = await fetch(
+        `${service.baseUrl}/v1/workspace/webhooks${method === 'PATCH' ? `/${endpointId}` : ''}`,
+        {
+          method,
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        },
+      );
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      return { status: response.status, error, ms: performance.now() - started };
+    };
+    let answers: Awaited<ReturnType<typeof call>>[];
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE webhook_endpoints IN ACCESS EXCLUSIVE MODE');
+      answers = await Promise.all([call('GET'), call('PATCH', { status: 'paused' })]);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    for (const answer of answers) {
+      expect(answer.status).toBe(503);
+      expect(answer.error.code).toBe('service_unavailable');
+      expect(answer.error.message).not.toMatch(/lock|timeout|cancel/i);
+      expect(answer.ms).toBeLessThan(3_000);
+    }
+    expect(await databaseFingerprint(service.ctx.db)).toBe(before);
+    expect(lines.slice(fromLine).join('')).toContain('the database cut a statement short');
+    // The connections the server only refused a statement on serve the next requests.
+    expect((await call('GET')).status).toBe(200);
+    expect((await call('PATCH', { status: 'paused' })).status).toBe(200);
   });
 });

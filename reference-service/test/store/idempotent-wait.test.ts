@@ -1,7 +1,9 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/domain/errors.js';
 import { type IdempotentCall, runIdempotentInSteps } from '../../src/store/idempotent.js';
-import { BACKENDS, openThrowawayPostgres } from '../support/backends.js';
+import { openStore } from '../../src/store/open.js';
+import { BACKENDS, createEmptyPostgres, openThrowawayPostgres } from '../support/backends.js';
 import { holdEveryConnection } from '../support/hold-connections.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
@@ -83,6 +85,47 @@ describe('a call in steps on PostgreSQL whose connections are all taken once it 
       expect(rows).toEqual([{ response_status: 200 }]);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('a call in steps on PostgreSQL with a lock timeout set by its operator', () => {
+  it('records its answer past the timeout, so that a repeat replays it instead of running again', async () => {
+    const database = await createEmptyPostgres();
+    const url = new URL(database.url);
+    url.searchParams.set('options', '-c lock_timeout=200');
+    const store = await openStore({ databaseUrl: url.href, dataDir: '/nonexistent' });
+    const locker = new pg.Client({ connectionString: database.url });
+    try {
+      await locker.connect();
+      const now = Date.now();
+      const workspaceId = await seedWorkspace(store.db, { createdAt: now });
+      const call: IdempotentCall = { workspaceId, key: 'k-locked', fingerprint: 'f1', now };
+      const limited = store.db.withWaitLimit(5_000);
+      let runs = 0;
+      const operation = async () => {
+        runs++;
+        // Once it has run, something else holds the key's row for longer than the lock timeout.
+        await locker.query('BEGIN');
+        await locker.query('SELECT 1 FROM idempotency_keys WHERE key = $1 FOR SHARE', [call.key]);
+        setTimeout(() => void locker.query('ROLLBACK'), 600);
+        return { status: 200, body: { runs } };
+      };
+      await expect(runIdempotentInSteps(limited, call, operation, () => now)).resolves.toEqual({
+        status: 200,
+        body: { runs: 1 },
+        replayed: false,
+      });
+      await expect(runIdempotentInSteps(limited, call, operation, () => now)).resolves.toEqual({
+        status: 200,
+        body: { runs: 1 },
+        replayed: true,
+      });
+      expect(runs).toBe(1);
+    } finally {
+      await locker.end().catch(() => {});
+      await store.close();
+      await database.drop();
     }
   });
 });

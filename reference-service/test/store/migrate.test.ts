@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../../src/store/migrate.js';
 import { openPglite } from '../../src/store/pglite.js';
@@ -79,6 +80,31 @@ describe('migrations', () => {
       expect(rows.map((r) => r.version)).toEqual(all);
     } finally {
       await Promise.all(dbs.map((db) => db.close()));
+      await database.drop();
+    }
+  });
+
+  it('waits for the migration lock past a lock or statement timeout its operator set', async () => {
+    const database = await createEmptyPostgres();
+    const url = new URL(database.url);
+    url.searchParams.set('options', '-c lock_timeout=200 -c statement_timeout=300');
+    const db = await openPostgres(url.href);
+    // Another instance migrating: it holds the lock for longer than either timeout.
+    const other = new pg.Client({ connectionString: database.url });
+    try {
+      await other.connect();
+      await other.query('SELECT pg_advisory_lock(727001)');
+      setTimeout(() => void other.query('SELECT pg_advisory_unlock(727001)'), 800);
+      const started = performance.now();
+      const ran = await migrate(db);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(700);
+      expect(ran).toEqual((await loadMigrations()).map((m) => m.version));
+      // The pool's one connection has the operator's settings back.
+      expect(await db.query('SHOW lock_timeout')).toEqual([{ lock_timeout: '200ms' }]);
+      expect(await db.query('SHOW statement_timeout')).toEqual([{ statement_timeout: '300ms' }]);
+    } finally {
+      await other.end().catch(() => {});
+      await db.close();
       await database.drop();
     }
   });
