@@ -3,9 +3,18 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { ensurePrivateDir } from './store/private-dir.js';
 
-/** The file of the data dir that holds the first start's secrets when they are not printed. */
-export function firstStartFileIn(dataDir: string): string {
-  return join(dataDir, 'first-start.txt');
+/**
+ * The file of the data dir that holds the first start's secrets when they are not printed: one per
+ * database, since a data dir serves PGlite and any number of PostgreSQL databases (`databaseUrl`), each
+ * seeded with a sandbox owner of its own. The name carries a PostgreSQL database's name, host and port,
+ * never its credentials.
+ */
+export function firstStartFileIn(dataDir: string, databaseUrl?: string): string {
+  if (databaseUrl === undefined) return join(dataDir, 'first-start.txt');
+  const url = new URL(databaseUrl);
+  const database = decodeURIComponent(url.pathname.replace(/^\//, '')) || 'postgres';
+  const where = `${database}@${url.hostname || 'localhost'}-${url.port || '5432'}`;
+  return join(dataDir, `first-start-postgres-${where.replace(/[^A-Za-z0-9@._-]/g, '_')}.txt`);
 }
 
 /**
@@ -16,12 +25,12 @@ export function firstStartFileIn(dataDir: string): string {
  * instead (`choice`, read by config.ts). Answers the file, or `undefined` for stdout.
  */
 export function firstStartSecretsFile(
-  dataDir: string,
-  choice: Config['firstStartSecrets'],
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'firstStartSecrets'>,
   terminal: boolean = process.stdout.isTTY === true,
 ): string | undefined {
+  const choice = config.firstStartSecrets;
   if (choice === 'stdout' || (choice !== 'file' && terminal)) return undefined;
-  return firstStartFileIn(dataDir);
+  return firstStartFileIn(config.dataDir, config.databaseUrl);
 }
 
 export function writeFirstStartSecrets(path: string, dataDir: string, lines: readonly string[]): void {

@@ -6,6 +6,7 @@ import { firstStartFileIn, firstStartSecretsFile, writeFirstStartSecrets } from 
 import { createServiceLogger } from './http/logger.js';
 import { type RunningService, startService } from './server.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
+import { SecretKeyMismatchError } from './store/secret-key-check.js';
 
 const CLI = 'npm run sandbox -w @svc-kit/reference-service --';
 
@@ -13,9 +14,7 @@ const CLI = 'npm run sandbox -w @svc-kit/reference-service --';
 function printBanner(service: RunningService, config: Config): void {
   const { allowLocalhostWebhooks, dataDir } = config;
   const backend = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
-  const secretsFile = service.seed?.seeded
-    ? firstStartSecretsFile(dataDir, config.firstStartSecrets)
-    : undefined;
+  const secretsFile = service.seed?.seeded ? firstStartSecretsFile(config) : undefined;
   const secrets = firstStartSecrets(service);
   const lines = [
     '',
@@ -31,7 +30,10 @@ function printBanner(service: RunningService, config: Config): void {
   } else if (!config.production) {
     lines.push('Webhook receivers on localhost: start with SVC_ALLOW_LOCALHOST_WEBHOOKS=1 (sandbox only)');
   }
-  lines.push('', ...portalBlock(service, firstStartFileIn(dataDir), secretsFile !== undefined));
+  lines.push(
+    '',
+    ...portalBlock(service, firstStartFileIn(dataDir, config.databaseUrl), secretsFile !== undefined),
+  );
   if (secretsFile !== undefined) {
     writeFirstStartSecrets(secretsFile, dataDir, secrets);
     lines.push(
@@ -134,7 +136,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof SecretKeyMismatchError
+  ) {
     console.error(`cannot start: ${error.message}`);
   } else {
     console.error('cannot start:', error);

@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { ServiceContext } from './context.js';
@@ -6,6 +7,7 @@ import { PublicAddress } from './public-address.js';
 import { type OpenedStore, openStore } from './store/open.js';
 import { createSecretBox } from './store/secret-box.js';
 import { loadSecretKey } from './store/secret-key.js';
+import { checkSecretKey } from './store/secret-key-check.js';
 
 /** Resolves every address of a name, as the delivery dialler will see them. */
 export async function resolveWithDns(hostname: string): Promise<string[]> {
@@ -25,9 +27,20 @@ export async function openRuntime(
         'This is a sandbox setting; never use it where the service is reachable by others.',
     );
   }
+  const secretBox = createSecretBox(loadSecretKey(config.secretKey, config.dataDir));
+  try {
+    await checkSecretKey(
+      store.db,
+      secretBox,
+      config.secretKey ? 'SVC_SECRET_KEY' : join(config.dataDir, 'secret.key'),
+    );
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const ctx: ServiceContext = {
     db: store.db,
-    secretBox: createSecretBox(loadSecretKey(config.secretKey, config.dataDir)),
+    secretBox,
     resolveHost: resolveWithDns,
     allowLocalhostWebhooks: config.allowLocalhostWebhooks,
     publicAddress: new PublicAddress({ publicUrl: config.publicUrl, publicOrigin: config.publicOrigin }),

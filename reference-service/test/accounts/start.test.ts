@@ -68,6 +68,20 @@ describe('the started service and its portal block', () => {
     await again.ready();
     await again.printed('already seeded');
     expect(again.output()).toContain(`with the password in ${file},`);
+
+    // Started with another at-rest key than the one its secrets were sealed with, it stops and says so.
+    again.child.kill('SIGTERM');
+    await again.exited;
+    const otherKey = spawnService(entry.main, {
+      SVC_DATA_DIR: dataDir,
+      SVC_PORTAL_DIR: join(dataDir, 'none'),
+      SVC_SECRET_KEY: 'ab'.repeat(32),
+    });
+    running.push(otherKey);
+    expect(await otherKey.exited).toBe(1);
+    expect(otherKey.output()).toContain(
+      'cannot start: the at-rest key (SVC_SECRET_KEY) does not open the secrets this database already holds',
+    );
   });
 
   it('prints the portal’s address and, on first start, a ready account that signs in and steps up', async () => {

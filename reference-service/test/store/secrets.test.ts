@@ -6,6 +6,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { loadSecretKey } from '../../src/store/secret-key.js';
+import { checkSecretKey, SecretKeyMismatchError } from '../../src/store/secret-key-check.js';
+import { BACKENDS } from '../support/backends.js';
+import { seedActiveEndpoint } from '../support/endpoints.js';
+import { seedWorkspace } from '../support/workspaces.js';
 
 describe('the secret box', () => {
   it('round-trips any text and never shows it in the sealed form', () => {
@@ -55,5 +59,28 @@ describe('the at-rest key', () => {
     expect(loadSecretKey(key.toString('hex'), dir).equals(key)).toBe(true);
     expect(loadSecretKey(key.toString('base64'), dir).equals(key)).toBe(true);
     expect(() => loadSecretKey(randomBytes(16).toString('hex'), dir)).toThrow(/32 bytes/);
+  });
+});
+
+describe.each(BACKENDS)('checking the at-rest key against the database on $name', (backend) => {
+  it('passes the key its secrets were sealed with and an empty database, and names the setting otherwise', async () => {
+    const store = await backend.open();
+    try {
+      const key = createSecretBox(randomBytes(32));
+      const other = createSecretBox(randomBytes(32));
+      await checkSecretKey(store.db, other, 'SVC_SECRET_KEY');
+      const workspaceId = await seedWorkspace(store.db);
+      await seedActiveEndpoint(store.db, key, workspaceId, 'https://hooks.example.com/x');
+      await checkSecretKey(store.db, key, 'SVC_SECRET_KEY');
+      const refusal = await checkSecretKey(store.db, other, 'SVC_SECRET_KEY').catch(
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(SecretKeyMismatchError);
+      expect((refusal as Error).message).toMatch(
+        /^the at-rest key \(SVC_SECRET_KEY\) does not open the secrets/,
+      );
+    } finally {
+      await store.close();
+    }
   });
 });
