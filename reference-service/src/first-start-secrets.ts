@@ -1,20 +1,31 @@
+import { createHash } from 'node:crypto';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import type { Config } from './config.js';
 import { ensurePrivateDir } from './store/private-dir.js';
 
 /**
  * The file of the data dir that holds the first start's secrets when they are not printed: one per
  * database, since a data dir serves PGlite and any number of PostgreSQL databases (`databaseUrl`), each
- * seeded with a sandbox owner of its own. The name carries a PostgreSQL database's name, host and port,
- * never its credentials.
+ * seeded with a sandbox owner of its own. A PostgreSQL database's file carries its name and a digest of
+ * where it is (host or socket directory, port, name), never the URL's credentials. Never throws: it runs
+ * after the seeding, when a failure would lose secrets shown nowhere else.
  */
 export function firstStartFileIn(dataDir: string, databaseUrl?: string): string {
   if (databaseUrl === undefined) return join(dataDir, 'first-start.txt');
-  const url = new URL(databaseUrl);
-  const database = decodeURIComponent(url.pathname.replace(/^\//, '')) || 'postgres';
-  const where = `${database}@${url.hostname || 'localhost'}-${url.port || '5432'}`;
-  return join(dataDir, `first-start-postgres-${where.replace(/[^A-Za-z0-9@._-]/g, '_')}.txt`);
+  let where: { database: string; place: string };
+  try {
+    const { host, port, database, user } = parseConnectionString(databaseUrl);
+    // pg's own defaults: the database is named after the user, the host is local.
+    const name = database || user || 'postgres';
+    where = { database: name, place: `${host || 'localhost'}\n${port || '5432'}\n${name}` };
+  } catch {
+    where = { database: 'postgres', place: databaseUrl };
+  }
+  const digest = createHash('sha256').update(where.place).digest('hex').slice(0, 8);
+  const readable = where.database.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
+  return join(dataDir, `first-start-postgres-${readable}-${digest}.txt`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { ServiceContext } from './context.js';
@@ -27,14 +27,13 @@ export async function openRuntime(
         'This is a sandbox setting; never use it where the service is reachable by others.',
     );
   }
-  const secretBox = createSecretBox(loadSecretKey(config.secretKey, config.dataDir));
+  const atRest = loadSecretKey(config.secretKey, config.dataDir);
+  const secretBox = createSecretBox(atRest.key);
   try {
-    await checkSecretKey(
-      store.db,
-      secretBox,
-      config.secretKey ? 'SVC_SECRET_KEY' : join(config.dataDir, 'secret.key'),
-    );
+    await checkSecretKey(store.db, secretBox, atRest);
   } catch (error) {
+    // A key generated for a database that already had one would only mislead the next start.
+    if (atRest.generatedFile) rmSync(atRest.generatedFile, { force: true });
     await store.close();
     throw error;
   }

@@ -4,6 +4,7 @@ import { ADMIN_COMMANDS, AdminUsageError, runAdminCommand } from './features/san
 import { sendAdminCommand } from './features/sandbox/admin-socket.js';
 import { openRuntime } from './runtime.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
+import { SecretKeyMismatchError } from './store/secret-key-check.js';
 
 const USAGE = `usage: npm run sandbox -w @svc-kit/reference-service -- <command>
 
@@ -61,7 +62,8 @@ main(process.argv.slice(2)).then(
     if (
       error instanceof AdminUsageError ||
       error instanceof ConfigError ||
-      error instanceof DataDirLockedError
+      error instanceof DataDirLockedError ||
+      error instanceof SecretKeyMismatchError
     ) {
       console.error(error.message);
     } else {

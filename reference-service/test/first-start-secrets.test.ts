@@ -25,15 +25,27 @@ describe('where the first start’s secrets go', () => {
     expect(await readFile(path, 'utf8')).toBe('    password:     secret\n');
   });
 
-  it('to a file of its own per database, named without the credentials of its URL', () => {
+  it('to a file of its own per database, named without the credentials of its URL, for any URL pg takes', () => {
     const on = (databaseUrl: string) =>
-      firstStartSecretsFile({ dataDir: '/data', databaseUrl, firstStartSecrets: 'file' });
-    expect(on('postgres://svc:hunter2@db.internal:6543/svc_main')).toBe(
-      '/data/first-start-postgres-svc_main@db.internal-6543.txt',
-    );
-    expect(on('postgres://postgres@127.0.0.1/other')).toBe(
-      '/data/first-start-postgres-other@127.0.0.1-5432.txt',
-    );
-    expect(on('postgres://x@h/we%2Fird%20name')).toBe('/data/first-start-postgres-we_ird_name@h-5432.txt');
+      firstStartSecretsFile({ dataDir: '/data', databaseUrl, firstStartSecrets: 'file' })!;
+    const named = on('postgres://svc:hunter2@db.internal:6543/svc_main');
+    expect(named).toMatch(/^\/data\/first-start-postgres-svc_main-[0-9a-f]{8}\.txt$/);
+    expect(named).not.toContain('hunter2');
+    // The same database whoever connects to it; another host, port, socket or name is another file.
+    expect(on('postgres://other:pw@db.internal:6543/svc_main')).toBe(named);
+    const others = [
+      'postgres://svc@db.internal:6544/svc_main',
+      'postgres://svc@db2.internal:6543/svc_main',
+      'postgres://svc@db.internal:6543/svc_other',
+      'postgres://postgres@/svc_main?host=/var/run/postgresql',
+      'postgres://postgres@/svc_main?host=/tmp',
+      'postgres://x@[::1]:5433/svc_main',
+    ].map(on);
+    expect(new Set([named, ...others]).size).toBe(others.length + 1);
+    // Forms pg accepts and URL parsing does not, and names that need escaping: a file, never a throw.
+    for (const url of ['/var/run/postgresql svc', 'socket:/var/run/postgresql?db=svc', 'postgres://u@h/%zz'])
+      expect(on(url)).toMatch(/^\/data\/first-start-postgres-[A-Za-z0-9._-]+-[0-9a-f]{8}\.txt$/);
+    // No database named: pg uses the user's name.
+    expect(on('postgres://alice@h')).toBe(on('postgres://alice@h/alice'));
   });
 });

@@ -13,7 +13,7 @@ export type ShutdownStep = readonly [what: string, run: () => Promise<unknown> |
  * timer holds the process until then, so a step stuck on nothing at all still ends in the error.
  */
 export async function runShutdownSteps(graceMs: number, steps: readonly ShutdownStep[]): Promise<void> {
-  let current = steps[0]?.[0] ?? 'starting';
+  let current = '';
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(

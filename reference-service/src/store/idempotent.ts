@@ -181,7 +181,6 @@ export async function runIdempotentInSteps(
 ): Promise<Answer & { replayed: boolean }> {
   const deadline = clock() + patience.waitMs;
   const maxPolls = Math.ceil(patience.waitMs / patience.pollMs);
-  const settle = (write: (tx: Queryable) => Promise<unknown>) => settleOutcome(db, write);
   for (let polls = 0; ; polls++) {
     if (await claim(db, call)) {
       let answer: Answer;
@@ -189,17 +188,19 @@ export async function runIdempotentInSteps(
         answer = await run();
       } catch (error) {
         if (!isRememberedError(error)) {
-          await settle((tx) => dropUnansweredClaim(tx, claimOf(call)));
+          await settleOutcome(db, (tx) => dropUnansweredClaim(tx, claimOf(call)));
           throw error;
         }
         // A final refusal is the key's first answer (the contract's rule): kept like a success.
         answer = refusalAnswer(error);
-        await settle((tx) =>
+        await settleOutcome(db, (tx) =>
           storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body),
         );
         throw error;
       }
-      await settle((tx) => storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body));
+      await settleOutcome(db, (tx) =>
+        storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body),
+      );
       return { ...answer, replayed: false };
     }
     const record = await getIdempotencyRecord(db, call.workspaceId, call.key);

@@ -29,8 +29,6 @@ function statementName(sql: string): string | undefined {
  */
 const MAX_WAITING = 1_000;
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /** query_canceled (`statement_timeout`, a cancel) and lock_not_available (`lock_timeout`). */
 const CUT_SHORT = new Set(['57014', '55P03']);
 
@@ -43,9 +41,8 @@ const CUT_SHORT = new Set(['57014', '55P03']);
 function unavailableIfCutShort(limitMs: number | undefined, error: unknown): unknown {
   if (limitMs === undefined) return error;
   if (!(error instanceof pg.DatabaseError) || !CUT_SHORT.has(error.code ?? '')) return error;
-  return new DatabaseUnavailableError(`the database cut a statement short: ${error.message}`, {
-    cause: error,
-  });
+  // The cause's message is appended by the log's serializer: not repeated here.
+  return new DatabaseUnavailableError('the database cut a statement short', { cause: error });
 }
 
 /** One statement on `client` (or on any connection of the pool), prepared by name (see statementName). */
@@ -97,9 +94,7 @@ export async function openPostgres(connectionString: string): Promise<Db> {
       throw new DatabaseUnavailableError(`${pool.waitingCount} callers are already waiting for a connection`);
     }
     const pending = pool.connect().catch((error: unknown) => {
-      throw new DatabaseUnavailableError(`no connection to the database: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw new DatabaseUnavailableError('no connection to the database', { cause: error });
     });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
@@ -168,20 +163,15 @@ export async function openPostgres(connectionString: string): Promise<Db> {
       async withAdvisoryLock(key, fn) {
         const client = await acquire(limitMs);
         try {
-          // The section waits for the lock as long as it takes (an instance migrating beside this one),
-          // whatever timeouts the operator set; RESET gives the connection its own settings back.
+          // The section (the migrations) waits for the lock and runs as long as it takes, whatever
+          // timeouts the operator set: an instance starting beside a migrating one must not fail.
           await client.query('SET lock_timeout = 0; SET statement_timeout = 0');
           await client.query('SELECT pg_advisory_lock($1)', [key]);
-          try {
-            return await fn(onClient(client));
-          } finally {
-            await client.query('SELECT pg_advisory_unlock($1)', [key]);
-            await client.query('RESET lock_timeout; RESET statement_timeout');
-          }
-        } catch (error) {
-          throw unavailableIfCutShort(limitMs, error);
+          return await fn(onClient(client));
         } finally {
-          client.release();
+          // Closed rather than pooled: its session settings and anything the section left (an aborted
+          // transaction) end with it, and so does the lock.
+          client.release(true);
         }
       },
       listen: (channel, onNotify) => listenOnOwnConnection(connectionString, channel, onNotify),

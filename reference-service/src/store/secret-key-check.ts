@@ -1,5 +1,6 @@
 import type { Queryable } from './db.js';
 import type { SecretBox } from './secret-box.js';
+import type { AtRestKey } from './secret-key.js';
 
 /** The at-rest key does not open the secrets the database already holds. */
 export class SecretKeyMismatchError extends Error {
@@ -13,7 +14,7 @@ export class SecretKeyMismatchError extends Error {
  * databases that instance seeded. Caught here, the start stops with the setting named, instead of the first
  * signature or sign-in failing on an authentication tag.
  */
-export async function checkSecretKey(db: Queryable, box: SecretBox, keySource: string): Promise<void> {
+export async function checkSecretKey(db: Queryable, box: SecretBox, key: AtRestKey): Promise<void> {
   const [sample] = await db.query<{ sealed: string; bound_to: string }>(
     `(SELECT private_key_enc AS sealed, identity_id AS bound_to FROM identity_keys LIMIT 1)
      UNION ALL (SELECT secret_enc, id FROM webhook_endpoints WHERE secret_enc IS NOT NULL LIMIT 1)
@@ -25,7 +26,8 @@ export async function checkSecretKey(db: Queryable, box: SecretBox, keySource: s
     box.open(sample.sealed, sample.bound_to);
   } catch {
     throw new SecretKeyMismatchError(
-      `the at-rest key (${keySource}) does not open the secrets this database already holds: they were ` +
+      `the at-rest key (${key.generatedFile ? 'none was set: this start generated one' : key.source}) ` +
+        'does not open the secrets this database already holds: they were ' +
         'sealed with another key. Start with the key its first instance used (its SVC_SECRET_KEY, or the ' +
         'secret.key file of the data dir it generated one in).',
     );

@@ -99,7 +99,7 @@ describe('migrations', () => {
       const ran = await migrate(db);
       expect(performance.now() - started).toBeGreaterThanOrEqual(700);
       expect(ran).toEqual((await loadMigrations()).map((m) => m.version));
-      // The pool's one connection has the operator's settings back.
+      // No connection of the pool keeps the section's settings.
       expect(await db.query('SHOW lock_timeout')).toEqual([{ lock_timeout: '200ms' }]);
       expect(await db.query('SHOW statement_timeout')).toEqual([{ statement_timeout: '300ms' }]);
     } finally {
