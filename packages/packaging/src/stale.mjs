@@ -6,14 +6,33 @@ import { join } from 'node:path';
 const INPUT_DIRS = ['src', 'bin', 'scripts'];
 const INPUT_FILES = ['package.json', 'tsup.config.ts', 'tsconfig.json'];
 
-/** @param {string} dir @returns {number} the newest modification time under `dir` (0 when absent) */
-function newestUnder(dir) {
-  if (!existsSync(dir)) return 0;
+/**
+ * @param {string} path a file or a folder
+ * @returns {number} the newest modification time of the file or of any file under the folder (0 when absent)
+ */
+function newestUnder(path) {
+  if (!existsSync(path)) return 0;
+  if (!statSync(path).isDirectory()) return statSync(path).mtimeMs;
   let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+  for (const entry of readdirSync(path, { withFileTypes: true, recursive: true })) {
     if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
+}
+
+/**
+ * Why `outputs` (files) need building from `inputs` (files or folders; absent ones are ignored), or
+ * `undefined` when every output exists and is newer than every input.
+ * @param {readonly string[]} outputs
+ * @param {readonly string[]} inputs
+ * @returns {string | undefined}
+ */
+export function staleAgainst(outputs, inputs) {
+  const missing = outputs.find((file) => !existsSync(file));
+  if (missing !== undefined) return `${missing} is missing`;
+  const built = Math.min(...outputs.map((file) => statSync(file).mtimeMs));
+  const newest = Math.max(0, ...inputs.map(newestUnder));
+  return newest > built ? 'a source is newer than the build' : undefined;
 }
 
 /**
@@ -47,14 +66,11 @@ export function staleReason(packageDir) {
   const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
   const entries = builtEntryFiles(manifest);
   if (entries.length === 0) return 'its manifest names no built file';
+  // Named as the manifest names it, relative to the package.
   const missing = entries.find((file) => !existsSync(join(packageDir, file)));
   if (missing !== undefined) return `${missing} is missing`;
-  const built = Math.min(...entries.map((file) => statSync(join(packageDir, file)).mtimeMs));
-  const inputs = Math.max(
-    ...INPUT_DIRS.map((name) => newestUnder(join(packageDir, name))),
-    ...INPUT_FILES.map((name) =>
-      existsSync(join(packageDir, name)) ? statSync(join(packageDir, name)).mtimeMs : 0,
-    ),
+  return staleAgainst(
+    entries.map((file) => join(packageDir, file)),
+    [...INPUT_DIRS, ...INPUT_FILES].map((name) => join(packageDir, name)),
   );
-  return inputs > built ? 'a source is newer than the build' : undefined;
 }

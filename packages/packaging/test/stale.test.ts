@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PUBLISHED, packageDir } from '../src/pack.mjs';
-import { builtEntryFiles, staleReason } from '../src/stale.mjs';
+import { builtEntryFiles, staleAgainst, staleReason } from '../src/stale.mjs';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-kit-stale-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -92,6 +92,25 @@ describe('staleReason', () => {
     expect(staleReason(fakePackage('unnamed', { 'src/index.ts': 500 }, { main: './index.js' }))).toBe(
       'its manifest names no built file',
     );
+  });
+});
+
+describe('staleAgainst', () => {
+  it('compares outputs with input files and folders, ignoring inputs that do not exist', () => {
+    const dir = fakePackage(
+      'service',
+      { 'src/a.ts': 500, 'portal/src/app.tsx': 400, 'tsup.config.ts': 900, 'dist/main.js': 10 },
+      {},
+    );
+    const at = (path: string) => join(dir, path);
+    const inputs = ['src', 'portal', 'tsup.config.ts', 'absent-folder', 'absent.json'].map(at);
+    expect(staleAgainst([at('dist/main.js')], inputs)).toBeUndefined();
+    expect(staleAgainst([at('dist/main.js'), at('dist/portal/index.html')], inputs)).toBe(
+      `${at('dist/portal/index.html')} is missing`,
+    );
+    const now = Date.now() / 1000;
+    utimesSync(at('portal/src/app.tsx'), now - 1, now - 1);
+    expect(staleAgainst([at('dist/main.js')], inputs)).toBe('a source is newer than the build');
   });
 });
 
