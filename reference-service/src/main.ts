@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
-import { type Config, ConfigError, readConfig } from './config.js';
+import { type Config, readConfig } from './config.js';
 import { insecureOriginWarning } from './features/portal-static/cookie-warning.js';
 import { SANDBOX_EMAIL, sandboxCards } from './features/sandbox/seed.js';
 import { firstStartFileIn, firstStartSecretsFile, writeFirstStartSecrets } from './first-start-secrets.js';
 import { createServiceLogger } from './http/logger.js';
+import { isStartRefusal } from './runtime.js';
 import { type RunningService, startService } from './server.js';
-import { DataDirLockedError } from './store/data-dir-lock.js';
-import { SecretKeyMismatchError } from './store/secret-key-check.js';
 
 const CLI = 'npm run sandbox -w @svc-kit/reference-service --';
 
@@ -136,11 +135,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (
-    error instanceof ConfigError ||
-    error instanceof DataDirLockedError ||
-    error instanceof SecretKeyMismatchError
-  ) {
+  if (isStartRefusal(error)) {
     console.error(`cannot start: ${error.message}`);
   } else {
     console.error('cannot start:', error);

@@ -1,13 +1,26 @@
 import { lookup } from 'node:dns/promises';
 import { rmSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { type Config, ConfigError } from './config.js';
 import type { ServiceContext } from './context.js';
 import { PublicAddress } from './public-address.js';
+import { DataDirLockedError } from './store/data-dir-lock.js';
 import { type OpenedStore, openStore } from './store/open.js';
 import { createSecretBox } from './store/secret-box.js';
 import { loadSecretKey } from './store/secret-key.js';
-import { checkSecretKey } from './store/secret-key-check.js';
+import { checkSecretKey, SecretKeyMismatchError } from './store/secret-key-check.js';
+
+/**
+ * A start refused for a reason a person fixes (a setting, a data dir in use, an at-rest key that does not
+ * open the database's secrets): printed as its message, without a stack, by the service and the admin CLI.
+ */
+export function isStartRefusal(error: unknown): error is Error {
+  return (
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof SecretKeyMismatchError
+  );
+}
 
 /** Resolves every address of a name, as the delivery dialler will see them. */
 export async function resolveWithDns(hostname: string): Promise<string[]> {

@@ -1,10 +1,8 @@
 import pino from 'pino';
-import { ConfigError, readConfig } from './config.js';
+import { readConfig } from './config.js';
 import { ADMIN_COMMANDS, AdminUsageError, runAdminCommand } from './features/sandbox/admin.js';
 import { sendAdminCommand } from './features/sandbox/admin-socket.js';
-import { openRuntime } from './runtime.js';
-import { DataDirLockedError } from './store/data-dir-lock.js';
-import { SecretKeyMismatchError } from './store/secret-key-check.js';
+import { isStartRefusal, openRuntime } from './runtime.js';
 
 const USAGE = `usage: npm run sandbox -w @svc-kit/reference-service -- <command>
 
@@ -59,12 +57,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (
-      error instanceof AdminUsageError ||
-      error instanceof ConfigError ||
-      error instanceof DataDirLockedError ||
-      error instanceof SecretKeyMismatchError
-    ) {
+    if (error instanceof AdminUsageError || isStartRefusal(error)) {
       console.error(error.message);
     } else {
       console.error(error);

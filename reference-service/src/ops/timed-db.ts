@@ -51,6 +51,7 @@ export function timedDb(db: Db, seconds: { statement: Histogram; sectionWait: Hi
     }
   }
   const root = timed(db);
+  let unbounded: Db | undefined;
   return {
     kind: db.kind,
     query: root.query,
@@ -61,6 +62,7 @@ export function timedDb(db: Db, seconds: { statement: Histogram; sectionWait: Hi
     close: () => db.close(),
     pressure: () => db.pressure(),
     withWaitLimit: (ms) => timedDb(db.withWaitLimit(ms), seconds),
-    withoutWaitLimit: () => timedDb(db.withoutWaitLimit(), seconds),
+    // Asked for on every idempotent write: wrapped once.
+    withoutWaitLimit: () => (unbounded ??= timedDb(db.withoutWaitLimit(), seconds)),
   };
 }

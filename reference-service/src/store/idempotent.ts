@@ -112,7 +112,7 @@ export async function runIdempotent(
   } catch (error) {
     if (!(error instanceof RefusedRun)) throw error;
     // The operation ran to its refusal: remembering it waits for the database rather than giving up.
-    await db.withoutWaitLimit().transaction(async (tx) => {
+    await settleOutcome(db, async (tx) => {
       const claimed = await claim(tx, call);
       // Someone else's answer got there first: theirs is the key's first answer, ours is still this caller's.
       if (claimed) {
