@@ -177,11 +177,16 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
     });
     // Checked on every announced change of its credentials, and every `streamCheckMs` in any case. A
     // check can outlive its stream (the database closing under it at shutdown): logged, never thrown.
+    // A check waits for the stream to be held: until then the database names the listener's previous
+    // stream (or none), and the check would end this one as replaced.
+    let held: Promise<void> = Promise.resolve();
     const recheck = () => {
       if (stream.ended) return;
-      checkStream().catch((error: unknown) =>
-        request.log.warn({ err: error, endpoint_id: endpointId }, 'checking a listen stream failed'),
-      );
+      held
+        .then(checkStream)
+        .catch((error: unknown) =>
+          request.log.warn({ err: error, endpoint_id: endpointId }, 'checking a listen stream failed'),
+        );
     };
     const check = setInterval(recheck, relay.streamCheckMs);
     const unwatch = credentialWatch.watch(
@@ -198,7 +203,10 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
       void relay.release(endpointId, stream);
     });
     // The client may already be gone (it hung up while the stream was set up): nothing to hold then.
-    if (!stream.ended) await relay.hold(endpointId, stream);
+    if (!stream.ended) {
+      held = relay.hold(endpointId, stream);
+      await held;
+    }
 
     /** Heartbeat, then: is the key still good, the listener still there and still this stream's? */
     async function checkStream(): Promise<void> {
