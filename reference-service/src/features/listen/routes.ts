@@ -23,6 +23,7 @@ import {
 } from '../../store/queries/listeners.js';
 import { insertEndpoint, newEndpointRow, removeEndpoint } from '../../store/queries/webhook-endpoints.js';
 import { CredentialWatch } from './credential-watch.js';
+import { holdAndSupervise } from './stream-supervision.js';
 
 const ADMIN: Requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true };
 
@@ -175,38 +176,19 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
       server_time: now,
       webhooks_enabled: workspace.webhooks_enabled,
     });
-    // Checked on every announced change of its credentials, and every `streamCheckMs` in any case. A
-    // check can outlive its stream (the database closing under it at shutdown): logged, never thrown.
-    // A check waits for the stream to be held: until then the database names the listener's previous
-    // stream (or none), and the check would end this one as replaced.
-    let held: Promise<void> = Promise.resolve();
-    const recheck = () => {
-      if (stream.ended) return;
-      held
-        .then(checkStream)
-        .catch((error: unknown) =>
-          request.log.warn({ err: error, endpoint_id: endpointId }, 'checking a listen stream failed'),
-        );
-    };
-    const check = setInterval(recheck, relay.streamCheckMs);
-    const unwatch = credentialWatch.watch(
-      {
+    await holdAndSupervise({
+      relay,
+      credentialWatch,
+      endpointId,
+      stream,
+      credentials: {
         keyId: principal.kind === 'key' ? principal.keyId : undefined,
         memberId: principal.memberId,
         workspaceId: principal.workspaceId,
       },
-      recheck,
-    );
-    stream.onEnd(() => {
-      clearInterval(check);
-      unwatch();
-      void relay.release(endpointId, stream);
+      check: checkStream,
+      log: request.log,
     });
-    // The client may already be gone (it hung up while the stream was set up): nothing to hold then.
-    if (!stream.ended) {
-      held = relay.hold(endpointId, stream);
-      await held;
-    }
 
     /** Heartbeat, then: is the key still good, the listener still there and still this stream's? */
     async function checkStream(): Promise<void> {
