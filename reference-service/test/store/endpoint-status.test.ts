@@ -1,61 +1,86 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { Queryable } from '../../src/store/db.js';
 import { ENDPOINT_STOPPED_CHANNEL, setEndpointStatus } from '../../src/store/queries/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
+import { until } from '../support/until.js';
 import { seedWorkspace } from '../support/workspaces.js';
+
+/** The workspace's live endpoints as the database holds them, in the operation's order and columns. */
+const liveEndpoints = (db: Queryable, workspaceId: string) =>
+  db.query(
+    `SELECT id, url, events, status, consecutive_failures, rotating_until, created_at, updated_at
+       FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
+    [workspaceId],
+  );
 
 describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) => {
   it('announces a pause to the delivery workers and answers the live endpoints as changed, in one statement', async () => {
     const store = await backend.open();
+    const db = store.db;
     try {
-      const workspaceId = await seedWorkspace(store.db);
-      const endpoint = await seedActiveEndpoint(
-        store.db,
-        createSecretBox(randomBytes(32)),
-        workspaceId,
-        'https://hooks.example.com/x',
+      const box = createSecretBox(randomBytes(32));
+      const workspaceId = await seedWorkspace(db);
+      const endpoint = await seedActiveEndpoint(db, box, workspaceId, 'https://hooks.example.com/x');
+      const other = await seedActiveEndpoint(db, box, workspaceId, 'https://hooks.example.com/y');
+      const removed = await seedActiveEndpoint(db, box, workspaceId, 'https://hooks.example.com/z');
+      const elsewhere = await seedActiveEndpoint(
+        db,
+        box,
+        await seedWorkspace(db),
+        'https://hooks.example.com/w',
       );
-      const other = await seedActiveEndpoint(
-        store.db,
-        createSecretBox(randomBytes(32)),
-        workspaceId,
-        'https://hooks.example.com/y',
+      // A failure run and a rotation under way on the changed endpoint, a filter on the other one.
+      await db.query(
+        'UPDATE webhook_endpoints SET consecutive_failures = 3, rotating_until = $2 WHERE id = $1',
+        [endpoint.id, Date.now() + 60_000],
       );
-      await store.db.query('UPDATE webhook_endpoints SET created_at = created_at + 1 WHERE id = $1', [
-        other.id,
-      ]);
+      await db.query(
+        `UPDATE webhook_endpoints SET created_at = created_at + 1, events = '{message.received}' WHERE id = $1`,
+        [other.id],
+      );
+      await db.query('UPDATE webhook_endpoints SET deleted_at = $2 WHERE id = $1', [removed.id, Date.now()]);
       const heard: string[] = [];
-      const stop = await store.db.listen(ENDPOINT_STOPPED_CHANNEL, (payload) => {
+      const stop = await db.listen(ENDPOINT_STOPPED_CHANNEL, (payload) => {
         if (payload !== '') heard.push(payload);
       });
       const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
 
-      const paused = await setEndpointStatus(store.db, workspaceId, endpoint.id, 'paused', Date.now());
-      expect(paused?.map((row) => [row.id, row.status])).toEqual([
-        [endpoint.id, 'paused'],
-        [other.id, 'active'],
+      const pausedAt = Date.now();
+      const paused = await setEndpointStatus(db, workspaceId, endpoint.id, 'paused', pausedAt);
+      expect(paused).toEqual(await liveEndpoints(db, workspaceId));
+      expect(paused?.map((row) => [row.id, row.status, row.consecutive_failures, row.updated_at])).toEqual([
+        [endpoint.id, 'paused', 3, pausedAt],
+        [other.id, 'active', 0, expect.any(Number)],
+      ]);
+      expect(paused![0]!.rotating_until).toEqual(expect.any(Number));
+      await until(() => heard.length > 0);
+      await settle();
+      expect(heard).toEqual([endpoint.id]);
+
+      const resumed = await setEndpointStatus(db, workspaceId, endpoint.id, 'active', pausedAt + 1);
+      expect(resumed).toEqual(await liveEndpoints(db, workspaceId));
+      expect(resumed?.map((row) => [row.id, row.status, row.consecutive_failures, row.updated_at])).toEqual([
+        [endpoint.id, 'active', 0, pausedAt + 1],
+        [other.id, 'active', 0, expect.any(Number)],
       ]);
       await settle();
       expect(heard).toEqual([endpoint.id]);
-      const resumed = await setEndpointStatus(store.db, workspaceId, endpoint.id, 'active', Date.now());
-      expect(resumed?.map((row) => [row.id, row.status])).toEqual([
-        [endpoint.id, 'active'],
-        [other.id, 'active'],
-      ]);
+
+      // Unknown, removed, or another workspace's: no answer, nothing changed, nothing announced.
+      const before = await db.query('SELECT * FROM webhook_endpoints ORDER BY id');
+      for (const [workspace, id] of [
+        [workspaceId, 'whk_nope'],
+        [workspaceId, removed.id],
+        [workspaceId, elsewhere.id],
+      ] as const) {
+        expect(await setEndpointStatus(db, workspace, id, 'paused', Date.now())).toBeUndefined();
+      }
       await settle();
       expect(heard).toEqual([endpoint.id]);
-      expect(
-        await setEndpointStatus(store.db, workspaceId, 'whk_nope', 'paused', Date.now()),
-      ).toBeUndefined();
-      await settle();
-      expect(heard).toEqual([endpoint.id]);
-      const [row] = await store.db.query<{ status: string }>(
-        'SELECT status FROM webhook_endpoints WHERE id = $1',
-        [endpoint.id],
-      );
-      expect(row!.status).toBe('active');
+      expect(await db.query('SELECT * FROM webhook_endpoints ORDER BY id')).toEqual(before);
       await stop();
     } finally {
       await store.close();

@@ -138,9 +138,10 @@ export async function announceEndpointsStopped(db: Queryable, ids: readonly stri
 /**
  * Pausing or resuming in one statement: the change, the announcement of a pause to the delivery workers,
  * and the workspace's live endpoints after it. A statement does not see its own changes, so the changed
- * columns are taken from the UPDATE's RETURNING (a join on the endpoints as they were, cheaper for the
- * database than a second scan beside them). `pg_notify` runs in RETURNING, which is computed for every
- * changed row whether or not the outer query reads it.
+ * row is taken whole from the UPDATE's RETURNING (which, after waiting on a concurrent change of the row,
+ * is the row as written; the scan beside it reads the rows as they were when the statement began), joined
+ * to the others: cheaper for the database than a second scan of them. `pg_notify` runs in RETURNING,
+ * which is computed for every changed row whether or not the outer query reads it.
  */
 const SET_ENDPOINT_STATUS = `WITH changed AS (
        UPDATE webhook_endpoints
@@ -148,12 +149,16 @@ const SET_ENDPOINT_STATUS = `WITH changed AS (
               consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
               updated_at = $4
         WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
-        RETURNING id, status, consecutive_failures, updated_at,
-                  CASE WHEN $3 = 'paused' THEN pg_notify($5, id)::text END AS announced
+        RETURNING ${VIEW_COLUMNS}, CASE WHEN $3 = 'paused' THEN pg_notify($5, id)::text END AS announced
      )
-     SELECT e.id, e.url, e.events, coalesce(c.status, e.status) AS status,
-            coalesce(c.consecutive_failures, e.consecutive_failures) AS consecutive_failures,
-            e.rotating_until, e.created_at, coalesce(c.updated_at, e.updated_at) AS updated_at
+     SELECT e.id,
+            CASE WHEN c.id IS NULL THEN e.url ELSE c.url END AS url,
+            CASE WHEN c.id IS NULL THEN e.events ELSE c.events END AS events,
+            CASE WHEN c.id IS NULL THEN e.status ELSE c.status END AS status,
+            CASE WHEN c.id IS NULL THEN e.consecutive_failures ELSE c.consecutive_failures END AS consecutive_failures,
+            CASE WHEN c.id IS NULL THEN e.rotating_until ELSE c.rotating_until END AS rotating_until,
+            CASE WHEN c.id IS NULL THEN e.created_at ELSE c.created_at END AS created_at,
+            CASE WHEN c.id IS NULL THEN e.updated_at ELSE c.updated_at END AS updated_at
        FROM webhook_endpoints e LEFT JOIN changed c ON c.id = e.id
       WHERE e.workspace_id = $1 AND e.deleted_at IS NULL AND EXISTS (SELECT 1 FROM changed)
       ORDER BY e.created_at, e.id`;
