@@ -30,6 +30,8 @@ export class Relay {
   readonly #waiting = new Map<string, Waiting>();
   /** Deliveries this process wrote to its streams for a worker of another instance. */
   readonly #forwarded = new Map<string, { endpointId: string; streamId: string }>();
+  /** Streams of this process whose hold is being written: until it is, the database names another. */
+  readonly #holding = new Map<ListenerStream, Promise<unknown>>();
   #unlisten: (() => Promise<void>)[] = [];
   #sweep: NodeJS.Timeout | undefined;
 
@@ -101,7 +103,20 @@ export class Relay {
     // Registered before anything is awaited, so that a stream closing meanwhile is released, not kept.
     const previous = this.#streams.get(endpointId);
     this.#streams.set(endpointId, stream);
-    await setListenerStream(this.db, endpointId, stream.id);
+    const written = setListenerStream(this.db, endpointId, stream.id);
+    this.#holding.set(stream, written);
+    try {
+      await written;
+    } catch (error) {
+      // The database still names the previous stream: it stays the listener's.
+      if (this.#streams.get(endpointId) === stream) {
+        if (previous === undefined) this.#streams.delete(endpointId);
+        else this.#streams.set(endpointId, previous);
+      }
+      throw error;
+    } finally {
+      this.#holding.delete(stream);
+    }
     if (previous !== undefined && previous !== stream) {
       previous.end('replaced');
       await this.#failPushedTo(previous.id);
@@ -238,6 +253,13 @@ export class Relay {
   async #onHold(endpointId: string, streamId: string): Promise<void> {
     const local = this.#streams.get(endpointId);
     if (local === undefined || local.id === streamId) return;
+    // A hold of ours under way is compared once written: whichever was written last is the holder.
+    const holding = this.#holding.get(local);
+    if (holding !== undefined) {
+      // Then the stream held here, whichever it is once the write settled, is compared.
+      await holding.catch(() => {});
+      return this.#onHold(endpointId, streamId);
+    }
     if ((await getListenerStream(this.db, endpointId)) !== local.id) await this.end(endpointId, 'replaced');
   }
 

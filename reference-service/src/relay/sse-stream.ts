@@ -7,6 +7,8 @@ const END_MESSAGES: Record<StreamEnd, string> = {
   revoked: 'the API key no longer authorizes this listener (revoked, or its permission was removed)',
   removed: 'the listener was closed',
   shutting_down: 'the service is shutting down; reconnect in a moment',
+  unavailable:
+    'the service could not take the stream for its listener (its database did not answer); reconnect in a moment',
 };
 
 /** A CLI that stops reading while deliveries keep coming is cut off rather than buffered for. */

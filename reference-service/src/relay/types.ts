@@ -12,7 +12,7 @@ export interface RelayedDelivery {
 }
 
 /** Why a stream was ended by the service; sent to the CLI as the last message. */
-export type StreamEnd = 'replaced' | 'revoked' | 'removed' | 'shutting_down';
+export type StreamEnd = 'replaced' | 'revoked' | 'removed' | 'shutting_down' | 'unavailable';
 
 /** A CLI's open stream, as the relay sees it (the routes write it as server-sent events). */
 export interface ListenerStream {

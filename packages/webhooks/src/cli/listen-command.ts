@@ -345,7 +345,8 @@ class Listener {
 
   #ended(end: { reason?: unknown; message?: unknown }): void {
     const message = printable(String(end.message ?? 'the service ended the stream'));
-    if (end.reason === 'shutting_down') {
+    // The service is going away, or could not take the stream: a moment later it (or another) can.
+    if (end.reason === 'shutting_down' || end.reason === 'unavailable') {
       this.io.stderr(this.#paint.yellow(`The service closed the stream: ${message}.\n`));
       return;
     }

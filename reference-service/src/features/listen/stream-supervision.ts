@@ -22,10 +22,16 @@ export async function holdAndSupervise(options: {
 }): Promise<void> {
   const { relay, endpointId, stream, check, log } = options;
   let held: Promise<void> = Promise.resolve();
+  // Announcements arriving before the hold is written make one check between them, run after it.
+  let queued = false;
   const recheck = () => {
-    if (stream.ended) return;
+    if (stream.ended || queued) return;
+    queued = true;
     held
-      .then(check)
+      .then(() => {
+        queued = false;
+        return stream.ended ? undefined : check();
+      })
       .catch((error: unknown) =>
         log.warn({ err: error, endpoint_id: endpointId }, 'checking a listen stream failed'),
       );
@@ -38,8 +44,15 @@ export async function holdAndSupervise(options: {
     void relay.release(endpointId, stream);
   });
   // The client may already be gone (it hung up while the stream was set up): nothing to hold then.
-  if (!stream.ended) {
-    held = relay.hold(endpointId, stream);
-    await held;
-  }
+  if (stream.ended) return;
+  const holding = relay.hold(endpointId, stream).then(
+    () => true,
+    (error: unknown) => {
+      log.warn({ err: error, endpoint_id: endpointId }, 'holding a listen stream failed');
+      return false;
+    },
+  );
+  held = holding.then(() => undefined);
+  // Not held, so never checked: the CLI is told to come back rather than left on a stream nobody serves.
+  if (!(await holding)) stream.end('unavailable');
 }
