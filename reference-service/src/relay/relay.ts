@@ -11,8 +11,10 @@ import {
   type RelayedDelivery,
   type RelaySettings,
   type StreamEnd,
-  type Waiting,
 } from './types.js';
+import { WaitingDeliveries } from './waiting.js';
+
+const NO_REPORT = 'the listener did not report the local answer in time';
 
 export type { ListenerStream, RelayedDelivery, RelaySettings, StreamEnd } from './types.js';
 
@@ -27,7 +29,7 @@ export class Relay {
   /** Tells this instance's own notifications from other instances'. */
   readonly #instance = randomBytes(8).toString('hex');
   readonly #streams = new Map<string, ListenerStream>();
-  readonly #waiting = new Map<string, Waiting>();
+  readonly #waiting = new WaitingDeliveries();
   /** Deliveries this process wrote to its streams for a worker of another instance. */
   readonly #forwarded = new Map<string, { endpointId: string; streamId: string }>();
   /** Streams of this process whose hold is being written: until it is, the database names another. */
@@ -63,7 +65,9 @@ export class Relay {
         this.#onDeliverRequest(String(m.endpoint_id), String(m.delivery_id), m),
       ),
       await on(CHANNELS.ack, (m) => this.#onAck(String(m.delivery_id))),
-      await on(CHANNELS.answer, (m) => this.#settle(String(m.delivery_id), m.outcome as PostOutcome)),
+      await on(CHANNELS.answer, (m) => {
+        this.#waiting.settle(String(m.delivery_id), m.outcome as PostOutcome);
+      }),
       await on(CHANNELS.hold, (m) => {
         if (m.instance !== this.#instance) return this.#onHold(String(m.endpoint_id), String(m.stream_id));
       }),
@@ -82,9 +86,7 @@ export class Relay {
   /** Ends every stream of this process and fails the deliveries still waiting on them. */
   async stop(): Promise<void> {
     clearInterval(this.#sweep);
-    for (const [deliveryId, waiting] of [...this.#waiting]) {
-      this.#settle(deliveryId, failed('the service stopped before the listener answered', waiting.started));
-    }
+    this.#waiting.fail('the service stopped before the listener answered');
     for (const endpointId of [...this.#streams.keys()]) await this.end(endpointId, 'shutting_down');
     for (const unlisten of this.#unlisten.splice(0)) await unlisten();
   }
@@ -137,51 +139,37 @@ export class Relay {
   /** Relays one claimed delivery; resolves with what the CLI reported, or why nothing was reported. */
   deliver(delivery: RelayedDelivery & { endpoint_id: string }): Promise<PostOutcome> {
     const started = performance.now();
-    return new Promise<PostOutcome>((resolve) => {
-      const waiting: Waiting = {
-        endpointId: delivery.endpoint_id,
-        streamId: undefined,
-        started,
-        timer: undefined,
-        settle: resolve,
-      };
-      this.#waiting.set(delivery.delivery_id, waiting);
-      const stream = this.#streams.get(delivery.endpoint_id);
-      if (stream !== undefined) {
-        this.#write(stream, delivery, waiting);
-        return;
-      }
-      if (this.settings.soleInstance) {
-        this.#settle(delivery.delivery_id, failed('no listener was connected', started));
-        return;
-      }
-      this.#arm(delivery.delivery_id, waiting, this.settings.ackTimeoutMs, 'no listener was connected');
+    const id = delivery.delivery_id;
+    const outcome = this.#waiting.wait(id, delivery.endpoint_id, started);
+    const stream = this.#streams.get(delivery.endpoint_id);
+    if (stream !== undefined) {
+      this.#write(stream, delivery);
+    } else if (this.settings.soleInstance) {
+      this.#waiting.settle(id, failed('no listener was connected', started));
+    } else {
+      this.#waiting.arm(id, this.settings.ackTimeoutMs, 'no listener was connected');
       void this.#notify(CHANNELS.deliver, {
         endpoint_id: delivery.endpoint_id,
-        delivery_id: delivery.delivery_id,
+        delivery_id: id,
         headers: delivery.headers,
       }).catch((error: unknown) => {
         this.log.error({ err: error }, 'relaying a delivery to another instance failed');
-        this.#settle(delivery.delivery_id, failed('the relay could not reach the listener', started));
+        this.#waiting.settle(id, failed('the relay could not reach the listener', started));
       });
-    });
+    }
+    return outcome;
   }
 
   /** The CLI's report for a delivery of this listener, received on this instance. */
   async answer(deliveryId: string, outcome: PostOutcome): Promise<void> {
     this.#forwarded.delete(deliveryId);
-    if (this.#waiting.has(deliveryId)) this.#settle(deliveryId, outcome);
-    else await this.#notify(CHANNELS.answer, { delivery_id: deliveryId, outcome });
+    if (!this.#waiting.settle(deliveryId, outcome))
+      await this.#notify(CHANNELS.answer, { delivery_id: deliveryId, outcome });
   }
 
-  #write(stream: ListenerStream, delivery: RelayedDelivery, waiting: Waiting): void {
-    waiting.streamId = stream.id;
-    this.#arm(
-      delivery.delivery_id,
-      waiting,
-      this.settings.answerTimeoutMs,
-      'the listener did not report the local answer in time',
-    );
+  #write(stream: ListenerStream, delivery: RelayedDelivery): void {
+    this.#waiting.get(delivery.delivery_id)!.streamId = stream.id;
+    this.#waiting.arm(delivery.delivery_id, this.settings.answerTimeoutMs, NO_REPORT);
     stream.send({
       delivery_id: delivery.delivery_id,
       event_id: delivery.event_id,
@@ -191,25 +179,9 @@ export class Relay {
     });
   }
 
-  #arm(deliveryId: string, waiting: Waiting, ms: number, reason: string): void {
-    clearTimeout(waiting.timer);
-    waiting.timer = setTimeout(() => this.#settle(deliveryId, failed(reason, waiting.started)), ms);
-    waiting.timer.unref();
-  }
-
-  #settle(deliveryId: string, outcome: PostOutcome): void {
-    const waiting = this.#waiting.get(deliveryId);
-    if (waiting === undefined) return;
-    this.#waiting.delete(deliveryId);
-    clearTimeout(waiting.timer);
-    waiting.settle(outcome);
-  }
-
   async #failPushedTo(streamId: string): Promise<void> {
     const reason = 'the listener disconnected before reporting the local answer';
-    for (const [deliveryId, waiting] of [...this.#waiting]) {
-      if (waiting.streamId === streamId) this.#settle(deliveryId, failed(reason, waiting.started));
-    }
+    this.#waiting.fail(reason, streamId);
     for (const [deliveryId, forwarded] of [...this.#forwarded]) {
       if (forwarded.streamId !== streamId) continue;
       this.#forwarded.delete(deliveryId);
@@ -241,12 +213,7 @@ export class Relay {
     const waiting = this.#waiting.get(deliveryId);
     if (waiting === undefined || waiting.streamId !== undefined) return;
     waiting.streamId = 'remote';
-    this.#arm(
-      deliveryId,
-      waiting,
-      this.settings.answerTimeoutMs,
-      'the listener did not report the local answer in time',
-    );
+    this.#waiting.arm(deliveryId, this.settings.answerTimeoutMs, NO_REPORT);
   }
 
   /** Another instance took the listener: ours ends, unless the database says ours is the later one. */
