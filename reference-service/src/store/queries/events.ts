@@ -136,9 +136,8 @@ export async function insertEvents(
        outbox AS (
          INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
            http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
-         -- dlv_ and 24 hex digits, as every id: the uuid's 12 bytes that are all random (bytes 7 to 10 hold its
-         -- version and variant). Byte functions, not a regular expression: that cost a third of a burst.
-         SELECT '${ID_PREFIXES.webhookDelivery}_' || encode(overlay(uuid_send(gen_random_uuid()) PLACING ''::bytea FROM 7 FOR 4), 'hex'),
+         -- The id is a digest of the event and the endpoint (migration 0017): the primary key is the once rule.
+         SELECT webhook_delivery_id(i.id, e.id),
                 e.workspace_id, e.id, i.id, i.type, 1,
                 'pending', NULL, NULL, NULL, NULL, i.created_at
            FROM input i
