@@ -45,6 +45,12 @@ describe('GET /v1/identities/{slug}/card', () => {
       404,
       'not_found',
     );
+    // Its contacts too: the list reads the identity and its contacts in one statement, by workspace.
+    expectRefusal(
+      await call(running.service, 'GET', `/v1/identities/${slug}/contacts`, { auth: { key: stranger.key } }),
+      404,
+      'not_found',
+    );
     const { tenant: narrow, slug: own } = await tenantWithIdentity({
       permissions: ['service:workspace:admin'],
     });

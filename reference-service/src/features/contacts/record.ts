@@ -1,9 +1,9 @@
 import { type Contact, DEFAULT_PRESET, DEFAULT_TRUST, PRESET_PERMISSIONS } from '@svc-kit/contract';
 import type { VerifiedCard } from '../../peer/card.js';
-import type { ContactRow } from '../../store/queries/contacts.js';
+import type { ContactListRow, ContactRow } from '../../store/queries/contacts.js';
 
 /** The contact as the API shows it (spec 2.4); the card, key and bookkeeping stay inside. */
-export function contactRecord(row: ContactRow): Contact {
+export function contactRecord(row: ContactListRow): Contact {
   return {
     fingerprint: row.fingerprint,
     display_name: row.display_name,

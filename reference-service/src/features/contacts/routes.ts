@@ -1,10 +1,9 @@
 import type { Operations } from '@svc-kit/contract';
 import { answer, type OperationEntry } from '../../http/operations.js';
-import { listContactRows } from '../../store/queries/contacts.js';
 import { callTools, refreshContact, requestContact } from './calls.js';
 import type { ContactsDeps } from './outbound.js';
 import { contactRecord } from './record.js';
-import { identityOf } from './rows.js';
+import { contactsOf, identityOf } from './rows.js';
 import * as service from './service.js';
 
 type Entries = { [Id in keyof Operations]?: OperationEntry<Operations[Id]> };
@@ -19,8 +18,7 @@ export function contactRoutes(deps: ContactsDeps) {
       transaction: 'none',
       // The call's connection: on PostgreSQL its first statement may confirm the caller's key.
       run: async ({ db, workspace, params, query }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
-        const rows = await listContactRows(db, identity.id, query.status);
+        const rows = await contactsOf(db, workspace.id, params.slug, query.status);
         return answer('listContacts', 200, { contacts: rows.map(contactRecord) });
       },
     },

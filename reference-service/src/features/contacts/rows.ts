@@ -1,15 +1,36 @@
 import { ServiceError } from '../../domain/errors.js';
 import type { Queryable } from '../../store/db.js';
-import { type ContactRow, deleteContact, getContact, saveContact } from '../../store/queries/contacts.js';
+import {
+  type ContactListRow,
+  type ContactRow,
+  deleteContact,
+  getContact,
+  listContactsOfSlug,
+  saveContact,
+} from '../../store/queries/contacts.js';
 import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
 import { recordContactEvent } from './events.js';
 import type { Identity } from './outbound.js';
 import { type ContactState, isRefusal, type Outcome, type Refusal, type Transition } from './rules.js';
 
+const noSuchIdentity = () => new ServiceError('not_found', 'no such identity');
+
 export async function identityOf(db: Queryable, workspaceId: string, slug: string): Promise<Identity> {
   const identity = await findIdentityBySlug(db, workspaceId, slug);
-  if (!identity) throw new ServiceError('not_found', 'no such identity');
+  if (!identity) throw noSuchIdentity();
   return identity;
+}
+
+/** The contacts of the identity `slug`, found with it in one statement (a list costs one round trip). */
+export async function contactsOf(
+  db: Queryable,
+  workspaceId: string,
+  slug: string,
+  status: ContactRow['status'] | undefined,
+): Promise<ContactListRow[]> {
+  const rows = await listContactsOfSlug(db, workspaceId, slug, status);
+  if (!rows) throw noSuchIdentity();
+  return rows;
 }
 
 export async function contactOf(

@@ -1,5 +1,5 @@
 import type { WebhookDelivery, WebhookEndpoint } from '@svc-kit/contract';
-import type { WebhookDeliveryRow } from '../../store/queries/webhook-deliveries.js';
+import type { DeliveryLogRow } from '../../store/queries/webhook-deliveries.js';
 import type { WebhookEndpointView } from '../../store/queries/webhook-endpoints.js';
 
 /**
@@ -19,7 +19,7 @@ export function endpointRecord(row: WebhookEndpointView, now: number): WebhookEn
   };
 }
 
-export function deliveryRecord(row: WebhookDeliveryRow): WebhookDelivery {
+export function deliveryRecord(row: DeliveryLogRow): WebhookDelivery {
   return {
     id: row.id,
     endpoint_id: row.endpoint_id,

@@ -5,10 +5,9 @@ import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import type { Db, Queryable } from '../../store/db.js';
-import { listNewestDeliveries, type WebhookDeliveryRow } from '../../store/queries/webhook-deliveries.js';
+import { type DeliveryLogRow, listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
   countEndpointsLocked,
-  getEndpointEvenRemoved,
   insertEndpoint,
   listLiveEndpoints,
   newEndpointRow,
@@ -120,7 +119,8 @@ export async function deliveries(
   workspaceId: string,
   id: string,
   limit: number,
-): Promise<WebhookDeliveryRow[]> {
-  if (!(await getEndpointEvenRemoved(db, workspaceId, id))) throw notFound();
-  return listNewestDeliveries(db, workspaceId, id, limit);
+): Promise<DeliveryLogRow[]> {
+  const rows = await listNewestDeliveries(db, workspaceId, id, limit);
+  if (!rows) throw notFound();
+  return rows;
 }

@@ -72,16 +72,45 @@ export async function getContact(
   return rows[0];
 }
 
-export async function listContactRows(
+/** What a contact answer shows (features/contacts/record.ts): the card (up to 16 KiB) and key stay inside. */
+export type ContactListRow = Pick<
+  ContactRow,
+  | 'fingerprint'
+  | 'display_name'
+  | 'status'
+  | 'preset'
+  | 'permissions'
+  | 'trust_flag'
+  | 'petname'
+  | 'last_seen_at'
+  | 'created_at'
+  | 'endpoint'
+  | 'acceptance_unheard_since'
+>;
+
+/**
+ * The contacts of the workspace's identity named by `slug`, optionally of one status, oldest first;
+ * `undefined` when the workspace has no such identity. One statement: the identity and its contacts are
+ * read together.
+ */
+export async function listContactsOfSlug(
   db: Queryable,
-  identityId: string,
+  workspaceId: string,
+  slug: string,
   status: ContactStatus | undefined,
-): Promise<ContactRow[]> {
-  return db.query<ContactRow>(
-    `SELECT * FROM contacts WHERE identity_id = $1 AND ($2::text IS NULL OR status = $2)
-      ORDER BY created_at, fingerprint`,
-    [identityId, status ?? null],
+): Promise<ContactListRow[] | undefined> {
+  const rows = await db.query<ContactListRow | { [K in keyof ContactListRow]: null }>(
+    `SELECT c.fingerprint, c.display_name, c.status, c.preset, c.permissions, c.trust_flag, c.petname,
+            c.last_seen_at, c.created_at, c.endpoint, c.acceptance_unheard_since
+       FROM identities i
+       LEFT JOIN contacts c ON c.identity_id = i.id AND ($3::text IS NULL OR c.status = $3)
+      WHERE i.workspace_id = $1 AND i.slug = $2
+      ORDER BY c.created_at, c.fingerprint`,
+    [workspaceId, slug, status ?? null],
   );
+  if (rows.length === 0) return undefined;
+  // An identity without (matching) contacts comes back as one row of nulls.
+  return rows[0]!.fingerprint === null ? [] : (rows as ContactListRow[]);
 }
 
 export async function deleteContact(
