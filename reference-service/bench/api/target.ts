@@ -55,7 +55,6 @@ async function seedRows(db: Db, identityId: string): Promise<{ endpointId: strin
   await db.transaction(async (tx) => {
     for (let i = 0; i < ROWS; i++) {
       await insertDelivery(tx, {
-        id: `dlv_bench${String(i).padStart(6, '0')}`,
         workspace_id: SANDBOX_WORKSPACE_ID,
         endpoint_id: endpointId,
         event_id: `evt_bench${i}`,

@@ -1,7 +1,6 @@
 import { operations } from '@svc-kit/contract';
 import { EVENT_TYPES, RESERVED_EVENT_TYPES } from '@svc-kit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { getEndpointEvenRemoved } from '../../src/store/queries/webhook-endpoints.js';
@@ -332,7 +331,6 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
     );
     const id = created.endpoint.id;
     await insertDelivery(store.db, {
-      id: newId('dlv'),
       workspace_id: tenant.workspaceId,
       endpoint_id: id,
       event_id: 'evt_1',
@@ -389,7 +387,6 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
     const base = Date.now();
     for (let i = 0; i < 5; i++) {
       await insertDelivery(store.db, {
-        id: `dlv_${i}`.padEnd(10, 'x') + newId(''),
         workspace_id: tenant.workspaceId,
         endpoint_id: id,
         event_id: `evt_${i}`,

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { insertEvents } from '../../src/store/queries/events.js';
+import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
@@ -51,8 +52,35 @@ describe.each(BACKENDS)('a delivery’s id on $name', (backend) => {
              FROM webhook_deliveries WHERE workspace_id = $1`,
           [workspaceId],
         ),
-      ).rejects.toMatchObject({ code: '23505' });
+      ).rejects.toMatchObject({ code: '23505', constraint: 'webhook_deliveries_pkey' });
+      // insertDelivery (tests, bench) makes its id the same way, so it is refused too.
+      const [first] = rows;
+      await expect(
+        insertDelivery(store.db, {
+          workspace_id: workspaceId,
+          endpoint_id: first!.endpoint_id,
+          event_id: first!.event_id,
+          event_type: 'integration.created',
+          attempt: 1,
+          status: 'pending',
+          http_status: null,
+          latency_ms: null,
+          response_excerpt: null,
+          next_attempt_at: null,
+          created_at: Date.now(),
+        }),
+      ).rejects.toMatchObject({ code: '23505', constraint: 'webhook_deliveries_pkey' });
       expect(await store.db.query('SELECT * FROM webhook_deliveries ORDER BY id')).toEqual(before);
+      // The key is the only index that keeps the rule: the unique index that did is gone.
+      const indexes = await store.db.query<{ indexname: string }>(
+        "SELECT indexname FROM pg_indexes WHERE tablename = 'webhook_deliveries' ORDER BY indexname",
+      );
+      expect(indexes.map((row) => row.indexname)).toEqual([
+        'webhook_deliveries_newest',
+        'webhook_deliveries_pending',
+        'webhook_deliveries_pkey',
+        'webhook_deliveries_sending',
+      ]);
     } finally {
       await store.close();
     }

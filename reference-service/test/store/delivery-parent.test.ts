@@ -16,7 +16,6 @@ describe.each(BACKENDS)('a delivery row’s parent on $name', (backend) => {
       const box = createSecretBox(randomBytes(32));
       const endpoint = await seedActiveEndpoint(store.db, box, mine, 'https://hooks.example.com/x');
       const row = (workspaceId: string, endpointId: string) => ({
-        id: newId('dlv'),
         workspace_id: workspaceId,
         endpoint_id: endpointId,
         event_id: newId('evt'),

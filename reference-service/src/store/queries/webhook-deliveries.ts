@@ -15,13 +15,17 @@ export interface WebhookDeliveryRow {
   created_at: number;
 }
 
-export async function insertDelivery(db: Queryable, row: WebhookDeliveryRow): Promise<void> {
-  await db.query(
+/**
+ * One delivery row, its id made by the database from its event and endpoint (migration 0017), as the
+ * event fan-out makes it: a second row for the same pair is refused by the primary key. Answers the id.
+ */
+export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow, 'id'>): Promise<string> {
+  const [inserted] = await db.query<{ id: string }>(
     `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
        http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+     VALUES (webhook_delivery_id($3, $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     RETURNING id`,
     [
-      row.id,
       row.workspace_id,
       row.endpoint_id,
       row.event_id,
@@ -35,6 +39,7 @@ export async function insertDelivery(db: Queryable, row: WebhookDeliveryRow): Pr
       row.created_at,
     ],
   );
+  return inserted!.id;
 }
 
 /** What a delivery log answer shows (features/webhooks/records.ts): the claim's bookkeeping stays inside. */
