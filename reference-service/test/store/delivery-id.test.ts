@@ -4,7 +4,7 @@ import { insertEvents } from '../../src/store/queries/events.js';
 import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
-import { seedActiveEndpoint } from '../support/endpoints.js';
+import { pendingDelivery, seedActiveEndpoint } from '../support/endpoints.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
 /** The derivation of migration 0017, written out independently of the database's. */
@@ -56,19 +56,7 @@ describe.each(BACKENDS)('a delivery’s id on $name', (backend) => {
       // insertDelivery (tests, bench) makes its id the same way, so it is refused too.
       const [first] = rows;
       await expect(
-        insertDelivery(store.db, {
-          workspace_id: workspaceId,
-          endpoint_id: first!.endpoint_id,
-          event_id: first!.event_id,
-          event_type: 'integration.created',
-          attempt: 1,
-          status: 'pending',
-          http_status: null,
-          latency_ms: null,
-          response_excerpt: null,
-          next_attempt_at: null,
-          created_at: Date.now(),
-        }),
+        insertDelivery(store.db, pendingDelivery(workspaceId, first!.endpoint_id, first!.event_id)),
       ).rejects.toMatchObject({ code: '23505', constraint: 'webhook_deliveries_pkey' });
       expect(await store.db.query('SELECT * FROM webhook_deliveries ORDER BY id')).toEqual(before);
       // The key is the only index that keeps the rule: the unique index that did is gone.

@@ -4,7 +4,7 @@ import { newId } from '../../src/domain/ids.js';
 import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
-import { seedActiveEndpoint } from '../support/endpoints.js';
+import { pendingDelivery, seedActiveEndpoint } from '../support/endpoints.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
 describe.each(BACKENDS)('a delivery row’s parent on $name', (backend) => {
@@ -15,19 +15,8 @@ describe.each(BACKENDS)('a delivery row’s parent on $name', (backend) => {
       const [mine, theirs] = [await seedWorkspace(store.db), await seedWorkspace(store.db)];
       const box = createSecretBox(randomBytes(32));
       const endpoint = await seedActiveEndpoint(store.db, box, mine, 'https://hooks.example.com/x');
-      const row = (workspaceId: string, endpointId: string) => ({
-        workspace_id: workspaceId,
-        endpoint_id: endpointId,
-        event_id: newId('evt'),
-        event_type: 'integration.created',
-        attempt: 1,
-        status: 'pending',
-        http_status: null,
-        latency_ms: null,
-        response_excerpt: null,
-        next_attempt_at: null,
-        created_at: Date.now(),
-      });
+      const row = (workspaceId: string, endpointId: string) =>
+        pendingDelivery(workspaceId, endpointId, newId('evt'));
       await expect(insertDelivery(store.db, row(theirs, endpoint.id))).rejects.toMatchObject({
         code: '23503',
       });

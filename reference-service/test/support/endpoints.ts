@@ -33,3 +33,20 @@ export async function seedActiveEndpoint(
   });
   return { id, secret };
 }
+
+/** A `pending` delivery row of `eventId` for the endpoint, as insertDelivery takes it (it makes the id). */
+export function pendingDelivery(workspaceId: string, endpointId: string, eventId: string) {
+  return {
+    workspace_id: workspaceId,
+    endpoint_id: endpointId,
+    event_id: eventId,
+    event_type: 'integration.created',
+    attempt: 1,
+    status: 'pending',
+    http_status: null,
+    latency_ms: null,
+    response_excerpt: null,
+    next_attempt_at: null,
+    created_at: Date.now(),
+  };
+}
