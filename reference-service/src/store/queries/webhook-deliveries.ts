@@ -17,14 +17,13 @@ export interface WebhookDeliveryRow {
 
 /**
  * One delivery row, its id made by the database from its event and endpoint (migration 0017), as the
- * event fan-out makes it: a second row for the same pair is refused by the primary key. Answers the id.
+ * event fan-out makes it: a second row for the same pair is refused by the primary key.
  */
-export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow, 'id'>): Promise<string> {
-  const [inserted] = await db.query<{ id: string }>(
+export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow, 'id'>): Promise<void> {
+  await db.query(
     `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
        http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
-     VALUES (webhook_delivery_id($3, $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-     RETURNING id`,
+     VALUES (webhook_delivery_id($3, $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
       row.workspace_id,
       row.endpoint_id,
@@ -39,7 +38,6 @@ export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow
       row.created_at,
     ],
   );
-  return inserted!.id;
 }
 
 /** What a delivery log answer shows (features/webhooks/records.ts): the claim's bookkeeping stays inside. */
