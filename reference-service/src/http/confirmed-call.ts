@@ -6,13 +6,17 @@ import { KeyChanged, keyChecked } from '../store/key-checked.js';
 import { type Authorized, authorize, type Requirements } from './policy.js';
 
 /**
- * Calls whose first action is a statement of the database (no outbound call, no write before it): on
- * PostgreSQL a key seen before authorizes them from its held copy, and that statement confirms it.
+ * Calls whose first action is a statement of the database (no outbound call, no write before it, no write
+ * in it unless the check guards it): on PostgreSQL a key seen before authorizes them from its held copy,
+ * and that statement confirms it.
  */
 const CONFIRMED_BY_FIRST_STATEMENT: ReadonlySet<string> = new Set([
   'listWebhooks',
   'listWebhookDeliveries',
   'listContacts',
+  // Its one statement carries the check in its UPDATE (store/queries/webhook-endpoints.ts): a key found
+  // changed there has written nothing.
+  'setWebhookStatus',
   // POST /sandbox/events (sandbox/trigger.ts): the identities are read before the event is written.
   'sandboxTrigger',
 ]);
@@ -38,7 +42,8 @@ export async function confirmedCall<T>(
   const context = { now, publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials };
   const fresh = async () => call(await authorize(ctx.db, request, requirements, context), ctx.db);
   if (!ctx.credentials?.unconfirmed || !CONFIRMED_BY_FIRST_STATEMENT.has(operationId)) return fresh();
-  // Nothing on the held path may run twice: only reads, and calls whose writes follow their first read.
+  // Nothing on the held path may run twice: only reads, calls whose writes follow their first read, and
+  // writes guarded by the check itself (a failed check wrote nothing).
 
   let authorized: Authorized;
   try {

@@ -1,5 +1,5 @@
 import type { Queryable } from './db.js';
-import { keyUnchangedSql } from './queries/key-principal.js';
+import { KEY_CHECK_SLOT, keyUnchangedSql } from './queries/key-principal.js';
 
 /** The held copy of a key no longer matches the database (revoked, or its member or workspace changed). */
 export class KeyChanged extends Error {
@@ -17,10 +17,11 @@ export interface KeyCheckedQueryable extends Queryable {
 /**
  * The connection a call authorized from a held copy of its key works with (PostgreSQL, see
  * store/credential-cache.ts). Its first statement carries the check that the key still reads exactly as
- * held: a SELECT is filtered by the check, so the key is confirmed by the same statement, on the same
- * snapshot, that reads the rows, and the call costs the one round trip of its query (a query that finds
- * no row asks the check alone once more). Any other first statement is preceded by the check on its own.
- * Until confirmed, nothing is answered (see http/confirmed-call.ts).
+ * held: a SELECT is filtered by the check, and a write that has a KEY_CHECK_SLOT gets the check there, so
+ * the key is confirmed by the same statement, on the same snapshot, that reads or writes the rows, and the
+ * call costs the one round trip of its statement (one that answers no row asks the check alone once more).
+ * Any other first statement is preceded by the check on its own. Until confirmed, nothing is answered
+ * (see http/confirmed-call.ts).
  */
 export function keyChecked(db: Queryable, keyId: string, version: string): KeyCheckedQueryable {
   let confirmed = false;
@@ -38,13 +39,16 @@ export function keyChecked(db: Queryable, keyId: string, version: string): KeyCh
     passThrough: () => (confirmed ? db : undefined),
     async query<Row extends object>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
       if (confirmed) return db.query<Row>(sql, params);
-      if (!/^\s*select\b/i.test(sql)) {
+      const slotted = sql.includes(KEY_CHECK_SLOT);
+      if (!slotted && !/^\s*select\b/i.test(sql)) {
         await confirm();
         return db.query<Row>(sql, params);
       }
-      // The query's rows only when the key still reads as held (the check runs once, before the rows are
-      // read). No row is ambiguous, the key changed or the query has none: the check alone tells which.
-      const rows = await db.query<Row>(checkedSql(sql, params.length), [...params, keyId, version]);
+      // The query's rows (or its write) only when the key still reads as held (the check runs once, before
+      // any row is read or written). No row is ambiguous, the key changed or the statement has none: the
+      // check alone tells which.
+      const checked = slotted ? slottedSql(sql, params.length) : checkedSql(sql, params.length);
+      const rows = await db.query<Row>(checked, [...params, keyId, version]);
       if (rows.length === 0) await confirm();
       confirmed = true;
       return rows;
@@ -56,14 +60,27 @@ export function keyChecked(db: Queryable, keyId: string, version: string): KeyCh
   };
 }
 
-/** The checked form of each statement text, made once: the texts are the few first reads of a call. */
+/** The checked form of each statement text, made once: the texts are the few first statements of a call. */
 const checkedForms = new Map<string, string>();
 const MAX_CHECKED_FORMS = 100;
 
-function checkedSql(sql: string, paramCount: number): string {
+function checkedForm(sql: string, make: () => string): string {
   const known = checkedForms.get(sql);
   if (known !== undefined) return known;
-  const checked = `SELECT s.* FROM (${sql}) s WHERE EXISTS (${keyUnchangedSql(paramCount + 1, paramCount + 2)})`;
+  const checked = make();
   if (checkedForms.size < MAX_CHECKED_FORMS) checkedForms.set(sql, checked);
   return checked;
 }
+
+/** A read, filtered as a whole. */
+const checkedSql = (sql: string, paramCount: number) =>
+  checkedForm(
+    sql,
+    () => `SELECT s.* FROM (${sql}) s WHERE EXISTS (${keyUnchangedSql(paramCount + 1, paramCount + 2)})`,
+  );
+
+/** A write with a slot: the check takes the slot's place (a data-modifying WITH cannot be wrapped). */
+const slottedSql = (sql: string, paramCount: number) =>
+  checkedForm(sql, () =>
+    sql.replace(KEY_CHECK_SLOT, `EXISTS (${keyUnchangedSql(paramCount + 1, paramCount + 2)})`),
+  );

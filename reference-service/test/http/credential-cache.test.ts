@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { PERMISSIONS } from '@svc-kit/contract';
 import pg from 'pg';
@@ -10,9 +11,12 @@ import {
   SANDBOX_WORKSPACE_ID,
 } from '../../src/features/sandbox/seed.js';
 import { type RunningService, startService } from '../../src/server.js';
+import type { Db } from '../../src/store/db.js';
 import { revokeApiKey } from '../../src/store/queries/api-keys.js';
 import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
+import { createSecretBox } from '../../src/store/secret-box.js';
 import { createEmptyPostgres } from '../support/backends.js';
+import { seedActiveEndpoint } from '../support/endpoints.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
 import { insertSandboxKey } from '../support/sandbox-key.js';
 
@@ -157,6 +161,76 @@ describe.each(['pglite', 'postgres'] as const)('API keys and revocation on %s', 
     expect(await revokeApiKey(a.ctx.db, SANDBOX_WORKSPACE_ID, key.id, Date.now())).toBe(true);
     expect(await trigger()).toBe(401);
     expect(await events()).toBe(before);
+  });
+
+  it('changes no endpoint for a key found changed when held, in the one statement of the status change', async () => {
+    const endpoint = await seedActiveEndpoint(
+      a.ctx.db,
+      createSecretBox(randomBytes(32)),
+      SANDBOX_WORKSPACE_ID,
+      'https://hooks.example.com/held-key',
+    );
+    const key = await newKey(a);
+    const setStatus = async (status: 'active' | 'paused', id = endpoint.id) => {
+      const response = await fetch(`${b.baseUrl}/v1/workspace/webhooks/${id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ status }),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    const statusInStore = async () =>
+      (
+        await a.ctx.db.query<{ status: string }>('SELECT status FROM webhook_endpoints WHERE id = $1', [
+          endpoint.id,
+        ])
+      )[0]!.status;
+    /** Statements `b` sends to its database while `fn` runs. */
+    const statementsOf = async (fn: () => Promise<unknown>) => {
+      const db = b.ctx.db;
+      let count = 0;
+      b.ctx.db = {
+        ...db,
+        query: (sql, params) => {
+          count++;
+          return db.query(sql, params);
+        },
+      } satisfies Db;
+      try {
+        await fn();
+      } finally {
+        b.ctx.db = db;
+      }
+      return count;
+    };
+
+    expect(await setStatus('paused')).toBe(200);
+    const hitsBefore = b.ctx.credentials!.stats().hits;
+    // A key held already: the change and the key's check in one statement, on either backend.
+    expect(await statementsOf(async () => expect(await setStatus('active')).toBe(200))).toBe(1);
+    expect(b.ctx.credentials!.stats().hits).toBeGreaterThan(hitsBefore);
+    expect(await statusInStore()).toBe('active');
+    expect(await setStatus('paused', 'whk_nosuchendpoint')).toBe(404);
+
+    // Permissions taken away: refused, and the endpoint is as it was.
+    await a.ctx.db.query(`UPDATE members SET permissions = '{}' WHERE id = $1`, [SANDBOX_MEMBER_ID]);
+    try {
+      expect(await setStatus('paused')).toBe(403);
+      expect(await statusInStore()).toBe('active');
+    } finally {
+      await a.ctx.db.query(`UPDATE members SET permissions = $2 WHERE id = $1`, [
+        SANDBOX_MEMBER_ID,
+        [...PERMISSIONS],
+      ]);
+    }
+    expect(await setStatus('active')).toBe(200);
+    expect(await setStatus('active')).toBe(200);
+
+    // Revoked on the other instance: the very next call is refused and changes nothing.
+    expect(await revokeApiKey(a.ctx.db, SANDBOX_WORKSPACE_ID, key.id, Date.now())).toBe(true);
+    expect(await setStatus('paused')).toBe(401);
+    expect(await statusInStore()).toBe('active');
   });
 
   it('answers every read the same from a held key as from a fresh read, refusals included', async () => {

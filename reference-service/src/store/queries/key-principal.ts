@@ -36,6 +36,14 @@ export function keyUnchangedSql(keyParam: number, versionParam: number): string 
 }
 
 /**
+ * Where a statement that writes can carry the key check itself (store/key-checked.ts): placed as one more
+ * condition of its only write, it is `true` wherever the statement runs unchecked, and on a connection
+ * that confirms a held key it becomes the check. A check that fails then writes nothing, so the call can
+ * be run again from a fresh read. Only for a statement whose every write it guards.
+ */
+export const KEY_CHECK_SLOT = 'true /* svc:key-check */';
+
+/**
  * The key, its member and its workspace in one statement (one round trip instead of three). No row when
  * any of the three is missing: the caller answers that as an unknown key.
  */

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.js';
+import { KEY_CHECK_SLOT } from './key-principal.js';
 
 export interface WebhookEndpointRow {
   id: string;
@@ -141,14 +142,15 @@ export async function announceEndpointsStopped(db: Queryable, ids: readonly stri
  * row is taken whole from the UPDATE's RETURNING (which, after waiting on a concurrent change of the row,
  * is the row as written; the scan beside it reads the rows as they were when the statement began), joined
  * to the others: cheaper for the database than a second scan of them. `pg_notify` runs in RETURNING,
- * which is computed for every changed row whether or not the outer query reads it.
+ * which is computed for every changed row whether or not the outer query reads it. The UPDATE, its only
+ * write, has the key check's slot: a call by a held key costs this one round trip (store/key-checked.ts).
  */
 const SET_ENDPOINT_STATUS = `WITH changed AS (
        UPDATE webhook_endpoints
           SET status = $3,
               consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
               updated_at = $4
-        WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
+        WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND ${KEY_CHECK_SLOT}
         RETURNING ${VIEW_COLUMNS}, CASE WHEN $3 = 'paused' THEN pg_notify($5, id)::text END AS announced
      )
      SELECT e.id,
