@@ -71,6 +71,11 @@ export async function confirmedCall<T>(
     }
     if (db.confirmed) throw error;
     ctx.credentials.forget(principal.keyId);
+    if (db.mayHaveWritten) {
+      // Its write may have happened: the caller is decided afresh (a refusal stands), the call not run again.
+      await authorize(ctx.db, request, requirements, context);
+      throw error;
+    }
     return fresh();
   }
 }

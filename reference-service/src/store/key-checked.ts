@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Queryable } from './db.js';
 import { KEY_CHECK_SLOT, keyUnchangedSql } from './queries/key-principal.js';
 
@@ -10,6 +11,11 @@ export interface KeyCheckedQueryable extends Queryable {
   /** Resolves once the database has confirmed the key (at once when a statement already did); else KeyChanged. */
   confirm(): Promise<void>;
   readonly confirmed: boolean;
+  /**
+   * A statement with a KEY_CHECK_SLOT was sent and failed without an answer (a lost connection): it may
+   * have written, so the call must not run again.
+   */
+  readonly mayHaveWritten: boolean;
   /** The connection itself once the key is confirmed (statements then go straight to it), else undefined. */
   passThrough(): Queryable | undefined;
 }
@@ -25,6 +31,7 @@ export interface KeyCheckedQueryable extends Queryable {
  */
 export function keyChecked(db: Queryable, keyId: string, version: string): KeyCheckedQueryable {
   let confirmed = false;
+  let mayHaveWritten = false;
   const confirm = async () => {
     if (confirmed) return;
     const rows = await db.query(keyUnchangedSql(1, 2), [keyId, version]);
@@ -34,6 +41,9 @@ export function keyChecked(db: Queryable, keyId: string, version: string): KeyCh
   return {
     get confirmed() {
       return confirmed;
+    },
+    get mayHaveWritten() {
+      return mayHaveWritten;
     },
     confirm,
     passThrough: () => (confirmed ? db : undefined),
@@ -48,7 +58,14 @@ export function keyChecked(db: Queryable, keyId: string, version: string): KeyCh
       // any row is read or written). No row is ambiguous, the key changed or the statement has none: the
       // check alone tells which.
       const checked = slotted ? slottedSql(sql, params.length) : checkedSql(sql, params.length);
-      const rows = await db.query<Row>(checked, [...params, keyId, version]);
+      let rows: Row[];
+      try {
+        rows = await db.query<Row>(checked, [...params, keyId, version]);
+      } catch (error) {
+        // Refused by the server, a statement writes nothing; otherwise its outcome is unknown.
+        mayHaveWritten ||= slotted && !isDatabaseRefusal(error);
+        throw error;
+      }
       if (rows.length === 0) await confirm();
       confirmed = true;
       return rows;
@@ -79,8 +96,17 @@ const checkedSql = (sql: string, paramCount: number) =>
     () => `SELECT s.* FROM (${sql}) s WHERE EXISTS (${keyUnchangedSql(paramCount + 1, paramCount + 2)})`,
   );
 
-/** A write with a slot: the check takes the slot's place (a data-modifying WITH cannot be wrapped). */
+/**
+ * A write with a slot: the check takes the slot's place (a data-modifying WITH cannot be wrapped). Split
+ * rather than `replace`, whose replacement string gives `$&` and `$$` a meaning; exactly one slot, so that
+ * no second write is left unguarded.
+ */
 const slottedSql = (sql: string, paramCount: number) =>
-  checkedForm(sql, () =>
-    sql.replace(KEY_CHECK_SLOT, `EXISTS (${keyUnchangedSql(paramCount + 1, paramCount + 2)})`),
-  );
+  checkedForm(sql, () => {
+    const parts = sql.split(KEY_CHECK_SLOT);
+    if (parts.length !== 2) throw new Error('a statement carries exactly one KEY_CHECK_SLOT');
+    return parts.join(`EXISTS (${keyUnchangedSql(paramCount + 1, paramCount + 2)})`);
+  });
+
+/** An error the server answered (PostgreSQL, the only backend with held keys): its statement wrote nothing. */
+const isDatabaseRefusal = (error: unknown) => error instanceof pg.DatabaseError;

@@ -13,6 +13,7 @@ import {
 import { type RunningService, startService } from '../../src/server.js';
 import type { Db } from '../../src/store/db.js';
 import { revokeApiKey } from '../../src/store/queries/api-keys.js';
+import { ENDPOINT_STOPPED_CHANNEL } from '../../src/store/queries/webhook-endpoints.js';
 import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { createEmptyPostgres } from '../support/backends.js';
@@ -28,6 +29,38 @@ async function listWebhooks(service: RunningService, key: string): Promise<numbe
   });
   await response.arrayBuffer();
   return response.status;
+}
+
+async function setWebhookStatus(
+  service: RunningService,
+  key: string,
+  id: string,
+  status: 'active' | 'paused',
+): Promise<number> {
+  const response = await fetch(`${service.baseUrl}/v1/workspace/webhooks/${id}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ status }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** Runs `fn` with every statement `service` sends going through `around`, which runs it with `run`. */
+async function throughDb(
+  service: RunningService,
+  around: (sql: string, run: () => Promise<object[]>) => Promise<object[]>,
+  fn: () => Promise<unknown>,
+): Promise<void> {
+  const db = service.ctx.db;
+  const query = <Row extends object>(sql: string, params?: readonly unknown[]) =>
+    around(sql, () => db.query(sql, params)) as Promise<Row[]>;
+  service.ctx.db = { ...db, query } satisfies Db;
+  try {
+    await fn();
+  } finally {
+    service.ctx.db = db;
+  }
 }
 
 /** A fresh key of the sandbox owner, written straight to the store. */
@@ -163,74 +196,110 @@ describe.each(['pglite', 'postgres'] as const)('API keys and revocation on %s', 
     expect(await events()).toBe(before);
   });
 
-  it('changes no endpoint for a key found changed when held, in the one statement of the status change', async () => {
-    const endpoint = await seedActiveEndpoint(
+  /** A live endpoint of the sandbox workspace and a fresh key of its owner. */
+  const endpointAndKey = async (name: string) => ({
+    endpoint: await seedActiveEndpoint(
       a.ctx.db,
       createSecretBox(randomBytes(32)),
       SANDBOX_WORKSPACE_ID,
-      'https://hooks.example.com/held-key',
-    );
-    const key = await newKey(a);
-    const setStatus = async (status: 'active' | 'paused', id = endpoint.id) => {
-      const response = await fetch(`${b.baseUrl}/v1/workspace/webhooks/${id}`, {
-        method: 'PATCH',
-        headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ status }),
-      });
-      await response.arrayBuffer();
-      return response.status;
-    };
+      `https://hooks.example.com/${name}`,
+    ),
+    key: await newKey(a),
+  });
+
+  it('changes no endpoint for a key found changed when held, in the one statement of the status change', async () => {
+    const { endpoint, key } = await endpointAndKey('held-key');
+    const setStatus = (status: 'active' | 'paused', id = endpoint.id) =>
+      setWebhookStatus(b, key.token, id, status);
     const statusInStore = async () =>
       (
         await a.ctx.db.query<{ status: string }>('SELECT status FROM webhook_endpoints WHERE id = $1', [
           endpoint.id,
         ])
       )[0]!.status;
-    /** Statements `b` sends to its database while `fn` runs. */
-    const statementsOf = async (fn: () => Promise<unknown>) => {
-      const db = b.ctx.db;
-      let count = 0;
-      b.ctx.db = {
-        ...db,
-        query: (sql, params) => {
-          count++;
-          return db.query(sql, params);
-        },
-      } satisfies Db;
-      try {
-        await fn();
-      } finally {
-        b.ctx.db = db;
-      }
-      return count;
-    };
-
     expect(await setStatus('paused')).toBe(200);
     const hitsBefore = b.ctx.credentials!.stats().hits;
     // A key held already: the change and the key's check in one statement, on either backend.
-    expect(await statementsOf(async () => expect(await setStatus('active')).toBe(200))).toBe(1);
+    let statements = 0;
+    await throughDb(
+      b,
+      (_sql, run) => {
+        statements++;
+        return run();
+      },
+      async () => expect(await setStatus('active')).toBe(200),
+    );
+    expect(statements).toBe(1);
     expect(b.ctx.credentials!.stats().hits).toBeGreaterThan(hitsBefore);
     expect(await statusInStore()).toBe('active');
     expect(await setStatus('paused', 'whk_nosuchendpoint')).toBe(404);
 
-    // Permissions taken away: refused, and the endpoint is as it was.
-    await a.ctx.db.query(`UPDATE members SET permissions = '{}' WHERE id = $1`, [SANDBOX_MEMBER_ID]);
-    try {
-      expect(await setStatus('paused')).toBe(403);
+    // Pauses announced to the delivery workers: none may come from a refused call.
+    const announced: string[] = [];
+    const stopListening = await a.ctx.db.listen(ENDPOINT_STOPPED_CHANNEL, (id) => announced.push(id));
+    /** Refused as `status`, through the held copy, with the endpoint as it was and nothing announced. */
+    const refusedWhenHeld = async (status: number) => {
+      const hits = b.ctx.credentials!.stats().hits;
+      expect(await setStatus('paused')).toBe(status);
+      // PostgreSQL: refused through the held copy; PGlite dropped it when the change was announced.
+      if (backend === 'postgres') expect(b.ctx.credentials!.stats().hits).toBeGreaterThan(hits);
       expect(await statusInStore()).toBe('active');
-    } finally {
-      await a.ctx.db.query(`UPDATE members SET permissions = $2 WHERE id = $1`, [
-        SANDBOX_MEMBER_ID,
-        [...PERMISSIONS],
-      ]);
-    }
-    expect(await setStatus('active')).toBe(200);
-    expect(await setStatus('active')).toBe(200);
+    };
+    const heldAgain = async () => {
+      expect(await setStatus('active')).toBe(200);
+      expect(await setStatus('active')).toBe(200);
+    };
+    try {
+      // Permissions taken away, or the workspace suspended.
+      await a.ctx.db.query(`UPDATE members SET permissions = '{}' WHERE id = $1`, [SANDBOX_MEMBER_ID]);
+      try {
+        await refusedWhenHeld(403);
+      } finally {
+        await a.ctx.db.query(`UPDATE members SET permissions = $2 WHERE id = $1`, [
+          SANDBOX_MEMBER_ID,
+          [...PERMISSIONS],
+        ]);
+      }
+      await heldAgain();
+      await setWorkspaceFlag(a.ctx.db, SANDBOX_WORKSPACE_ID, 'suspended', true);
+      try {
+        await refusedWhenHeld(403);
+      } finally {
+        await setWorkspaceFlag(a.ctx.db, SANDBOX_WORKSPACE_ID, 'suspended', false);
+      }
+      await heldAgain();
 
-    // Revoked on the other instance: the very next call is refused and changes nothing.
-    expect(await revokeApiKey(a.ctx.db, SANDBOX_WORKSPACE_ID, key.id, Date.now())).toBe(true);
-    expect(await setStatus('paused')).toBe(401);
-    expect(await statusInStore()).toBe('active');
+      // Revoked on the other instance: the very next call is refused, whatever it names.
+      expect(await revokeApiKey(a.ctx.db, SANDBOX_WORKSPACE_ID, key.id, Date.now())).toBe(true);
+      await refusedWhenHeld(401);
+      expect(await setStatus('paused', 'whk_nosuchendpoint')).toBe(401);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(announced).not.toContain(endpoint.id);
+    } finally {
+      await stopListening();
+    }
+  });
+
+  it('never runs a status change twice when its one statement got no answer and the key changed meanwhile', async () => {
+    const { endpoint, key } = await endpointAndKey('lost-answer');
+    const setStatus = (status: 'active' | 'paused') => setWebhookStatus(b, key.token, endpoint.id, status);
+    expect(await setStatus('active')).toBe(200);
+    let changes = 0;
+    // The status change is written, then its answer is lost; meanwhile the member is written again (a new
+    // version for the held copy, still allowed everything).
+    await throughDb(
+      b,
+      async (sql, run) => {
+        const rows = await run();
+        if (!sql.includes('UPDATE webhook_endpoints') || ++changes > 1) return rows;
+        await a.ctx.db.query('UPDATE members SET permissions = permissions WHERE id = $1', [
+          SANDBOX_MEMBER_ID,
+        ]);
+        throw new Error('connection lost before the answer');
+      },
+      async () => expect(await setStatus('paused')).toBe(500),
+    );
+    expect(changes).toBe(1);
   });
 
   it('answers every read the same from a held key as from a fresh read, refusals included', async () => {

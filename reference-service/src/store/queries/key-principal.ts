@@ -39,7 +39,8 @@ export function keyUnchangedSql(keyParam: number, versionParam: number): string 
  * Where a statement that writes can carry the key check itself (store/key-checked.ts): placed as one more
  * condition of its only write, it is `true` wherever the statement runs unchecked, and on a connection
  * that confirms a held key it becomes the check. A check that fails then writes nothing, so the call can
- * be run again from a fresh read. Only for a statement whose every write it guards.
+ * be run again from a fresh read. Only for a statement whose every write it guards and whose every row
+ * answered comes from that write: an answer is taken as the key's confirmation.
  */
 export const KEY_CHECK_SLOT = 'true /* svc:key-check */';
 
