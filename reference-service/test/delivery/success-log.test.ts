@@ -4,18 +4,22 @@ import { expect, it } from 'vitest';
 import { createSuccessLog } from '../../src/delivery/success-log.js';
 import type { Db } from '../../src/store/db.js';
 import { BACKENDS } from '../support/backends.js';
+import { until } from '../support/until.js';
 
 const quiet = pino({ level: 'silent' }, new Writable({ write: (_c, _e, done) => done() }));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it('flushed() waits for the successes recorded so far, not for those recorded after its batch closed', async () => {
   const store = await BACKENDS[0]!.open();
-  // Each batch's write takes 200 ms; `written` lists the batches in the order their writes ended.
+  // Each batch's write takes 200 ms; `started` lists the batches as their writes began, `written` in the
+  // order they ended.
+  const started: string[][] = [];
   const written: string[][] = [];
   const db: Db = {
     ...store.db,
     async query<Row extends object>(sql: string, params?: readonly unknown[]) {
       if (!sql.includes('record_webhook_successes')) return store.db.query<Row>(sql, params);
+      started.push([...((params?.[0] as string[] | undefined) ?? [])]);
       await pause(200);
       const rows = await store.db.query<Row>(sql, params);
       written.push([...((params?.[0] as string[] | undefined) ?? [])]);
@@ -31,7 +35,9 @@ it('flushed() waits for the successes recorded so far, not for those recorded af
     // A failure answered now waits for `b` (recorded before it)...
     let atFlush: string[][] | undefined;
     const flushed = log.flushed().then(() => (atFlush = written.slice()));
-    await pause(300); // `b`'s batch is being written
+    // `b`'s batch is being written (its 200 ms pause outlasts the 50 ms poll, whatever the load).
+    await until(() => started.length === 2);
+    expect(started[1]).toEqual(['dlv_b']);
     // ...but not for `c`, recorded after `b`'s batch closed.
     log.record(success('dlv_c'));
     await flushed;
