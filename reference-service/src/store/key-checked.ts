@@ -57,13 +57,13 @@ export function keyChecked(db: Queryable, keyId: string, version: string): KeyCh
       // The query's rows (or its write) only when the key still reads as held (the check runs once, before
       // any row is read or written). No row is ambiguous, the key changed or the statement has none: the
       // check alone tells which.
-      const checked = slotted ? slottedSql(sql, params.length) : checkedSql(sql, params.length);
       let rows: Row[];
       try {
-        rows = await db.query<Row>(checked, [...params, keyId, version]);
+        rows = await db.query<Row>(checkedSql(sql, params.length), [...params, keyId, version]);
       } catch (error) {
-        // Refused by the server, a statement writes nothing; otherwise its outcome is unknown.
-        mayHaveWritten ||= slotted && !isDatabaseRefusal(error);
+        // Refused by the server (PostgreSQL, the only backend with held keys), a statement writes nothing;
+        // otherwise its outcome is unknown.
+        mayHaveWritten ||= slotted && !(error instanceof pg.DatabaseError);
         throw error;
       }
       if (rows.length === 0) await confirm();
@@ -81,32 +81,18 @@ export function keyChecked(db: Queryable, keyId: string, version: string): KeyCh
 const checkedForms = new Map<string, string>();
 const MAX_CHECKED_FORMS = 100;
 
-function checkedForm(sql: string, make: () => string): string {
+/**
+ * A read is filtered as a whole; a write with a slot gets the check in the slot's place (a data-modifying
+ * WITH cannot be wrapped). Split rather than `replace`, whose replacement string gives `$&` and `$$` a
+ * meaning; exactly one slot, so that no second write is left unguarded.
+ */
+function checkedSql(sql: string, paramCount: number): string {
   const known = checkedForms.get(sql);
   if (known !== undefined) return known;
-  const checked = make();
+  const check = `EXISTS (${keyUnchangedSql(paramCount + 1, paramCount + 2)})`;
+  const parts = sql.split(KEY_CHECK_SLOT);
+  if (parts.length > 2) throw new Error('a statement carries at most one KEY_CHECK_SLOT');
+  const checked = parts.length === 2 ? parts.join(check) : `SELECT s.* FROM (${sql}) s WHERE ${check}`;
   if (checkedForms.size < MAX_CHECKED_FORMS) checkedForms.set(sql, checked);
   return checked;
 }
-
-/** A read, filtered as a whole. */
-const checkedSql = (sql: string, paramCount: number) =>
-  checkedForm(
-    sql,
-    () => `SELECT s.* FROM (${sql}) s WHERE EXISTS (${keyUnchangedSql(paramCount + 1, paramCount + 2)})`,
-  );
-
-/**
- * A write with a slot: the check takes the slot's place (a data-modifying WITH cannot be wrapped). Split
- * rather than `replace`, whose replacement string gives `$&` and `$$` a meaning; exactly one slot, so that
- * no second write is left unguarded.
- */
-const slottedSql = (sql: string, paramCount: number) =>
-  checkedForm(sql, () => {
-    const parts = sql.split(KEY_CHECK_SLOT);
-    if (parts.length !== 2) throw new Error('a statement carries exactly one KEY_CHECK_SLOT');
-    return parts.join(`EXISTS (${keyUnchangedSql(paramCount + 1, paramCount + 2)})`);
-  });
-
-/** An error the server answered (PostgreSQL, the only backend with held keys): its statement wrote nothing. */
-const isDatabaseRefusal = (error: unknown) => error instanceof pg.DatabaseError;
