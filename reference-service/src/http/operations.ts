@@ -20,6 +20,7 @@ import {
   runIdempotent,
   runIdempotentInSteps,
 } from '../store/idempotent.js';
+import { JsonText } from '../store/json-text.js';
 import { confirmedCall } from './confirmed-call.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
@@ -27,6 +28,9 @@ import type { Authorized } from './policy.js';
 
 // `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
+
+/** What Fastify itself writes for a JSON body: a text sent with it is taken as it is. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** What a handler receives: validated input, the authorized caller, and the connection to use. */
 export interface OperationCall<Op extends Operation, D extends Queryable = Queryable> extends Authorized {
@@ -39,9 +43,12 @@ export interface OperationCall<Op extends Operation, D extends Queryable = Query
   request: FastifyRequest;
 }
 
+/** An answer's body: the value, or its JSON text as the database wrote it (store/json-text.ts). */
+type BodyOf<T> = T | JsonText<T>;
+
 export type OperationHandler<Op extends Operation, D extends Queryable = Queryable> = (
   call: OperationCall<Op, D>,
-) => Promise<{ status: Op['success']['status']; body: OutputOf<Op['success']['schema']> }>;
+) => Promise<{ status: Op['success']['status']; body: BodyOf<OutputOf<Op['success']['schema']>> }>;
 
 /**
  * How a handler meets the database, and so how an `Idempotency-Key` is honoured around it:
@@ -67,8 +74,8 @@ export type OperationTable = { [Id in OperationId]?: OperationEntry<Operations[I
 export function answer<Id extends OperationId>(
   _id: Id,
   status: Operations[Id]['success']['status'],
-  body: ResponseOf<Id>,
-): { status: Operations[Id]['success']['status']; body: ResponseOf<Id> } {
+  body: BodyOf<ResponseOf<Id>>,
+): { status: Operations[Id]['success']['status']; body: BodyOf<ResponseOf<Id>> } {
   return { status, body };
 }
 
@@ -169,7 +176,9 @@ export function registerOperations(
           },
         );
         reply.code(result.status);
-        return result.status === 204 ? reply.send() : reply.send(result.body);
+        if (result.status === 204) return reply.send();
+        if (result.body instanceof JsonText) return reply.type(JSON_TYPE).send(result.body.text);
+        return reply.send(result.body);
       },
     });
   }

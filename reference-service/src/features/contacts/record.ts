@@ -2,7 +2,11 @@ import { type Contact, DEFAULT_PRESET, DEFAULT_TRUST, PRESET_PERMISSIONS } from 
 import type { VerifiedCard } from '../../peer/card.js';
 import type { ContactListRow, ContactRow } from '../../store/queries/contacts.js';
 
-/** The contact as the API shows it (spec 2.4); the card, key and bookkeeping stay inside. */
+/**
+ * The contact as the API shows it (spec 2.4); the card, key and bookkeeping stay inside. Lists are written
+ * by the database in the same members and order (`listContactRecordsOfSlug`); test/store/json-records.test.ts
+ * holds the two to the same bytes.
+ */
 export function contactRecord(row: ContactListRow): Contact {
   return {
     fingerprint: row.fingerprint,

@@ -1,5 +1,6 @@
 import type { Operations } from '@svc-kit/contract';
 import { answer, type OperationEntry } from '../../http/operations.js';
+import { jsonObject } from '../../store/json-text.js';
 import { callTools, refreshContact, requestContact } from './calls.js';
 import type { ContactsDeps } from './outbound.js';
 import { contactRecord } from './record.js';
@@ -18,8 +19,8 @@ export function contactRoutes(deps: ContactsDeps) {
       transaction: 'none',
       // The call's connection: on PostgreSQL its first statement may confirm the caller's key.
       run: async ({ db, workspace, params, query }) => {
-        const rows = await contactsOf(db, workspace.id, params.slug, query.status);
-        return answer('listContacts', 200, { contacts: rows.map(contactRecord) });
+        const contacts = await contactsOf(db, workspace.id, params.slug, query.status);
+        return answer('listContacts', 200, jsonObject({ contacts }));
       },
     },
     requestContact: {

@@ -1,11 +1,12 @@
+import type { Contact } from '@svc-kit/contract';
 import { ServiceError } from '../../domain/errors.js';
 import type { Queryable } from '../../store/db.js';
+import type { JsonText } from '../../store/json-text.js';
 import {
-  type ContactListRow,
   type ContactRow,
   deleteContact,
   getContact,
-  listContactsOfSlug,
+  listContactRecordsOfSlug,
   saveContact,
 } from '../../store/queries/contacts.js';
 import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
@@ -21,16 +22,19 @@ export async function identityOf(db: Queryable, workspaceId: string, slug: strin
   return identity;
 }
 
-/** The contacts of the identity `slug`, found with it in one statement (a list costs one round trip). */
+/**
+ * The contacts of the identity `slug` as the API shows them, found with it in one statement (a list costs
+ * one round trip) and written as JSON by the database.
+ */
 export async function contactsOf(
   db: Queryable,
   workspaceId: string,
   slug: string,
   status: ContactRow['status'] | undefined,
-): Promise<ContactListRow[]> {
-  const rows = await listContactsOfSlug(db, workspaceId, slug, status);
-  if (!rows) throw noSuchIdentity();
-  return rows;
+): Promise<JsonText<Contact[]>> {
+  const records = await listContactRecordsOfSlug(db, workspaceId, slug, status);
+  if (!records) throw noSuchIdentity();
+  return records;
 }
 
 export async function contactOf(

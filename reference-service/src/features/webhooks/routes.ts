@@ -1,7 +1,8 @@
 import type { Operations } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import { answer, type OperationEntry } from '../../http/operations.js';
-import { deliveryRecord, endpointRecord } from './records.js';
+import { jsonObject } from '../../store/json-text.js';
+import { endpointRecord } from './records.js';
 import type { WebhooksDeps } from './service.js';
 import * as service from './service.js';
 
@@ -18,11 +19,15 @@ export function webhookRoutes(deps: WebhooksDeps) {
     listWebhooks: {
       transaction: 'none',
       run: async ({ db, workspace, now }) =>
-        answer('listWebhooks', 200, {
-          endpoints: await service.liveEndpoints(db, workspace.id, now),
-          events: [...EVENT_TYPES],
-          enabled: workspace.webhooks_enabled,
-        }),
+        answer(
+          'listWebhooks',
+          200,
+          jsonObject({
+            endpoints: await service.liveEndpoints(db, workspace.id, now),
+            events: [...EVENT_TYPES],
+            enabled: workspace.webhooks_enabled,
+          }),
+        ),
     },
     createWebhook: {
       transaction: 'own',
@@ -59,8 +64,8 @@ export function webhookRoutes(deps: WebhooksDeps) {
     listWebhookDeliveries: {
       transaction: 'none',
       run: async ({ db, workspace, params, query }) => {
-        const rows = await service.deliveries(db, workspace.id, params.id, query.limit);
-        return answer('listWebhookDeliveries', 200, { deliveries: rows.map(deliveryRecord) });
+        const deliveries = await service.deliveries(db, workspace.id, params.id, query.limit);
+        return answer('listWebhookDeliveries', 200, jsonObject({ deliveries }));
       },
     },
   } satisfies Entries;

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { ID_PREFIXES, type WebhookEndpoint } from '@svc-kit/contract';
+import { ID_PREFIXES, type WebhookDelivery, type WebhookEndpoint } from '@svc-kit/contract';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import type { Db, Queryable } from '../../store/db.js';
-import { type DeliveryLogRow, listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
+import type { JsonText } from '../../store/json-text.js';
+import { listNewestDeliveryRecords } from '../../store/queries/webhook-deliveries.js';
 import {
   countEndpointsLocked,
   insertEndpoint,
-  listLiveEndpoints,
+  listLiveEndpointRecords,
   newEndpointRow,
   removeEndpoint,
   rotateEndpointSecret,
@@ -33,12 +34,13 @@ const notFound = () => new ServiceError('not_found', 'no such webhook endpoint')
 
 const newSigningSecret = () => signingSecretOf(randomBytes(SIGNING_SECRET_BYTES));
 
-export async function liveEndpoints(
+/** The live endpoints as the API shows them, written as JSON by the database. */
+export function liveEndpoints(
   db: Queryable,
   workspaceId: string,
   now: number,
-): Promise<WebhookEndpoint[]> {
-  return (await listLiveEndpoints(db, workspaceId)).map((row) => endpointRecord(row, now));
+): Promise<JsonText<WebhookEndpoint[]>> {
+  return listLiveEndpointRecords(db, workspaceId, now);
 }
 
 /**
@@ -113,14 +115,14 @@ export async function remove(db: Queryable, workspaceId: string, id: string, now
   if (!(await removeEndpoint(db, workspaceId, id, now))) throw notFound();
 }
 
-/** The newest deliveries of an endpoint; a removed endpoint's log stays readable. */
+/** The newest deliveries of an endpoint as the API shows them; a removed endpoint's log stays readable. */
 export async function deliveries(
   db: Queryable,
   workspaceId: string,
   id: string,
   limit: number,
-): Promise<DeliveryLogRow[]> {
-  const rows = await listNewestDeliveries(db, workspaceId, id, limit);
-  if (!rows) throw notFound();
-  return rows;
+): Promise<JsonText<WebhookDelivery[]>> {
+  const records = await listNewestDeliveryRecords(db, workspaceId, id, limit);
+  if (!records) throw notFound();
+  return records;
 }

@@ -1,5 +1,6 @@
-import type { ContactStatus } from '@svc-kit/contract';
+import type { Contact, ContactStatus } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
+import { JsonText, jsonArraySql } from '../json-text.js';
 
 export interface ContactRow {
   identity_id: string;
@@ -89,28 +90,29 @@ export type ContactListRow = Pick<
 >;
 
 /**
- * The contacts of the workspace's identity named by `slug`, optionally of one status, oldest first;
- * `undefined` when the workspace has no such identity. One statement: the identity and its contacts are
- * read together.
+ * The contacts of the workspace's identity named by `slug`, optionally of one status, oldest first, as a
+ * JSON array of the API's records (the members of `contactRecord` in features/contacts/record.ts, in its
+ * order); `undefined` when the workspace has no such identity. One statement: the identity and its
+ * contacts are read together.
  */
-export async function listContactsOfSlug(
+export async function listContactRecordsOfSlug(
   db: Queryable,
   workspaceId: string,
   slug: string,
   status: ContactStatus | undefined,
-): Promise<ContactListRow[] | undefined> {
-  const rows = await db.query<ContactListRow | { [K in keyof ContactListRow]: null }>(
-    `SELECT c.fingerprint, c.display_name, c.status, c.preset, c.permissions, c.trust_flag, c.petname,
-            c.last_seen_at, c.created_at, c.endpoint, c.acceptance_unheard_since
-       FROM identities i
-       LEFT JOIN contacts c ON c.identity_id = i.id AND ($3::text IS NULL OR c.status = $3)
-      WHERE i.workspace_id = $1 AND i.slug = $2
-      ORDER BY c.created_at, c.fingerprint`,
+): Promise<JsonText<Contact[]> | undefined> {
+  const records = jsonArraySql(
+    `SELECT fingerprint, display_name, status, preset, permissions, trust_flag, petname, last_seen_at,
+            created_at, endpoint, NULL::text AS address_claim, acceptance_unheard_since
+       FROM contacts
+      WHERE identity_id = i.id AND ($3::text IS NULL OR status = $3)`,
+    'r.created_at, r.fingerprint',
+  );
+  const [row] = await db.query<{ records: string }>(
+    `SELECT ${records} AS records FROM identities i WHERE i.workspace_id = $1 AND i.slug = $2`,
     [workspaceId, slug, status ?? null],
   );
-  if (rows.length === 0) return undefined;
-  // An identity without (matching) contacts comes back as one row of nulls.
-  return rows[0]!.fingerprint === null ? [] : (rows as ContactListRow[]);
+  return row && new JsonText(row.records);
 }
 
 export async function deleteContact(

@@ -1,4 +1,6 @@
+import type { WebhookDelivery } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
+import { JsonText, jsonArraySql } from '../json-text.js';
 
 export interface WebhookDeliveryRow {
   id: string;
@@ -40,34 +42,29 @@ export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow
   );
 }
 
-/** What a delivery log answer shows (features/webhooks/records.ts): the claim's bookkeeping stays inside. */
-export type DeliveryLogRow = Omit<WebhookDeliveryRow, 'workspace_id'>;
-
 /**
  * The newest deliveries of an endpoint of the workspace, removed or not, newest first with ties broken by
- * id (a total order, stable between calls); `undefined` when the workspace has no such endpoint. One
- * statement: the endpoint's existence and its log are read together.
+ * id (a total order, stable between calls), as a JSON array of the API's delivery records (the claim's
+ * bookkeeping stays inside); `undefined` when the workspace has no such endpoint. One statement: the
+ * endpoint's existence and its log are read together.
  */
-export async function listNewestDeliveries(
+export async function listNewestDeliveryRecords(
   db: Queryable,
   workspaceId: string,
   endpointId: string,
   limit: number,
-): Promise<DeliveryLogRow[] | undefined> {
-  const rows = await db.query<DeliveryLogRow | { [K in keyof DeliveryLogRow]: null }>(
-    `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status, d.latency_ms,
-            d.response_excerpt, d.next_attempt_at, d.created_at
-       FROM webhook_endpoints e
-       LEFT JOIN LATERAL (
-         SELECT * FROM webhook_deliveries
-          WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
-          ORDER BY created_at DESC, id DESC LIMIT $3
-       ) d ON true
-      WHERE e.workspace_id = $1 AND e.id = $2
-      ORDER BY d.created_at DESC, d.id DESC`,
+): Promise<JsonText<WebhookDelivery[]> | undefined> {
+  const records = jsonArraySql(
+    `SELECT id, endpoint_id, event_id, event_type, attempt, status, http_status, latency_ms,
+            response_excerpt, next_attempt_at, created_at
+       FROM webhook_deliveries
+      WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
+      ORDER BY created_at DESC, id DESC LIMIT $3`,
+    'r.created_at DESC, r.id DESC',
+  );
+  const [row] = await db.query<{ records: string }>(
+    `SELECT ${records} AS records FROM webhook_endpoints e WHERE e.workspace_id = $1 AND e.id = $2`,
     [workspaceId, endpointId, limit],
   );
-  if (rows.length === 0) return undefined;
-  // An endpoint without deliveries comes back as one row of nulls.
-  return rows[0]!.id === null ? [] : (rows as DeliveryLogRow[]);
+  return row && new JsonText(row.records);
 }

@@ -1,4 +1,6 @@
+import type { WebhookEndpoint } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
+import { JsonText, jsonArraySql } from '../json-text.js';
 import { KEY_CHECK_SLOT } from './key-principal.js';
 
 export interface WebhookEndpointRow {
@@ -76,12 +78,24 @@ export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Pr
   );
 }
 
-/** Live endpoints of one workspace, oldest first. */
-export async function listLiveEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpointView[]> {
-  return db.query<WebhookEndpointView>(
-    `SELECT ${VIEW_COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
-    [workspaceId],
+/**
+ * The workspace's live endpoints, oldest first, as a JSON array of the API's records: the members of
+ * `endpointRecord` (features/webhooks/records.ts) in its order, `rotating_until` null once past `now`.
+ */
+export async function listLiveEndpointRecords(
+  db: Queryable,
+  workspaceId: string,
+  now: number,
+): Promise<JsonText<WebhookEndpoint[]>> {
+  const records = jsonArraySql(
+    `SELECT id, url, events, status, consecutive_failures,
+            CASE WHEN rotating_until > $2 THEN rotating_until END AS rotating_until, created_at, updated_at
+       FROM webhook_endpoints
+      WHERE workspace_id = $1 AND deleted_at IS NULL`,
+    'r.created_at, r.id',
   );
+  const [row] = await db.query<{ records: string }>(`SELECT ${records} AS records`, [workspaceId, now]);
+  return new JsonText(row!.records);
 }
 
 /** Any endpoint of the workspace, removed ones included (their delivery log stays readable). */

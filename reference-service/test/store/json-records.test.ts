@@ -1,0 +1,214 @@
+import { randomBytes } from 'node:crypto';
+import { contactSchema, webhookDeliverySchema, webhookEndpointSchema } from '@svc-kit/contract';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { contactRecord } from '../../src/features/contacts/record.js';
+import { endpointRecord } from '../../src/features/webhooks/records.js';
+import { JsonText, jsonObject } from '../../src/store/json-text.js';
+import type { OpenedStore } from '../../src/store/open.js';
+import { type ContactRow, listContactRecordsOfSlug, saveContact } from '../../src/store/queries/contacts.js';
+import {
+  insertDelivery,
+  listNewestDeliveryRecords,
+  type WebhookDeliveryRow,
+} from '../../src/store/queries/webhook-deliveries.js';
+import {
+  insertEndpoint,
+  listLiveEndpointRecords,
+  type WebhookEndpointRow,
+} from '../../src/store/queries/webhook-endpoints.js';
+import { createSecretBox } from '../../src/store/secret-box.js';
+import { BACKENDS } from '../support/backends.js';
+import { seedActiveEndpoint } from '../support/endpoints.js';
+import { addIdentity } from '../support/identity.js';
+import { seedWorkspace } from '../support/workspaces.js';
+
+/**
+ * The long lists are written as JSON by the database (store/json-text.ts). These properties hold them to
+ * what the service would write itself: the same bytes as `JSON.stringify` of the records, built in the
+ * contract's member order from the same rows, for any text a row may hold (quotes, backslashes, control
+ * characters, any code point but NUL, which PostgreSQL's text cannot hold).
+ */
+const anyText = fc.string({ unit: 'binary', maxLength: 24 }).filter((text) => !text.includes('\u0000'));
+const instant = fc.integer({ min: 1_700_000_000_000, max: 1_700_000_000_009 }); // ties break by the key
+const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null });
+
+const contactArb = fc.record({
+  display_name: anyText,
+  endpoint: anyText,
+  status: fc.constantFrom('active', 'pending_in', 'pending_out', 'blocked') as fc.Arbitrary<
+    ContactRow['status']
+  >,
+  preset: anyText,
+  permissions: fc.array(anyText, { maxLength: 3 }),
+  trust_flag: anyText,
+  petname: anyText,
+  last_seen_at: instant,
+  acceptance_unheard_since: maybe(instant),
+  created_at: instant,
+});
+
+const deliveryArb = fc.record({
+  event_type: anyText,
+  attempt: fc.integer({ min: 1, max: 20 }),
+  status: fc.constantFrom('pending', 'sending', 'delivered', 'failed', 'abandoned'),
+  http_status: maybe(fc.integer({ min: 100, max: 599 })),
+  latency_ms: maybe(fc.integer({ min: 0, max: 60_000 })),
+  response_excerpt: maybe(anyText),
+  next_attempt_at: maybe(instant),
+  created_at: instant,
+});
+
+const endpointArb = fc.record({
+  url: anyText,
+  events: fc.array(anyText, { maxLength: 3 }),
+  status: fc.constantFrom('active', 'paused') as fc.Arbitrary<WebhookEndpointRow['status']>,
+  consecutive_failures: fc.integer({ min: 0, max: 20 }),
+  rotating_until: maybe(instant),
+  created_at: instant,
+  updated_at: instant,
+  deleted_at: maybe(instant),
+});
+
+/** The members of a record in the order the contract lists them. */
+const inContractOrder = (keys: readonly string[], row: Record<string, unknown>) =>
+  Object.fromEntries(keys.map((key) => [key, row[key]]));
+
+describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
+  let store: OpenedStore;
+  let workspaceId: string;
+  let endpointId: string;
+
+  beforeAll(async () => {
+    store = await backend.open();
+    workspaceId = await seedWorkspace(store.db);
+    ({ id: endpointId } = await seedActiveEndpoint(
+      store.db,
+      createSecretBox(randomBytes(32)),
+      workspaceId,
+      'https://hooks.example.com/',
+    ));
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('writes the contacts as JSON.stringify writes contactRecord of the same rows, filtered or not', async () => {
+    let identities = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(contactArb, { maxLength: 6 }), async (contacts) => {
+        const slug = `json-${identities++}`;
+        const identityId = await addIdentity(store.db, workspaceId, slug);
+        for (const contact of contacts) {
+          await saveContact(store.db, {
+            ...contact,
+            identity_id: identityId,
+            workspace_id: workspaceId,
+            fingerprint: `sha256:${randomBytes(4).toString('hex')}`,
+            public_key: 'k',
+            card: 'c',
+            card_expires_at: 0,
+            blocked_kind: contact.status === 'blocked' ? 'contact' : null,
+            request_note: null,
+            updated_at: contact.created_at,
+          });
+        }
+        const rows = await store.db.query<ContactRow>(
+          'SELECT * FROM contacts WHERE identity_id = $1 ORDER BY created_at, fingerprint',
+          [identityId],
+        );
+        const all = await listContactRecordsOfSlug(store.db, workspaceId, slug, undefined);
+        expect(all?.text).toBe(JSON.stringify(rows.map(contactRecord)));
+        z.parse(z.array(contactSchema), JSON.parse(all!.text));
+        const active = await listContactRecordsOfSlug(store.db, workspaceId, slug, 'active');
+        expect(active?.text).toBe(
+          JSON.stringify(rows.filter((row) => row.status === 'active').map(contactRecord)),
+        );
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('writes the newest deliveries as JSON.stringify writes their records, in the contract order', async () => {
+    const keys = Object.keys(webhookDeliverySchema.shape);
+    let events = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(deliveryArb, { maxLength: 6 }),
+        fc.integer({ min: 1, max: 8 }),
+        async (deliveries, limit) => {
+          const { id } = await seedActiveEndpoint(
+            store.db,
+            createSecretBox(randomBytes(32)),
+            workspaceId,
+            'https://hooks.example.com/',
+          );
+          for (const delivery of deliveries) {
+            const eventId = `evt_json${events++}`;
+            await insertDelivery(store.db, {
+              ...delivery,
+              workspace_id: workspaceId,
+              endpoint_id: id,
+              event_id: eventId,
+            });
+          }
+          const rows = await store.db.query<WebhookDeliveryRow>(
+            `SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+            [id, limit],
+          );
+          const records = await listNewestDeliveryRecords(store.db, workspaceId, id, limit);
+          expect(records?.text).toBe(JSON.stringify(rows.map((row) => inContractOrder(keys, { ...row }))));
+          z.parse(z.array(webhookDeliverySchema), JSON.parse(records!.text));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('writes the live endpoints as JSON.stringify writes endpointRecord, a past rotation read as null', async () => {
+    let made = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(endpointArb, { maxLength: 6 }), instant, async (endpoints, now) => {
+        const workspace = await seedWorkspace(store.db);
+        for (const endpoint of endpoints) {
+          await insertEndpoint(store.db, {
+            ...endpoint,
+            id: `whk_json${made++}`,
+            workspace_id: workspace,
+            secret_enc: null,
+            previous_secret_enc: null,
+          });
+        }
+        const rows = await store.db.query<WebhookEndpointRow>(
+          'SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id',
+          [workspace],
+        );
+        const records = await listLiveEndpointRecords(store.db, workspace, now);
+        expect(records.text).toBe(JSON.stringify(rows.map((row) => endpointRecord(row, now))));
+        z.parse(z.array(webhookEndpointSchema), JSON.parse(records.text));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('answers undefined for an unknown identity or endpoint, and an empty array for one with no rows', async () => {
+    expect(await listContactRecordsOfSlug(store.db, workspaceId, 'nobody', undefined)).toBeUndefined();
+    expect(await listNewestDeliveryRecords(store.db, workspaceId, 'whk_nothere', 10)).toBeUndefined();
+    const other = await seedWorkspace(store.db);
+    expect(await listNewestDeliveryRecords(store.db, other, endpointId, 10)).toBeUndefined();
+    await addIdentity(store.db, workspaceId, 'lonely');
+    expect((await listContactRecordsOfSlug(store.db, workspaceId, 'lonely', undefined))?.text).toBe('[]');
+    expect((await listNewestDeliveryRecords(store.db, workspaceId, endpointId, 10))?.text).toBe('[]');
+  });
+});
+
+describe('a JSON text', () => {
+  it('joins values and texts in order, leaves undefined members out, and stringifies as its value', () => {
+    const list = new JsonText<number[]>('[1,2]');
+    const body = jsonObject<{ a: number[]; b?: string; c: string }>({ a: list, b: undefined, c: 'x"y' });
+    expect(body.text).toBe('{"a":[1,2],"c":"x\\"y"}');
+    expect(body.text).toBe(JSON.stringify({ a: [1, 2], b: undefined, c: 'x"y' }));
+    expect(JSON.stringify({ answer: body })).toBe('{"answer":{"a":[1,2],"c":"x\\"y"}}');
+  });
+});
