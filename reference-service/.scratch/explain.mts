@@ -1,0 +1,17 @@
+import { openStore } from '../src/store/open.js';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { insertEndpoint } from '../src/store/queries/webhook-endpoints.js';
+import { seedWorkspace } from '../test/support/workspaces.js';
+import * as q from '../src/store/queries/webhook-endpoints.js';
+const dir = await mkdtemp(join(tmpdir(), 'plan-'));
+const store = await openStore({ dataDir: dir });
+const db = store.db;
+const ws = await seedWorkspace(db);
+for (let i = 0; i < 10; i++) await insertEndpoint(db, { id: `whk_p${i}`, workspace_id: ws, url: 'https://x.example/' + i, events: [], status: 'active', consecutive_failures: 0, secret_enc: null, previous_secret_enc: null, rotating_until: null, created_at: 1 + i, updated_at: 1, deleted_at: null });
+const sql = (q as any).SET_ENDPOINT_STATUS_FOR_TEST ?? process.argv[2];
+const rows = await db.query<any>(`EXPLAIN (ANALYZE, COSTS OFF) ${sql.replace(/true \/\* svc:key-check \*\//, 'true')}`, [ws, 'whk_p9', 'paused', Date.now(), 'chan']);
+for (const r of rows) console.log(r['QUERY PLAN']);
+console.log((await db.query<any>(`SELECT indexdef FROM pg_indexes WHERE tablename = 'webhook_endpoints'`)).map((r) => r.indexdef).join('\n'));
+await store.close();
