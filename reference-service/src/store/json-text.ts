@@ -1,7 +1,7 @@
 /**
  * A JSON text written by the database (`row_to_json`), typed with the value it encodes. Lists are answered
- * as the database wrote them: decoding 100 rows into objects and encoding those as JSON again cost the
- * service more CPU than the rest of the call (bench/RESULTS.md, fourteenth sitting). Wherever such a text
+ * as the database wrote them: decoding 100 rows into objects and encoding those as JSON again was half the
+ * service's CPU for such a call (bench/RESULTS.md, fourteenth sitting). Wherever such a text
  * is stringified as a value (an idempotency record, a log), `toJSON` gives the value itself.
  */
 export class JsonText<T> {
@@ -30,8 +30,8 @@ export function jsonObject<T extends object>(
 /**
  * The SQL of a JSON array of the rows of `source` (a subquery aliased `r`), in `order` (terms on `r`):
  * `[]` when there are none. `string_agg` rather than `json_agg`, whose separators add spaces: this way
- * the text is exactly what `JSON.stringify` writes for the same records, so a row's `ETag` does not
- * depend on which path wrote it.
+ * the text is what `JSON.stringify` writes for the same records, byte for byte, but for a double below
+ * 1e-4 or at -0 (PostgreSQL writes `1e-05` and `-0`: the same numbers).
  */
 export function jsonArraySql(source: string, order: string): string {
   return `(SELECT '[' || coalesce(string_agg(row_to_json(r)::text, ',' ORDER BY ${order}), '') || ']' FROM (${source}) r)`;
