@@ -20,7 +20,7 @@ import {
   runIdempotent,
   runIdempotentInSteps,
 } from '../store/idempotent.js';
-import { JsonText } from '../store/json-text.js';
+import { type JsonMembers, JsonText, jsonObject } from '../store/json-text.js';
 import { confirmedCall } from './confirmed-call.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
@@ -77,6 +77,18 @@ export function answer<Id extends OperationId>(
   body: BodyOf<ResponseOf<Id>>,
 ): { status: Operations[Id]['success']['status']; body: BodyOf<ResponseOf<Id>> } {
   return { status, body };
+}
+
+/**
+ * A typed answer written as one JSON text, its members values or JSON texts the database wrote
+ * (store/json-text.ts), checked against the contract's answer as a plain object would be.
+ */
+export function jsonAnswer<Id extends OperationId>(
+  id: Id,
+  status: Operations[Id]['success']['status'],
+  members: JsonMembers<ResponseOf<Id>>,
+): { status: Operations[Id]['success']['status']; body: BodyOf<ResponseOf<Id>> } {
+  return answer(id, status, jsonObject<ResponseOf<Id>>(members));
 }
 
 function validate<S extends z.core.$ZodType | null>(schema: S, value: unknown, where: string): OutputOf<S> {

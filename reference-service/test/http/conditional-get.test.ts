@@ -41,6 +41,18 @@ describe('conditional GET on /v1 reads', () => {
     });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
+
+    // The delivery log, also written by the database, is tagged and typed the same way.
+    const log = `${WEBHOOKS}/${(created.body as { endpoint: { id: string } }).endpoint.id}/deliveries?limit=10`;
+    const deliveries = await call(running.service, 'GET', log, { auth });
+    expect(deliveries.status).toBe(200);
+    expect(deliveries.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(deliveries.text).toBe('{"deliveries":[]}');
+    const unchanged = await call(running.service, 'GET', log, {
+      auth,
+      headers: { 'if-none-match': deliveries.headers.get('etag') ?? '' },
+    });
+    expect(unchanged.status).toBe(304);
   });
 
   it('never tags a refusal or a state change', async () => {

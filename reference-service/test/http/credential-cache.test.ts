@@ -304,6 +304,12 @@ describe.each(['pglite', 'postgres'] as const)('API keys and revocation on %s', 
 
   it('answers every read the same from a held key as from a fresh read, refusals included', async () => {
     const key = await newKey(a, PERMISSIONS);
+    const { id: endpointId } = await seedActiveEndpoint(
+      a.ctx.db,
+      a.ctx.secretBox,
+      SANDBOX_WORKSPACE_ID,
+      'https://hooks.example.com/held',
+    );
     const get = async (path: string) => {
       const response = await fetch(`${b.baseUrl}${path}`, {
         headers: { authorization: `Bearer ${key.token}` },
@@ -316,10 +322,11 @@ describe.each(['pglite', 'postgres'] as const)('API keys and revocation on %s', 
       `/v1/identities/${SANDBOX_IDENTITIES[0]}/contacts`,
       `/v1/identities/${SANDBOX_IDENTITIES[0]}/contacts?status=blocked`,
       '/v1/identities/no-such-identity/contacts',
+      `/v1/workspace/webhooks/${endpointId}/deliveries?limit=5`,
       '/v1/workspace/webhooks/whk_nosuchendpoint/deliveries?limit=5',
     ];
     const first = await Promise.all(paths.map(get));
-    expect(first.map((answer) => answer.status)).toEqual([200, 200, 200, 404, 404]);
+    expect(first.map((answer) => answer.status)).toEqual([200, 200, 200, 404, 200, 404]);
     const hitsBefore = b.ctx.credentials!.stats().hits;
     expect(await Promise.all(paths.map(get))).toEqual(first);
     expect(b.ctx.credentials!.stats().hits).toBeGreaterThan(hitsBefore);

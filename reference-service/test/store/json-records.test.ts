@@ -177,8 +177,8 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
     );
   });
 
-  // PostgreSQL writes a double below 1e-4 with an exponent (`1e-05` where JSON.stringify writes `0.00001`)
-  // and keeps the sign of -0: other bytes, the same numbers.
+  // PostgreSQL writes a double below 1e-4 with an exponent (`1e-05` where JSON.stringify writes
+  // `0.00001`): other bytes, the same numbers.
   it('writes any latency the relay accepts as the same number, the members in the contract order', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -223,6 +223,28 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
     );
   });
 
+  it('writes a latency JSON has no number for (NaN, the infinities) as null, as JSON.stringify does', async () => {
+    const { id } = await seedActiveEndpoint(
+      store.db,
+      createSecretBox(randomBytes(32)),
+      workspaceId,
+      'https://hooks.example.com/',
+    );
+    const latencies = ['NaN', 'Infinity', '-Infinity', '2.5'];
+    for (const [i, latency] of latencies.entries()) {
+      await store.db.query(
+        `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
+           latency_ms, created_at)
+         VALUES (webhook_delivery_id($3, $2), $1, $2, $3, 'integration.created', 1, 'delivered', $4::float8, $5)`,
+        [workspaceId, id, `evt_odd${i}`, latency, 1_700_000_000_000 + i],
+      );
+    }
+    const text = (await listNewestDeliveryRecords(store.db, workspaceId, id, 10))!.text;
+    const written = (JSON.parse(text) as { latency_ms: number | null }[]).map((record) => record.latency_ms);
+    expect(written).toEqual([2.5, null, null, null]);
+    z.parse(z.array(webhookDeliverySchema), JSON.parse(text));
+  });
+
   it('answers undefined for an unknown identity or endpoint, and an empty array for one with no rows', async () => {
     expect(await listContactRecordsOfSlug(store.db, workspaceId, 'nobody', undefined)).toBeUndefined();
     expect(await listNewestDeliveryRecords(store.db, workspaceId, 'whk_nothere', 10)).toBeUndefined();
@@ -237,7 +259,11 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
 describe('a JSON text', () => {
   it('joins values and texts in order, leaves undefined members out, and stringifies as its value', () => {
     const list = new JsonText<number[]>('[1,2]');
-    const body = jsonObject<{ a: number[]; b?: string | undefined; c: string }>({ a: list, b: undefined, c: 'x"y' });
+    const body = jsonObject<{ a: number[]; b?: string | undefined; c: string }>({
+      a: list,
+      b: undefined,
+      c: 'x"y',
+    });
     expect(body.text).toBe('{"a":[1,2],"c":"x\\"y"}');
     expect(body.text).toBe(JSON.stringify({ a: [1, 2], b: undefined, c: 'x"y' }));
     expect(JSON.stringify({ answer: body })).toBe('{"answer":{"a":[1,2],"c":"x\\"y"}}');

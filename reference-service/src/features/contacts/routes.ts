@@ -1,6 +1,5 @@
 import type { Operations } from '@svc-kit/contract';
-import { answer, type OperationEntry } from '../../http/operations.js';
-import { jsonObject } from '../../store/json-text.js';
+import { answer, jsonAnswer, type OperationEntry } from '../../http/operations.js';
 import { callTools, refreshContact, requestContact } from './calls.js';
 import type { ContactsDeps } from './outbound.js';
 import { contactRecord } from './record.js';
@@ -20,7 +19,7 @@ export function contactRoutes(deps: ContactsDeps) {
       // The call's connection: on PostgreSQL its first statement may confirm the caller's key.
       run: async ({ db, workspace, params, query }) => {
         const contacts = await contactsOf(db, workspace.id, params.slug, query.status);
-        return answer('listContacts', 200, jsonObject({ contacts }));
+        return jsonAnswer('listContacts', 200, { contacts });
       },
     },
     requestContact: {

@@ -1,12 +1,15 @@
 import type { Operations } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
-import { answer, type OperationEntry } from '../../http/operations.js';
-import { jsonObject } from '../../store/json-text.js';
+import { answer, jsonAnswer, type OperationEntry } from '../../http/operations.js';
+import { JsonText } from '../../store/json-text.js';
 import { endpointRecord } from './records.js';
 import type { WebhooksDeps } from './service.js';
 import * as service from './service.js';
 
 type Entries = { [Id in keyof Operations]?: OperationEntry<Operations[Id]> };
+
+/** The event types a filter may name, as every list answers them: written once. */
+const EVENTS = new JsonText<string[]>(JSON.stringify(EVENT_TYPES));
 
 /**
  * The workspace's 6 webhook endpoint operations (spec 4.1): input in, answer out; the rules are in
@@ -19,15 +22,11 @@ export function webhookRoutes(deps: WebhooksDeps) {
     listWebhooks: {
       transaction: 'none',
       run: async ({ db, workspace, now }) =>
-        answer(
-          'listWebhooks',
-          200,
-          jsonObject({
-            endpoints: await service.liveEndpoints(db, workspace.id, now),
-            events: [...EVENT_TYPES],
-            enabled: workspace.webhooks_enabled,
-          }),
-        ),
+        jsonAnswer('listWebhooks', 200, {
+          endpoints: await service.liveEndpoints(db, workspace.id, now),
+          events: EVENTS,
+          enabled: workspace.webhooks_enabled,
+        }),
     },
     createWebhook: {
       transaction: 'own',
@@ -65,7 +64,7 @@ export function webhookRoutes(deps: WebhooksDeps) {
       transaction: 'none',
       run: async ({ db, workspace, params, query }) => {
         const deliveries = await service.deliveries(db, workspace.id, params.id, query.limit);
-        return answer('listWebhookDeliveries', 200, jsonObject({ deliveries }));
+        return jsonAnswer('listWebhookDeliveries', 200, { deliveries });
       },
     },
   } satisfies Entries;

@@ -89,6 +89,14 @@ export type ContactListRow = Pick<
   | 'acceptance_unheard_since'
 >;
 
+const CONTACT_RECORDS_OF_SLUG = `SELECT ${jsonArraySql(
+  `SELECT fingerprint, display_name, status, preset, permissions, trust_flag, petname, last_seen_at,
+          created_at, endpoint, NULL::text AS address_claim, acceptance_unheard_since
+     FROM contacts
+    WHERE identity_id = i.id AND ($3::text IS NULL OR status = $3)`,
+  'r.created_at, r.fingerprint',
+)} AS records FROM identities i WHERE i.workspace_id = $1 AND i.slug = $2`;
+
 /**
  * The contacts of the workspace's identity named by `slug`, optionally of one status, oldest first, as a
  * JSON array of the API's records (the members of `contactRecord` in features/contacts/record.ts, in its
@@ -101,17 +109,11 @@ export async function listContactRecordsOfSlug(
   slug: string,
   status: ContactStatus | undefined,
 ): Promise<JsonText<Contact[]> | undefined> {
-  const records = jsonArraySql(
-    `SELECT fingerprint, display_name, status, preset, permissions, trust_flag, petname, last_seen_at,
-            created_at, endpoint, NULL::text AS address_claim, acceptance_unheard_since
-       FROM contacts
-      WHERE identity_id = i.id AND ($3::text IS NULL OR status = $3)`,
-    'r.created_at, r.fingerprint',
-  );
-  const [row] = await db.query<{ records: string }>(
-    `SELECT ${records} AS records FROM identities i WHERE i.workspace_id = $1 AND i.slug = $2`,
-    [workspaceId, slug, status ?? null],
-  );
+  const [row] = await db.query<{ records: string }>(CONTACT_RECORDS_OF_SLUG, [
+    workspaceId,
+    slug,
+    status ?? null,
+  ]);
   return row && new JsonText(row.records);
 }
 

@@ -42,6 +42,18 @@ export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow
   );
 }
 
+// NaN and the infinities, which JSON has no number for, read null, as JSON.stringify writes them: no writer
+// stores one (a latency is measured, or checked finite when a listener reports it), but the column allows it.
+const NEWEST_DELIVERY_RECORDS = `SELECT ${jsonArraySql(
+  `SELECT id, endpoint_id, event_id, event_type, attempt, status, http_status,
+          CASE WHEN latency_ms > '-Infinity' AND latency_ms < 'Infinity' THEN latency_ms END AS latency_ms,
+          response_excerpt, next_attempt_at, created_at
+     FROM webhook_deliveries
+    WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
+    ORDER BY created_at DESC, id DESC LIMIT $3`,
+  'r.created_at DESC, r.id DESC',
+)} AS records FROM webhook_endpoints e WHERE e.workspace_id = $1 AND e.id = $2`;
+
 /**
  * The newest deliveries of an endpoint of the workspace, removed or not, newest first with ties broken by
  * id (a total order, stable between calls), as a JSON array of the API's delivery records (the claim's
@@ -54,17 +66,10 @@ export async function listNewestDeliveryRecords(
   endpointId: string,
   limit: number,
 ): Promise<JsonText<WebhookDelivery[]> | undefined> {
-  const records = jsonArraySql(
-    `SELECT id, endpoint_id, event_id, event_type, attempt, status, http_status, latency_ms,
-            response_excerpt, next_attempt_at, created_at
-       FROM webhook_deliveries
-      WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
-      ORDER BY created_at DESC, id DESC LIMIT $3`,
-    'r.created_at DESC, r.id DESC',
-  );
-  const [row] = await db.query<{ records: string }>(
-    `SELECT ${records} AS records FROM webhook_endpoints e WHERE e.workspace_id = $1 AND e.id = $2`,
-    [workspaceId, endpointId, limit],
-  );
+  const [row] = await db.query<{ records: string }>(NEWEST_DELIVERY_RECORDS, [
+    workspaceId,
+    endpointId,
+    limit,
+  ]);
   return row && new JsonText(row.records);
 }

@@ -78,6 +78,14 @@ export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Pr
   );
 }
 
+const LIVE_ENDPOINT_RECORDS = `SELECT ${jsonArraySql(
+  `SELECT id, url, events, status, consecutive_failures,
+          CASE WHEN rotating_until > $2 THEN rotating_until END AS rotating_until, created_at, updated_at
+     FROM webhook_endpoints
+    WHERE workspace_id = $1 AND deleted_at IS NULL`,
+  'r.created_at, r.id',
+)} AS records`;
+
 /**
  * The workspace's live endpoints, oldest first, as a JSON array of the API's records: the members of
  * `endpointRecord` (features/webhooks/records.ts) in its order, `rotating_until` null once past `now`.
@@ -87,14 +95,9 @@ export async function listLiveEndpointRecords(
   workspaceId: string,
   now: number,
 ): Promise<JsonText<WebhookEndpoint[]>> {
-  const records = jsonArraySql(
-    `SELECT id, url, events, status, consecutive_failures,
-            CASE WHEN rotating_until > $2 THEN rotating_until END AS rotating_until, created_at, updated_at
-       FROM webhook_endpoints
-      WHERE workspace_id = $1 AND deleted_at IS NULL`,
-    'r.created_at, r.id',
-  );
-  const [row] = await db.query<{ records: string }>(`SELECT ${records} AS records`, [workspaceId, now]);
+  const [row] = await db.query<{ records: string }>(LIVE_ENDPOINT_RECORDS, [workspaceId, now]);
+  // A statement with no FROM answers one row; none only on a key-checked connection whose key changed,
+  // which then throws before answering (store/key-checked.ts).
   return new JsonText(row!.records);
 }
 
