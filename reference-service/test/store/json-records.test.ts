@@ -81,16 +81,14 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
   let store: OpenedStore;
   let workspaceId: string;
   let endpointId: string;
+  /** An endpoint of the workspace with no delivery yet: each property run gets its own log. */
+  const newEndpoint = () =>
+    seedActiveEndpoint(store.db, createSecretBox(randomBytes(32)), workspaceId, 'https://hooks.example.com/');
 
   beforeAll(async () => {
     store = await backend.open();
     workspaceId = await seedWorkspace(store.db);
-    ({ id: endpointId } = await seedActiveEndpoint(
-      store.db,
-      createSecretBox(randomBytes(32)),
-      workspaceId,
-      'https://hooks.example.com/',
-    ));
+    ({ id: endpointId } = await newEndpoint());
   });
   afterAll(async () => {
     await store?.close();
@@ -137,12 +135,7 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
     deliveries: Omit<WebhookDeliveryRow, 'id' | 'workspace_id' | 'endpoint_id' | 'event_id'>[],
     limit: number,
   ) {
-    const { id } = await seedActiveEndpoint(
-      store.db,
-      createSecretBox(randomBytes(32)),
-      workspaceId,
-      'https://hooks.example.com/',
-    );
+    const { id } = await newEndpoint();
     for (const delivery of deliveries) {
       const eventId = `evt_json${events++}`;
       await insertDelivery(store.db, {
@@ -224,12 +217,7 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
   });
 
   it('writes a latency JSON has no number for (NaN, the infinities) as null, as JSON.stringify does', async () => {
-    const { id } = await seedActiveEndpoint(
-      store.db,
-      createSecretBox(randomBytes(32)),
-      workspaceId,
-      'https://hooks.example.com/',
-    );
+    const { id } = await newEndpoint();
     const latencies = ['NaN', 'Infinity', '-Infinity', '2.5'];
     for (const [i, latency] of latencies.entries()) {
       await store.db.query(
