@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/store/db.js';
 import { ENDPOINT_STOPPED_CHANNEL, setEndpointStatus } from '../../src/store/queries/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
-import { BACKENDS } from '../support/backends.js';
+import { BACKENDS, openThrowawayPostgres } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
 import { until } from '../support/until.js';
 import { seedWorkspace } from '../support/workspaces.js';
@@ -82,6 +82,44 @@ describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) =
       expect(heard).toEqual([endpoint.id]);
       expect(await db.query('SELECT * FROM webhook_endpoints ORDER BY id')).toEqual(before);
       await stop();
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('pausing an endpoint that another transaction is changing (PostgreSQL)', () => {
+  it('answers the row as the pause wrote it, over the change it waited for', async () => {
+    const store = await openThrowawayPostgres();
+    const db = store.db;
+    try {
+      const box = createSecretBox(randomBytes(32));
+      const workspaceId = await seedWorkspace(db);
+      const endpoint = await seedActiveEndpoint(db, box, workspaceId, 'https://hooks.example.com/x');
+      const rotatingUntil = Date.now() + 60_000;
+      let pausing: ReturnType<typeof setEndpointStatus> | undefined;
+      // A delivery failure and a rotation hold the row while the pause is sent: the pause waits for
+      // them, then writes over the row as they left it. The scan beside the UPDATE started before they
+      // committed, so only the UPDATE's own row can show them.
+      await db.transaction(async (tx) => {
+        await tx.query(
+          'UPDATE webhook_endpoints SET consecutive_failures = 4, rotating_until = $2 WHERE id = $1',
+          [endpoint.id, rotatingUntil],
+        );
+        pausing = setEndpointStatus(db, workspaceId, endpoint.id, 'paused', Date.now());
+        await until(async () => {
+          const [waiting] = await db.query<{ count: number }>(
+            `SELECT count(*)::int AS count FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          return waiting!.count === 1;
+        });
+      });
+      const answered = await pausing!;
+      expect(
+        answered?.map((row) => [row.id, row.status, row.consecutive_failures, row.rotating_until]),
+      ).toEqual([[endpoint.id, 'paused', 4, rotatingUntil]]);
+      expect(answered).toEqual(await liveEndpoints(db, workspaceId));
     } finally {
       await store.close();
     }
