@@ -346,4 +346,32 @@ describe('a running service shutting down', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
+
+  it('takes no new connection from the moment its shutdown begins, its metrics port open or not', async () => {
+    const dataDir = await initialisedDataDir('svc-ops-refuse-');
+    const service = await startService(
+      readConfig({ PORT: '0', SVC_DATA_DIR: dataDir, SVC_METRICS_PORT: '0' }),
+      pino({ level: 'silent' }),
+    );
+    const { port } = new URL(service.baseUrl);
+    const dial = () =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve('accepted');
+        });
+        socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+      });
+    try {
+      expect(await dial()).toBe('accepted');
+      const closing = service.close();
+      // Dialled in the turn the shutdown began.
+      const dialled = dial();
+      await closing;
+      expect(await dialled).toBe('ECONNREFUSED');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
 });
