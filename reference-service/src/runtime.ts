@@ -9,16 +9,19 @@ import { type OpenedStore, openStore } from './store/open.js';
 import { createSecretBox } from './store/secret-box.js';
 import { loadSecretKey } from './store/secret-key.js';
 import { checkSecretKey, SecretKeyMismatchError } from './store/secret-key-check.js';
+import { DatabaseUnreachableError } from './store/unreachable.js';
 
 /**
  * A start refused for a reason a person fixes (a setting, a data dir in use, an at-rest key that does not
- * open the database's secrets): printed as its message, without a stack, by the service and the admin CLI.
+ * open the database's secrets, a PostgreSQL database that cannot be reached or refuses the connection):
+ * printed as its message, without a stack, by the service and the admin CLI.
  */
 export function isStartRefusal(error: unknown): error is Error {
   return (
     error instanceof ConfigError ||
     error instanceof DataDirLockedError ||
-    error instanceof SecretKeyMismatchError
+    error instanceof SecretKeyMismatchError ||
+    error instanceof DatabaseUnreachableError
   );
 }
 

@@ -4,6 +4,7 @@ import type { Db } from './db.js';
 import { migrate } from './migrate.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
+import { asUnreachable } from './unreachable.js';
 
 export interface StoreOptions {
   /** PostgreSQL connection string; without it the service runs on PGlite in `dataDir`. */
@@ -29,7 +30,11 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   let lock: DataDirLock | undefined;
   let db: Db;
   if (options.databaseUrl) {
-    db = await openPostgres(options.databaseUrl);
+    const url = options.databaseUrl;
+    // Its first statement is where a wrong address, name or password shows.
+    db = await openPostgres(url).catch((error: unknown) => {
+      throw asUnreachable(error, url) ?? error;
+    });
   } else if (options.inMemory) {
     db = await openPglite(undefined, { snapshot: options.snapshot });
   } else {

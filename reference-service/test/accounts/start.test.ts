@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/domain/totp.js';
+import { POSTGRES_ADMIN_URL } from '../support/backends.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 import { cookieOf, expectError, PASSWORD, portalCall, uniqueEmail } from './support.js';
 
@@ -142,4 +143,15 @@ describe('the started service and its portal block', () => {
     });
     expect(accepted.status).toBe(201);
   }, 120_000);
+
+  it('stops in one line, without a stack, when its PostgreSQL database cannot be used', async () => {
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = '/svc_no_such_database';
+    const service = await start({ DATABASE_URL: url.href });
+    expect(await service.exited).toBe(1);
+    const lines = service.output().trim().split('\n');
+    expect(lines).toEqual([
+      `cannot start: the PostgreSQL database in DATABASE_URL (${url.hostname}:${url.port || '5432'}, database svc_no_such_database) cannot be used: database "svc_no_such_database" does not exist`,
+    ]);
+  }, 60_000);
 });
