@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm start`'s build step: builds the service (its bundle and the portal) only when dist/ is missing or
-// older than what it is built from (`--dry-run` only says which). A start on an unchanged checkout then starts at once, and a second
-// `npm start` beside a running sandbox no longer empties that sandbox's dist/ before it is refused.
+// The build step of `npm start` and `npm run sandbox`: builds the service (its bundle and the portal) only
+// when dist/ is missing or older than what it is built from (`--dry-run` only says which). A start or a
+// sandbox command on an unchanged checkout then runs at once, and neither a second `npm start` (refused)
+// nor a sandbox command rewrites the dist/ of a sandbox that is running.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { staleAgainst } from '../../packages/packaging/src/stale.mjs';
