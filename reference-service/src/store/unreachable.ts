@@ -1,7 +1,8 @@
 /**
- * Why a PostgreSQL database named by DATABASE_URL could not be used at all: the server did not answer, or
- * it refused this connection (SQLSTATE classes 08 connection, 28 authorization, 3D unknown database;
- * 57P03 still starting). A setting or a server to fix: the start prints it as one line, without a stack.
+ * Why a PostgreSQL database named by DATABASE_URL could not be used at all: the connection string does not
+ * read as one, the server did not answer, or it refused this connection (SQLSTATE classes 08 connection,
+ * 28 authorization, 3D unknown database; 57P03 still starting). A setting or a server to fix: the start
+ * prints it as one line, without a stack.
  */
 export class DatabaseUnreachableError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -10,7 +11,9 @@ export class DatabaseUnreachableError extends Error {
   }
 }
 
-const NETWORK_CODES = new Set([
+const SETTING_OR_NETWORK_CODES = new Set([
+  // pg's URL parser, on a malformed DATABASE_URL (it redacts the string in the error).
+  'ERR_INVALID_URL',
   'ECONNREFUSED',
   'ECONNRESET',
   'ENOTFOUND',
@@ -27,7 +30,7 @@ export function asUnreachable(
 ): DatabaseUnreachableError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return undefined;
-  if (!NETWORK_CODES.has(code) && !/^(08|28|3D)/.test(code) && code !== '57P03') return undefined;
+  if (!SETTING_OR_NETWORK_CODES.has(code) && !/^(08|28|3D)/.test(code) && code !== '57P03') return undefined;
   const reason = error instanceof Error && error.message !== '' ? error.message : code;
   return new DatabaseUnreachableError(
     `the PostgreSQL database in DATABASE_URL (${whereOf(connectionString)}) cannot be used: ${reason}`,

@@ -42,4 +42,19 @@ describe('a PostgreSQL database that cannot be used', () => {
       /\(127\.0\.0\.1:1, database postgres\) cannot be used: .*ECONNREFUSED/,
     );
   });
+
+  it('is refused when its connection string does not read as one, without repeating it', async () => {
+    const password = `planted-${randomBytes(8).toString('hex')}`;
+    const error = await openStore({
+      databaseUrl: `postgres://svc:${password}@127.0.0.1:99999/svc`,
+      dataDir: '/nonexistent',
+    }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(DatabaseUnreachableError);
+    expect((error as Error).message).toBe(
+      'the PostgreSQL database in DATABASE_URL (an unreadable connection string) cannot be used: Invalid URL',
+    );
+  });
 });
