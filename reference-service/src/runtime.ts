@@ -36,7 +36,12 @@ export async function openRuntime(
   config: Config,
   logger: Logger,
 ): Promise<{ ctx: ServiceContext; store: OpenedStore }> {
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onConnectionLost: (error) =>
+      logger.warn({ err: error }, 'a database connection was lost; a new one is opened when needed'),
+  });
   if (config.allowLocalhostWebhooks) {
     logger.warn(
       'SVC_ALLOW_LOCALHOST_WEBHOOKS=1: webhook endpoints on http://localhost and 127.0.0.1 are accepted. ' +

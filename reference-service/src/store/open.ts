@@ -13,6 +13,8 @@ export interface StoreOptions {
   dataDir: string;
   /** PGlite only: keep everything in memory (tests). */
   inMemory?: boolean;
+  /** PostgreSQL only: told of each database connection lost (see PostgresOptions). */
+  onConnectionLost?: ((error: Error) => void) | undefined;
   /**
    * With `inMemory`: start from this tarball of a data dir (PGlite's `dumpDataDir`) instead of running
    * initdb; pending migrations are still applied.
@@ -32,7 +34,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   if (options.databaseUrl) {
     const url = options.databaseUrl;
     // Its first statement is where a wrong address, name or password shows.
-    db = await openPostgres(url).catch((error: unknown) => {
+    db = await openPostgres(url, { onConnectionLost: options.onConnectionLost }).catch((error: unknown) => {
       throw asUnreachable(error, url) ?? error;
     });
   } else if (options.inMemory) {

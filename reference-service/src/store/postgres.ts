@@ -74,18 +74,29 @@ const onClient = (client: pg.PoolClient): Queryable => ({
   exec: (sql) => runScript(client, sql),
 });
 
+export interface PostgresOptions {
+  /**
+   * Told of each connection the server ended or lost (a restart, an administrator's terminate, the
+   * network): the pool and the LISTEN connections open new ones on their own, but an operator wants to
+   * know it happened.
+   */
+  onConnectionLost?: ((error: Error) => void) | undefined;
+}
+
 /** PostgreSQL through a `pg` pool. BIGINT columns (millisecond timestamps) are read as numbers. */
-export async function openPostgres(connectionString: string): Promise<Db> {
+export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<Db> {
+  const lost = options.onConnectionLost ?? (() => {});
   const pool = new pg.Pool({
     connectionString,
     max: 10,
     types: columnTypes,
   });
-  // An idle client losing its connection must not crash the process; the next query reconnects.
+  // An idle client losing its connection must not crash the process; the next query reconnects. The
+  // client's own listener below reports it, once.
   pool.on('error', () => {});
   // Nor one checked out (a transaction open when the server restarts): besides failing its statement, pg
   // emits 'error' on the client, which the pool listens to only while the client is idle.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => client.on('error', lost));
 
   /** A pooled connection, within `limitMs` when given; one handed over after the caller gave up goes back. */
   async function acquire(limitMs: number | undefined): Promise<pg.PoolClient> {
@@ -174,7 +185,7 @@ export async function openPostgres(connectionString: string): Promise<Db> {
           client.release(true);
         }
       },
-      listen: (channel, onNotify) => listenOnOwnConnection(connectionString, channel, onNotify),
+      listen: (channel, onNotify) => listenOnOwnConnection(connectionString, channel, onNotify, lost),
       close: () => pool.end(),
       pressure: () => ({ waiting: pool.waitingCount, busy: pool.totalCount - pool.idleCount }),
       withWaitLimit: (ms) => view(ms),
@@ -196,6 +207,7 @@ async function listenOnOwnConnection(
   connectionString: string,
   channel: string,
   onNotify: (payload: string) => void,
+  lost: (error: Error) => void,
 ): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
@@ -210,8 +222,9 @@ async function listenOnOwnConnection(
     next.on('notification', (message) => {
       if (message.channel === channel) onNotify(message.payload ?? '');
     });
-    next.on('error', () => {
+    next.on('error', (error) => {
       if (stopped || client !== next) return;
+      lost(error);
       client = undefined;
       next.end().catch(() => {});
       reconnectLater();
