@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { contactRecord } from '../../src/features/contacts/record.js';
 import { endpointRecord } from '../../src/features/webhooks/records.js';
+import { liveEndpoints } from '../../src/features/webhooks/service.js';
+import { runsOnPglite } from '../../src/store/db.js';
 import { JsonText, jsonObject } from '../../src/store/json-text.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { type ContactRow, listContactRecordsOfSlug, saveContact } from '../../src/store/queries/contacts.js';
@@ -211,9 +213,12 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
         const records = await listLiveEndpointRecords(store.db, workspace, now);
         expect(records.text).toBe(JSON.stringify(rows.map((row) => endpointRecord(row, now))));
         z.parse(z.array(webhookEndpointSchema), JSON.parse(records.text));
+        // What the operation answers: on PGlite the rows written on this side, the same bytes.
+        expect((await liveEndpoints(store.db, workspace, now)).text).toBe(records.text);
       }),
       { numRuns: 40 },
     );
+    expect(runsOnPglite(store.db)).toBe(backend.name === 'pglite');
   });
 
   it('writes a latency JSON has no number for (NaN, the infinities) as null, as JSON.stringify does', async () => {

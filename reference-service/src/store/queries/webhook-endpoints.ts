@@ -94,6 +94,19 @@ export async function listLiveEndpointRecords(
   return new JsonText(row!.records);
 }
 
+const LIVE_ENDPOINT_ROWS = `SELECT id, url, events, status, consecutive_failures, rotating_until, created_at, updated_at
+     FROM webhook_endpoints
+    WHERE workspace_id = $1 AND deleted_at IS NULL
+    ORDER BY created_at, id`;
+
+/**
+ * The same endpoints as rows, oldest first, in the view's columns (for PGlite, where writing a few rows as
+ * JSON costs its thread more than this side's decoding: features/webhooks/service.ts).
+ */
+export function listLiveEndpointRows(db: Queryable, workspaceId: string): Promise<WebhookEndpointView[]> {
+  return db.query<WebhookEndpointView>(LIVE_ENDPOINT_ROWS, [workspaceId]);
+}
+
 /** Any endpoint of the workspace, removed ones included (their delivery log stays readable). */
 export async function getEndpointEvenRemoved(
   db: Queryable,
