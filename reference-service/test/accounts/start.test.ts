@@ -151,7 +151,7 @@ describe('the started service and its portal block', () => {
     expect(await service.exited).toBe(1);
     const lines = service.output().trim().split('\n');
     expect(lines).toEqual([
-      `cannot start: the PostgreSQL database in DATABASE_URL (${url.hostname}:${url.port || '5432'}, database svc_no_such_database) cannot be used: database "svc_no_such_database" does not exist`,
+      `cannot start: the PostgreSQL database in DATABASE_URL (${url.hostname}:${url.port || '5432'}, database svc_no_such_database) cannot be used: the database does not exist (3D000)`,
     ]);
   }, 60_000);
 });
