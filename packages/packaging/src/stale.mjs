@@ -15,7 +15,11 @@ function newestUnder(path) {
   if (!statSync(path).isDirectory()) return statSync(path).mtimeMs;
   let newest = 0;
   for (const entry of readdirSync(path, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    // A linked file counts by what it points to (statSync follows the link).
+    if (entry.isFile() || entry.isSymbolicLink()) {
+      const path = join(entry.parentPath, entry.name);
+      if (existsSync(path)) newest = Math.max(newest, statSync(path).mtimeMs);
+    }
   }
   return newest;
 }

@@ -1,6 +1,6 @@
 // The rule of build-if-stale.mjs (npm start, the sandbox commands, npm run pack:local): build a package
 // only when a built entry file is missing or older than a source.
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -111,6 +111,21 @@ describe('staleAgainst', () => {
     const now = Date.now() / 1000;
     utimesSync(at('portal/src/app.tsx'), now - 1, now - 1);
     expect(staleAgainst([at('dist/main.js')], inputs)).toBe('a source is newer than the build');
+  });
+
+  it('counts a linked source by the file it points to, and ignores a broken link', () => {
+    const dir = fakePackage(
+      'linked',
+      { 'src/a.ts': 500, 'elsewhere/shared.ts': 500, 'dist/main.js': 10 },
+      {},
+    );
+    const at = (path: string) => join(dir, path);
+    symlinkSync(at('elsewhere/shared.ts'), at('src/shared.ts'));
+    symlinkSync(at('elsewhere/gone.ts'), at('src/gone.ts'));
+    expect(staleAgainst([at('dist/main.js')], [at('src')])).toBeUndefined();
+    const now = Date.now() / 1000;
+    utimesSync(at('elsewhere/shared.ts'), now - 1, now - 1);
+    expect(staleAgainst([at('dist/main.js')], [at('src')])).toBe('a source is newer than the build');
   });
 });
 
