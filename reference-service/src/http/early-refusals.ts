@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { type ErrorCode, ID_PREFIXES, statusOfErrorCode } from '@svc-kit/contract';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -140,16 +140,26 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
     const status = statusOfErrorCode(code);
     const reason = STATUS_CODES[status] ?? 'Error';
     log.info({ reqId: requestId, parserError: error.code, status }, 'unreadable request refused');
-    // Never in the middle of another answer on a kept-alive connection (Node detaches a finished one).
-    const answering = (socket as { _httpMessage?: unknown })._httpMessage;
-    if (socket.writable && (answering === null || answering === undefined)) {
-      const body = JSON.stringify({ error: { code, message, request_id: requestId } });
-      socket.write(
-        `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-          `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n` +
-          `connection: close\r\n\r\n${body}`,
-      );
+    const refuse = () => {
+      if (socket.writable) {
+        const body = JSON.stringify({ error: { code, message, request_id: requestId } });
+        socket.write(
+          `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+            `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n` +
+            `connection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy();
+    };
+    // A request read in full before the bytes that broke the framing is answered first, the refusal
+    // after it: it may have changed something already, and its caller would otherwise never know. Nothing
+    // more is read from the connection meanwhile. (Node detaches an answer once it is written.)
+    const answering = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (answering === null || answering === undefined) {
+      refuse();
+      return;
     }
-    socket.destroy();
+    socket.pause();
+    answering.once('close', refuse);
   };
 }

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { ERROR_CODES, errorBodySchema } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedStore } from '../../src/store/open.js';
@@ -60,6 +61,26 @@ describe.each(BACKENDS)('refusals before any handler, on $name', (backend) => {
     const answer = await rawRequest(service.baseUrl, bytes);
     const error = expectErrorBody(answer, status);
     expect(answer.headers['x-request-id']).toBe(error.request_id);
+  });
+
+  // The request before the garbage was read in full and is being answered (its handler awaits the
+  // database) when the parser fails: its caller gets its answer, then the refusal, then the close.
+  it('a request followed on its connection by bytes that are not HTTP is answered before the refusal', async () => {
+    const { port, hostname } = new URL(service.baseUrl);
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      `GET /v1/workspace/webhooks HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${tenant.key}\r\n\r\n` +
+        'GARBAGE\r\n\r\n',
+    );
+    await closed;
+    const answers = Buffer.concat(chunks).toString('utf8');
+    expect(answers).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    const refusal = answers.indexOf('HTTP/1.1 400 Bad Request\r\n');
+    expect(refusal).toBeGreaterThan(0);
+    expect(answers.slice(refusal)).toContain('"code":"invalid_request"');
   });
 
   it('an undecodable path (%ff) and an over-long path parameter: 401 without credentials, 400 with', async () => {
