@@ -140,8 +140,8 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
     const status = statusOfErrorCode(code);
     const reason = STATUS_CODES[status] ?? 'Error';
     log.info({ reqId: requestId, parserError: error.code, status }, 'unreadable request refused');
-    const refuse = () => {
-      if (socket.writable) {
+    const refuse = (write: boolean) => {
+      if (write && socket.writable) {
         const body = JSON.stringify({ error: { code, message, request_id: requestId } });
         socket.write(
           `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
@@ -151,15 +151,17 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
       }
       socket.destroy();
     };
-    // A request read in full before the bytes that broke the framing is answered first, the refusal
-    // after it: it may have changed something already, and its caller would otherwise never know. Nothing
-    // more is read from the connection meanwhile. (Node detaches an answer once it is written.)
     const answering = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (answering === null || answering === undefined) {
-      refuse();
+    // A request read in full before the bytes that broke the framing is answered first, the refusal after
+    // it: it may have changed something already, and its caller would otherwise never know. Nothing more is
+    // read from the connection meanwhile. One cut short (its caller left, or the error is in its own body)
+    // is not waited for.
+    if (answering?.req.complete === true) {
+      socket.pause();
+      answering.once('close', () => refuse(true));
       return;
     }
-    socket.pause();
-    answering.once('close', refuse);
+    // Never in the middle of another answer (Node detaches a finished one).
+    refuse(answering === null || answering === undefined);
   };
 }
