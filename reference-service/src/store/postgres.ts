@@ -96,8 +96,9 @@ export async function openPostgres(connectionString: string, options: PostgresOp
   // client's own listener below reports it, once.
   pool.on('error', () => {});
   // Nor one checked out (a transaction open when the server restarts): besides failing its statement, pg
-  // emits 'error' on the client, which the pool listens to only while the client is idle.
-  pool.on('connect', (client) => client.on('error', lost));
+  // emits 'error' on the client, which the pool listens to only while the client is idle. Such a client
+  // errs twice for one loss (the server's message, then the closed socket): told once.
+  pool.on('connect', (client) => client.once('error', lost).on('error', () => {}));
 
   /** A pooled connection, within `limitMs` when given; one handed over after the caller gave up goes back. */
   async function acquire(limitMs: number | undefined): Promise<pg.PoolClient> {
