@@ -1,6 +1,6 @@
 // `npm start` and `npm run sandbox` build the service only when dist/ is older than what it is built from
 // (scripts/build-if-stale.mjs; the rule itself is tested in packages/packaging/test/stale.test.ts).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -30,7 +30,7 @@ it('builds only what is stale before a start or a sandbox command', async () => 
  * The script in a tree of its own (the service's folder and the rule it imports), whose dist/ is missing
  * and whose `npm run build` prints on stdout, as tsup and Vite do.
  */
-function fakeService(): { dir: string; dataDir: string; run(env?: Record<string, string>): Promise<Ran> } {
+function fakeService(): { dir: string; run(env?: Record<string, string>): Ran } {
   const root = mkdtempSync(join(tmpdir(), 'svc-build-if-stale-'));
   const dir = join(root, 'reference-service');
   mkdirSync(join(dir, 'scripts'), { recursive: true });
@@ -44,13 +44,20 @@ function fakeService(): { dir: string; dataDir: string; run(env?: Record<string,
     join(dir, 'package.json'),
     JSON.stringify({ scripts: { build: 'echo built-on-stdout && touch built' } }),
   );
-  const dataDir = join(dir, '.data');
-  mkdirSync(dataDir);
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   return {
     dir,
-    dataDir,
-    run: (env = {}) => ran(join(dir, 'scripts/build-if-stale.mjs'), { ...env, DATABASE_URL: '' }),
+    run(env = {}) {
+      const { status, stdout, stderr } = spawnSync(
+        process.execPath,
+        [join(dir, 'scripts/build-if-stale.mjs')],
+        {
+          env: { ...process.env, ...env, DATABASE_URL: '' },
+          encoding: 'utf8',
+        },
+      );
+      return { code: status, stdout, stderr };
+    },
   };
 }
 
@@ -58,14 +65,6 @@ interface Ran {
   code: number | null;
   stdout: string;
   stderr: string;
-}
-
-function ran(path: string, env: Record<string, string>): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [path], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
-    );
-  });
 }
 
 const script = fileURLToPath(new URL('../scripts/build-if-stale.mjs', import.meta.url));
@@ -76,7 +75,7 @@ afterEach(() => {
 
 it("builds a stale service with the build's output on stderr, leaving stdout to the command", async () => {
   const service = fakeService();
-  const result = await service.run();
+  const result = service.run();
   expect(result).toMatchObject({ code: 0, stdout: '' });
   expect(result.stderr).toContain('building the reference service (');
   expect(result.stderr).toContain('built-on-stdout');
@@ -90,12 +89,12 @@ it('does not rebuild a stale service under one running from it, on the data dir 
   const admin = createServer((socket) => socket.end());
   await new Promise<void>((resolve) => admin.listen(join(dataDir, 'admin.sock'), resolve));
   try {
-    const result = await service.run({ SVC_DATA_DIR: dataDir });
+    const result = service.run({ SVC_DATA_DIR: dataDir });
     expect(result).toMatchObject({ code: 0, stdout: '' });
     expect(result.stderr).toContain('a service is running from it: not rebuilt under it');
     expect(existsSync(join(service.dir, 'built'))).toBe(false);
     // The default data dir has no service: there it builds.
-    expect((await service.run()).stderr).toContain('building the reference service (');
+    expect(service.run().stderr).toContain('building the reference service (');
     expect(existsSync(join(service.dir, 'built'))).toBe(true);
   } finally {
     await new Promise((resolve) => admin.close(resolve));
