@@ -27,6 +27,11 @@ import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
 
 const ENDPOINTS = 10;
+const DELIVERY_COLUMNS = `id, workspace_id, endpoint_id, event_id, event_type, attempt, status, http_status,
+  latency_ms, response_excerpt, next_attempt_at, created_at, claimed_at, claimed_by`;
+const CONTACT_COLUMNS = `identity_id, fingerprint, workspace_id, display_name, endpoint, public_key, card,
+  card_expires_at, status, blocked_kind, preset, permissions, trust_flag, petname, request_note, last_seen_at,
+  acceptance_unheard_since, created_at, updated_at`;
 const ROWS = 100;
 
 /** Rows for the read routes: ten endpoints (never dialled: no event is emitted), 100 deliveries, 100 contacts. */
@@ -109,16 +114,18 @@ async function startAnchors(
       [SANDBOX_WORKSPACE_ID],
     ),
   }));
+  // The floors read every column a row had before it kept its record (migration 0018): the rows as a
+  // plain query reads them, decoded and written as JSON here.
   app.get('/query/deliveries', async () => ({
     deliveries: await db.query(
-      `SELECT * FROM webhook_deliveries WHERE workspace_id = $1 AND endpoint_id = $2
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE workspace_id = $1 AND endpoint_id = $2
         ORDER BY created_at DESC, id DESC LIMIT 100`,
       [SANDBOX_WORKSPACE_ID, ids.endpointId],
     ),
   }));
   app.get('/query/contacts', async () => ({
     contacts: await db.query(
-      'SELECT * FROM contacts WHERE identity_id = $1 ORDER BY created_at, fingerprint',
+      `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE identity_id = $1 ORDER BY created_at, fingerprint`,
       [ids.identityId],
     ),
   }));

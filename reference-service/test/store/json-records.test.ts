@@ -11,6 +11,12 @@ import { JsonText, jsonObject } from '../../src/store/json-text.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { type ContactRow, listContactRecordsOfSlug, saveContact } from '../../src/store/queries/contacts.js';
 import {
+  abandonStaleDeliveries,
+  recordAttempt,
+  recordSuccesses,
+} from '../../src/store/queries/deliveries-claim.js';
+import {
+  deliveryRecordJsonSql,
   insertDelivery,
   listNewestDeliveryRecords,
   type WebhookDeliveryRow,
@@ -22,7 +28,7 @@ import {
 } from '../../src/store/queries/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
-import { seedActiveEndpoint } from '../support/endpoints.js';
+import { pendingDelivery, seedActiveEndpoint } from '../support/endpoints.js';
 import { addIdentity } from '../support/identity.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
@@ -98,16 +104,20 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
 
   it('writes the contacts as JSON.stringify writes contactRecord of the same rows, filtered or not', async () => {
     let identities = 0;
+    // Each contact saved, then some saved again as other contacts (the upsert's update): the record a row
+    // keeps (migration 0018) follows every write.
+    const changes = fc.array(fc.record({ index: fc.nat(), into: contactArb }), { maxLength: 4 });
     await fc.assert(
-      fc.asyncProperty(fc.array(contactArb, { maxLength: 6 }), async (contacts) => {
+      fc.asyncProperty(fc.array(contactArb, { maxLength: 6 }), changes, async (contacts, edits) => {
         const slug = `json-${identities++}`;
         const identityId = await addIdentity(store.db, workspaceId, slug);
-        for (const contact of contacts) {
-          await saveContact(store.db, {
+        const fingerprints = contacts.map(() => `sha256:${randomBytes(4).toString('hex')}`);
+        const save = (contact: (typeof contacts)[number], fingerprint: string) =>
+          saveContact(store.db, {
             ...contact,
             identity_id: identityId,
             workspace_id: workspaceId,
-            fingerprint: `sha256:${randomBytes(4).toString('hex')}`,
+            fingerprint,
             public_key: 'k',
             card: 'c',
             card_expires_at: 0,
@@ -115,6 +125,9 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
             request_note: null,
             updated_at: contact.created_at,
           });
+        for (const [i, contact] of contacts.entries()) await save(contact, fingerprints[i]!);
+        for (const { index, into } of contacts.length > 0 ? edits : []) {
+          await save(into, fingerprints[index % contacts.length]!);
         }
         const rows = await store.db.query<ContactRow>(
           'SELECT * FROM contacts WHERE identity_id = $1 ORDER BY created_at, fingerprint',
@@ -219,6 +232,92 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
       { numRuns: 40 },
     );
     expect(runsOnPglite(store.db)).toBe(backend.name === 'pglite');
+  });
+
+  it('writes a log the worker settled (logged one by one or together, abandoned) as its rows read now', async () => {
+    const outcome = fc.constantFrom('success', 'batched success', 'failure', 'abandoned', 'left sending');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            outcome,
+            httpStatus: maybe(fc.integer({ min: 100, max: 599 })),
+            latencyMs: maybe(fc.double({ min: 0, max: 60_000, noNaN: true })),
+            excerpt: maybe(anyText),
+            createdAt: instant,
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
+        async (attempts) => {
+          const { id } = await newEndpoint();
+          const ids: string[] = [];
+          for (const attempt of attempts) {
+            const eventId = `evt_json${events++}`;
+            await insertDelivery(store.db, {
+              ...pendingDelivery(workspaceId, id, eventId),
+              created_at: attempt.createdAt,
+              // Set, so that a finished row's record shows the outcome's reset of it.
+              next_attempt_at: 1_700_000_000_000,
+            });
+            const [row] = await store.db.query<{ id: string }>(
+              'SELECT id FROM webhook_deliveries WHERE event_id = $1',
+              [eventId],
+            );
+            ids.push(row!.id);
+          }
+          // Claimed as the claim function claims them, long enough ago for the sweeper to take the ones left.
+          const stale = 1_000;
+          await store.db.query(
+            `UPDATE webhook_deliveries SET status = 'sending', claimed_at = $2, claimed_by = 'test'
+              WHERE endpoint_id = $1`,
+            [id, stale],
+          );
+          const batched: Parameters<typeof recordSuccesses>[1][number][] = [];
+          for (const [i, attempt] of attempts.entries()) {
+            const result = {
+              deliveryId: ids[i]!,
+              httpStatus: attempt.httpStatus,
+              latencyMs: attempt.latencyMs,
+              excerpt: attempt.excerpt,
+            };
+            if (attempt.outcome === 'batched success') batched.push(result);
+            if (attempt.outcome === 'success' || attempt.outcome === 'failure') {
+              await recordAttempt(store.db, { ...result, ok: attempt.outcome === 'success' }, Date.now());
+            }
+          }
+          await recordSuccesses(store.db, batched);
+          const abandonedIds = ids.filter((_, i) => attempts[i]!.outcome === 'abandoned');
+          await store.db.query(
+            `UPDATE webhook_deliveries SET claimed_at = $2 WHERE endpoint_id = $1 AND NOT (id = ANY ($3))`,
+            [id, stale + 10, abandonedIds],
+          );
+          await abandonStaleDeliveries(store.db, stale + 1);
+
+          const rows = await store.db.query<
+            WebhookDeliveryRow & { record_json: string | null; fresh: string }
+          >(
+            `SELECT *, ${deliveryRecordJsonSql('')} AS fresh
+               FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC`,
+            [id],
+          );
+          const keys = Object.keys(webhookDeliverySchema.shape);
+          const expected = rows.map((row) => inContractOrder(keys, { ...row }));
+          const text = (await listNewestDeliveryRecords(store.db, workspaceId, id, 10))!.text;
+          expect(JSON.parse(text)).toStrictEqual(expected);
+          // Every finished row keeps its record, the one the list would write from its columns now.
+          for (const row of rows) {
+            const finished = ['delivered', 'failed', 'abandoned'].includes(row.status);
+            expect(row.record_json === null).toBe(!finished);
+            if (row.record_json !== null) {
+              expect(row.record_json).toBe(row.fresh);
+              expect(JSON.parse(row.record_json)).toStrictEqual(inContractOrder(keys, { ...row }));
+              expect(Object.keys(JSON.parse(row.record_json))).toEqual(keys);
+            }
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 
   it('writes a latency JSON has no number for (NaN, the infinities) as null, as JSON.stringify does', async () => {

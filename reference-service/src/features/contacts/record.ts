@@ -4,8 +4,8 @@ import type { ContactListRow, ContactRow } from '../../store/queries/contacts.js
 
 /**
  * The contact as the API shows it (spec 2.4); the card, key and bookkeeping stay inside. Lists are written
- * by the database in the same members and order (`listContactRecordsOfSlug`); test/store/json-records.test.ts
- * holds the two to the same bytes.
+ * by the database in the same members and order (the `contact_api_record` type of migration 0018, whose text
+ * each row keeps); test/store/json-records.test.ts holds the two to the same bytes.
  */
 export function contactRecord(row: ContactListRow): Contact {
   return {

@@ -67,7 +67,7 @@ export async function getContact(
   forUpdate = false,
 ): Promise<ContactRow | undefined> {
   const rows = await db.query<ContactRow>(
-    `SELECT * FROM contacts WHERE identity_id = $1 AND fingerprint = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    `SELECT ${COLUMNS.join(', ')} FROM contacts WHERE identity_id = $1 AND fingerprint = $2${forUpdate ? ' FOR UPDATE' : ''}`,
     [identityId, fingerprint],
   );
   return rows[0];
@@ -89,12 +89,14 @@ export type ContactListRow = Pick<
   | 'acceptance_unheard_since'
 >;
 
+// Each contact's record as its row keeps it (migration 0018's trigger). A row written with triggers off (a
+// restore, `session_replication_role = replica`) keeps none, and is written here by the same function.
 const CONTACT_RECORDS_OF_SLUG = `SELECT ${jsonArraySql(
-  `SELECT fingerprint, display_name, status, preset, permissions, trust_flag, petname, last_seen_at,
-          created_at, endpoint, NULL::text AS address_claim, acceptance_unheard_since
-     FROM contacts
-    WHERE identity_id = i.id AND ($3::text IS NULL OR status = $3)`,
+  `SELECT COALESCE(c.record_json, contact_record_json(c)) AS record, c.created_at, c.fingerprint
+     FROM contacts c
+    WHERE c.identity_id = i.id AND ($3::text IS NULL OR c.status = $3)`,
   'r.created_at, r.fingerprint',
+  'r.record',
 )} AS records FROM identities i WHERE i.workspace_id = $1 AND i.slug = $2`;
 
 /**

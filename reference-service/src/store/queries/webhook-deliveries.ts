@@ -17,15 +17,60 @@ export interface WebhookDeliveryRow {
   created_at: number;
 }
 
+/** The members of a delivery's record, in the contract's order (the arguments of its function, migration 0018). */
+const RECORD_MEMBERS = [
+  'id',
+  'endpoint_id',
+  'event_id',
+  'event_type',
+  'attempt',
+  'status',
+  'http_status',
+  'latency_ms',
+  'response_excerpt',
+  'next_attempt_at',
+  'created_at',
+] as const;
+
 /**
- * One delivery row, its id made by the database from its event and endpoint (migration 0017), as the
- * event fan-out makes it: a second row for the same pair is refused by the primary key.
+ * The SQL of a delivery's record as JSON text (the database function of migration 0018): of the row's
+ * columns (`row` is their qualifier: `d.`, or none in an UPDATE's SET, where they read as before the
+ * update), each member in `set` given by its expression instead. Every statement that gives a row its final
+ * status keeps this text on the row, with what it sets.
+ */
+export function deliveryRecordJsonSql(
+  row: string,
+  set: Partial<Record<(typeof RECORD_MEMBERS)[number], string>> = {},
+): string {
+  // Arguments by name: eleven in a row, six of them text, would not fail if two were swapped.
+  const args = RECORD_MEMBERS.map((member) => `p_${member} => ${set[member] ?? `${row}${member}`}`);
+  return `webhook_delivery_record_json(${args.join(', ')})`;
+}
+
+/**
+ * One delivery row (tests and benchmarks write a log with it), its id made by the database from its event
+ * and endpoint (migration 0017), as the event fan-out makes it: a second row for the same pair is refused by
+ * the primary key. A row written with a final status keeps its record, as one the worker finished does.
  */
 export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow, 'id'>): Promise<void> {
+  const record = deliveryRecordJsonSql('', {
+    id: 'webhook_delivery_id($3, $2)',
+    endpoint_id: '$2',
+    event_id: '$3',
+    event_type: '$4',
+    attempt: '$5',
+    status: '$6',
+    http_status: '$7',
+    latency_ms: '$8',
+    response_excerpt: '$9',
+    next_attempt_at: '$10',
+    created_at: '$11',
+  });
   await db.query(
     `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
-       http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
-     VALUES (webhook_delivery_id($3, $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+       http_status, latency_ms, response_excerpt, next_attempt_at, created_at, record_json)
+     VALUES (webhook_delivery_id($3, $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+             CASE WHEN $6 IN ('delivered', 'failed', 'abandoned') THEN ${record} END)`,
     [
       row.workspace_id,
       row.endpoint_id,
@@ -42,16 +87,16 @@ export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow
   );
 }
 
-// NaN and the infinities, which JSON has no number for, read null, as JSON.stringify writes them: no writer
-// stores one (a latency is measured, or checked finite when a listener reports it), but the column allows it.
+// A finished delivery's record as the row keeps it (migration 0018); one in flight, or one the claim failed,
+// or finished before that migration, is written here by the same function.
 const NEWEST_DELIVERY_RECORDS = `SELECT ${jsonArraySql(
-  `SELECT id, endpoint_id, event_id, event_type, attempt, status, http_status,
-          CASE WHEN latency_ms > '-Infinity' AND latency_ms < 'Infinity' THEN latency_ms END AS latency_ms,
-          response_excerpt, next_attempt_at, created_at
-     FROM webhook_deliveries
-    WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
-    ORDER BY created_at DESC, id DESC LIMIT $3`,
+  `SELECT COALESCE(d.record_json, ${deliveryRecordJsonSql('d.')}) AS record,
+          d.created_at, d.id
+     FROM webhook_deliveries d
+    WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id
+    ORDER BY d.created_at DESC, d.id DESC LIMIT $3`,
   'r.created_at DESC, r.id DESC',
+  'r.record',
 )} AS records FROM webhook_endpoints e WHERE e.workspace_id = $1 AND e.id = $2`;
 
 /**

@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { webhookDeliverySchema } from '@svc-kit/contract';
+import { describe, expect, it } from 'vitest';
+import { contactRecord } from '../../src/features/contacts/record.js';
+import type { Db } from '../../src/store/db.js';
+import { loadMigrations, migrate } from '../../src/store/migrate.js';
+import { openPglite } from '../../src/store/pglite.js';
+import { openPostgres } from '../../src/store/postgres.js';
+import { type ContactRow, listContactRecordsOfSlug, saveContact } from '../../src/store/queries/contacts.js';
+import { listNewestDeliveryRecords } from '../../src/store/queries/webhook-deliveries.js';
+import { createSecretBox } from '../../src/store/secret-box.js';
+import { createEmptyPostgres } from '../support/backends.js';
+import { seedActiveEndpoint } from '../support/endpoints.js';
+import { addIdentity } from '../support/identity.js';
+import { seedWorkspace } from '../support/workspaces.js';
+
+/** The migration that made rows keep their record (its number: the tests below migrate to just before it). */
+const KEPT_RECORDS = 18;
+
+const backends: { name: string; open(): Promise<{ db: Db; drop(): Promise<void> }> }[] = [
+  { name: 'pglite', open: async () => ({ db: await openPglite(undefined), drop: async () => {} }) },
+  {
+    name: 'postgres',
+    open: async () => {
+      const database = await createEmptyPostgres();
+      return { db: await openPostgres(database.url), drop: database.drop };
+    },
+  },
+];
+
+/**
+ * A database that held contacts and a delivery log before migration 0018: its contacts get their record
+ * then, the log is left to the list, and both lists answer what they answered before.
+ */
+describe.each(backends)('the lists of a database migrated to kept records, on $name', (backend) => {
+  it('answers the rows written before the migration as it did, the contacts now read from their records', async () => {
+    const { db, drop } = await backend.open();
+    try {
+      const all = await loadMigrations();
+      expect(all[KEPT_RECORDS - 1]!.name).toBe('0018_list_records_kept.sql');
+      await migrate(db, all.slice(0, KEPT_RECORDS - 1));
+      const workspaceId = await seedWorkspace(db);
+      const identityId = await addIdentity(db, workspaceId, 'before');
+      for (const [i, status] of (['active', 'blocked', 'pending_in'] as const).entries()) {
+        await saveContact(db, {
+          identity_id: identityId,
+          fingerprint: `sha256:${randomBytes(4).toString('hex')}`,
+          workspace_id: workspaceId,
+          display_name: `Before "${i}"\n`,
+          endpoint: `https://p${i}.example.com/peer`,
+          public_key: 'k',
+          card: 'c',
+          card_expires_at: 0,
+          status,
+          blocked_kind: status === 'blocked' ? 'declined' : null,
+          preset: 'default',
+          permissions: ['a', 'b\\'],
+          trust_flag: 'messages_only',
+          petname: '',
+          request_note: null,
+          last_seen_at: 1_700_000_000_000,
+          acceptance_unheard_since: i === 0 ? null : 1_700_000_000_001,
+          created_at: 1_700_000_000_000 + i,
+          updated_at: 1_700_000_000_000 + i,
+        });
+      }
+      const { id: endpointId } = await seedActiveEndpoint(
+        db,
+        createSecretBox(randomBytes(32)),
+        workspaceId,
+        'https://hooks.example.com/',
+      );
+      for (const [i, status] of ['delivered', 'failed', 'sending', 'abandoned'].entries()) {
+        await db.query(
+          `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
+             http_status, latency_ms, response_excerpt, created_at)
+           VALUES (webhook_delivery_id($3, $2), $1, $2, $3, 'integration.created', 1, $4, 200, 12.5, 'ok', $5)`,
+          [workspaceId, endpointId, `evt_before${i}`, status, 1_700_000_000_000 + i],
+        );
+      }
+      const contactsBefore = await listContactRecordsOfSlugBefore(db, workspaceId, identityId);
+      const logBefore = await db.query<Record<string, unknown>>(
+        `SELECT ${Object.keys(webhookDeliverySchema.shape).join(', ')} FROM webhook_deliveries
+          WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC`,
+        [endpointId],
+      );
+
+      expect(await migrate(db, all)).toEqual([KEPT_RECORDS]);
+      const kept = await db.query<{ record_json: string | null }>(
+        'SELECT record_json FROM contacts WHERE identity_id = $1',
+        [identityId],
+      );
+      expect(kept.map((row) => row.record_json === null)).toEqual([false, false, false]);
+      expect((await listContactRecordsOfSlug(db, workspaceId, 'before', undefined))?.text).toBe(
+        contactsBefore,
+      );
+      // The log's rows keep no record (the migration does not rewrite a long table); the list writes them.
+      expect(await db.query('SELECT 1 FROM webhook_deliveries WHERE record_json IS NOT NULL')).toEqual([]);
+      const log = (await listNewestDeliveryRecords(db, workspaceId, endpointId, 10))!.text;
+      expect(log).toBe(JSON.stringify(logBefore));
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+});
+
+/** The contacts list as the service wrote it before migration 0018: JSON.stringify of the records. */
+async function listContactRecordsOfSlugBefore(db: Db, workspaceId: string, identityId: string) {
+  const rows = await db.query<ContactRow>(
+    'SELECT * FROM contacts WHERE workspace_id = $1 AND identity_id = $2 ORDER BY created_at, fingerprint',
+    [workspaceId, identityId],
+  );
+  return JSON.stringify(rows.map(contactRecord));
+}
