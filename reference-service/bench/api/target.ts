@@ -20,7 +20,7 @@ import { SANDBOX_IDENTITIES, SANDBOX_WORKSPACE_ID } from '../../src/features/san
 import { createServiceLogger } from '../../src/http/logger.js';
 import { startService } from '../../src/server.js';
 import type { Db } from '../../src/store/db.js';
-import { saveContact } from '../../src/store/queries/contacts.js';
+import { CONTACT_COLUMNS, saveContact } from '../../src/store/queries/contacts.js';
 import { listIdentities } from '../../src/store/queries/identities.js';
 import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
@@ -29,9 +29,6 @@ import type { SecretBox } from '../../src/store/secret-box.js';
 const ENDPOINTS = 10;
 const DELIVERY_COLUMNS = `id, workspace_id, endpoint_id, event_id, event_type, attempt, status, http_status,
   latency_ms, response_excerpt, next_attempt_at, created_at, claimed_at, claimed_by`;
-const CONTACT_COLUMNS = `identity_id, fingerprint, workspace_id, display_name, endpoint, public_key, card,
-  card_expires_at, status, blocked_kind, preset, permissions, trust_flag, petname, request_note, last_seen_at,
-  acceptance_unheard_since, created_at, updated_at`;
 const ROWS = 100;
 
 /** Rows for the read routes: ten endpoints (never dialled: no event is emitted), 100 deliveries, 100 contacts. */
@@ -125,7 +122,7 @@ async function startAnchors(
   }));
   app.get('/query/contacts', async () => ({
     contacts: await db.query(
-      `SELECT ${CONTACT_COLUMNS} FROM contacts WHERE identity_id = $1 ORDER BY created_at, fingerprint`,
+      `SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE identity_id = $1 ORDER BY created_at, fingerprint`,
       [ids.identityId],
     ),
   }));

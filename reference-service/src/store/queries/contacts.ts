@@ -24,7 +24,8 @@ export interface ContactRow {
   updated_at: number;
 }
 
-const COLUMNS = [
+/** A contact row's columns, as every read and write of a whole row names them (never `*`). */
+export const CONTACT_COLUMNS = [
   'identity_id',
   'fingerprint',
   'workspace_id',
@@ -48,14 +49,14 @@ const COLUMNS = [
 
 /** Writes the whole row: read it (for update) inside a transaction, change it, save it. */
 export async function saveContact(db: Queryable, row: ContactRow): Promise<void> {
-  const placeholders = COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
-  const updates = COLUMNS.slice(2)
+  const placeholders = CONTACT_COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
+  const updates = CONTACT_COLUMNS.slice(2)
     .map((column) => `${column} = EXCLUDED.${column}`)
     .join(', ');
   await db.query(
-    `INSERT INTO contacts (${COLUMNS.join(', ')}) VALUES (${placeholders})
+    `INSERT INTO contacts (${CONTACT_COLUMNS.join(', ')}) VALUES (${placeholders})
      ON CONFLICT (identity_id, fingerprint) DO UPDATE SET ${updates}`,
-    COLUMNS.map((column) => row[column]),
+    CONTACT_COLUMNS.map((column) => row[column]),
   );
 }
 
@@ -67,7 +68,7 @@ export async function getContact(
   forUpdate = false,
 ): Promise<ContactRow | undefined> {
   const rows = await db.query<ContactRow>(
-    `SELECT ${COLUMNS.join(', ')} FROM contacts WHERE identity_id = $1 AND fingerprint = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    `SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE identity_id = $1 AND fingerprint = $2${forUpdate ? ' FOR UPDATE' : ''}`,
     [identityId, fingerprint],
   );
   return rows[0];
