@@ -14,6 +14,14 @@ export interface TargetProcess<Ready> {
  * `{ "ready": … }` line on stdout; every other line (the service's logs) is read and dropped, as a log
  * shipper would read it.
  */
+/**
+ * The Node flags `npm start` gives the service (package.json; README, Settings): V8's garbage collector on
+ * the thread that needs it, without helper threads. On two cores those helpers competed with the database
+ * thread and the main thread waited for them: the 100-row lists' p99 fell from 9 to 12 ms to 6 to 9 ms with
+ * it (bench/RESULTS.md, eighteenth sitting).
+ */
+export const SERVICE_NODE_FLAGS = ['--single-threaded-gc'] as const;
+
 export async function spawnTarget<Ready>(
   script: string,
   env: Record<string, string | undefined>,
@@ -21,8 +29,9 @@ export async function spawnTarget<Ready>(
 ): Promise<TargetProcess<Ready>> {
   // BENCH_TARGET_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the target, not the load.
   const nodeArgs = (process.env.BENCH_TARGET_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, new URL(script, import.meta.url).pathname, ...args], {
-    // As `npm start` starts the service: glibc's allocator limited to two arenas (README, Settings).
+  const scriptPath = new URL(script, import.meta.url).pathname;
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, scriptPath, ...args], {
+    // As `npm start` starts the service: its Node flags, glibc's allocator limited to two arenas.
     env: { MALLOC_ARENA_MAX: '2', ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
