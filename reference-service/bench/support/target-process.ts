@@ -15,12 +15,15 @@ export interface TargetProcess<Ready> {
  * shipper would read it.
  */
 /**
- * The Node flags `npm start` gives the service (package.json; README, Settings): V8's garbage collector on
- * the thread that needs it, without helper threads. On two cores those helpers competed with the database
- * thread and the main thread waited for them: the 100-row lists' p99 fell from 9 to 12 ms to 6 to 9 ms with
- * it (bench/RESULTS.md, eighteenth sitting).
+ * The Node flags `npm start` gives the service (package.json; README, Settings): on the embedded database,
+ * V8's garbage collector on the thread that needs it, without helper threads. On two cores those helpers
+ * competed with the database's thread and each collection waited for them: the 100-row lists' p99 fell
+ * from 9 to 12 ms to 6 to 9 ms. On PostgreSQL, where the service has no such thread, the helpers shorten
+ * the pauses instead (p99 8 to 10 ms with them, 10 to 13 ms without; bench/RESULTS.md, eighteenth sitting).
  */
-export const SERVICE_NODE_FLAGS = ['--single-threaded-gc'] as const;
+export function serviceNodeFlags(env: Record<string, string | undefined>): string[] {
+  return [env.DATABASE_URL ? '--no-single-threaded-gc' : '--single-threaded-gc'];
+}
 
 export async function spawnTarget<Ready>(
   script: string,
@@ -30,11 +33,15 @@ export async function spawnTarget<Ready>(
   // BENCH_TARGET_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the target, not the load.
   const nodeArgs = (process.env.BENCH_TARGET_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const scriptPath = new URL(script, import.meta.url).pathname;
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, scriptPath, ...args], {
-    // As `npm start` starts the service: its Node flags, glibc's allocator limited to two arenas.
-    env: { MALLOC_ARENA_MAX: '2', ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...serviceNodeFlags({ ...process.env, ...env }), ...nodeArgs, scriptPath, ...args],
+    {
+      // As `npm start` starts the service: its Node flags, glibc's allocator limited to two arenas.
+      env: { MALLOC_ARENA_MAX: '2', ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = createInterface({ input: child.stdout! });
   const waiting = new Map<string, (value: unknown) => void>();
