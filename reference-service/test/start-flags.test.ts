@@ -2,7 +2,7 @@
 // `npm start` gives the service on the same backend (bench/support/target-process.ts).
 import { execFileSync } from 'node:child_process';
 import { expect, it } from 'vitest';
-import { serviceNodeFlags } from '../bench/support/target-process.js';
+import { SERVICE_MALLOC_ENV, serviceNodeFlags } from '../bench/support/target-process.js';
 
 const { scripts } = (await import('../package.json', { with: { type: 'json' } })).default as {
   scripts: Record<string, string>;
@@ -24,4 +24,15 @@ it('starts the benchmark targets with the flags npm start gives the service, on 
   }
   expect(startFlags({})).toBe('--single-threaded-gc');
   expect(startFlags({ DATABASE_URL: 'postgres://127.0.0.1/svc' })).toBe('--no-single-threaded-gc');
+});
+
+it('gives the benchmark targets the allocator settings npm start defaults to', () => {
+  const assignments = /&& ((?:\S+=\S+ )*)node [^&]* dist\/main\.js$/.exec(scripts.start!)?.[1] ?? '';
+  const defaults = Object.fromEntries(
+    [...assignments.matchAll(/(\w+)=\$\{(\w+):-(\w+)\}/g)].map(([, name, same, value]) => {
+      expect(same).toBe(name);
+      return [name, value];
+    }),
+  );
+  expect(defaults).toEqual(SERVICE_MALLOC_ENV);
 });
