@@ -178,7 +178,8 @@ describe.each([
   }, 180_000);
 
   it('receives a real delivery signed by the reference service', async () => {
-    // `npm start` builds the service first; the build is already done, so the test runs what it starts.
+    // `npm start` builds the service first; the build is already done, so the test runs the entry point it
+    // starts (dist/main.js; its GC and allocator settings change timing and memory only).
     expect(block('5.', 'service-start.sh').text).toContain('SVC_ALLOW_LOCALHOST_WEBHOOKS=1 npm start');
     const serviceEnv = {
       ...process.env,

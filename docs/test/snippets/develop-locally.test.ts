@@ -1,5 +1,5 @@
-// The sequence of the "Develop locally" guide, with real processes: the reference service as `npm start`
-// runs it, `npx svc-webhooks listen` and `npx svc-webhooks trigger` as typed in the guide's terminals,
+// The sequence of the "Develop locally" guide, with real processes: the reference service's entry point
+// that `npm start` runs, `npx svc-webhooks listen` and `npx svc-webhooks trigger` as typed in the guide's terminals,
 // and the quickstart's Express app (`server.js`, as pasted) printing the event it verified.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -77,7 +77,7 @@ afterAll(async () => {
 });
 
 it("runs the guide's three terminals: the quickstart's Express app prints the triggered event", async () => {
-  // Terminal 1, as `npm start` runs it once built.
+  // Terminal 1: the entry point `npm start` runs once built (without its GC and allocator settings).
   const service = start(process.execPath, [serviceMain], {
     SVC_DATA_DIR: dataDir,
     PORT: '0',

@@ -10,21 +10,10 @@ export interface TargetProcess<Ready> {
 }
 
 /**
- * Starts a bench script (bundled next to this one) in a process of its own and waits for its
- * `{ "ready": … }` line on stdout; every other line (the service's logs) is read and dropped, as a log
- * shipper would read it.
- */
-/**
- * The Node flags `npm start` gives the service (package.json; README, Settings): on the embedded database,
- * V8's garbage collector on the thread that needs it, without helper threads. On two cores those helpers
- * competed with the database's thread and each collection waited for them: the 100-row lists' p99 fell
- * from 9 to 12 ms to 6 to 9 ms. On PostgreSQL, where the service has no such thread, the helpers shorten
- * the pauses instead (p99 8 to 10 ms with them, 10 to 13 ms without; bench/RESULTS.md, eighteenth sitting).
- */
-/**
- * The environment `npm start` gives glibc's allocator unless set (README, Settings): two arenas, and fixed
- * trim and mmap thresholds (128 KiB, glibc's starting values), which glibc otherwise raises as large
- * blocks are freed, keeping them resident. The thresholds took 13 to 15 MB off the service's RSS on PGlite.
+ * The environment `npm start` gives glibc's allocator unless set (README, Configuration): two arenas, and
+ * trim and mmap thresholds fixed at glibc's starting 128 KiB. glibc otherwise raises both as large blocks
+ * are freed and keeps the freed memory resident: fixing them took 13 to 15 MB off the service's RSS on
+ * PGlite (bench/RESULTS.md, eighteenth sitting).
  */
 export const SERVICE_MALLOC_ENV = {
   MALLOC_ARENA_MAX: '2',
@@ -32,10 +21,35 @@ export const SERVICE_MALLOC_ENV = {
   MALLOC_MMAP_THRESHOLD_: '131072',
 } as const;
 
+/**
+ * The Node flags `npm start` gives the service (README, Configuration). On the embedded database, V8's
+ * garbage collector works on the thread that needs it, without helper threads: on two cores the helpers
+ * competed with the database's thread and each collection waited for them (in a probe of `listContacts`,
+ * slice p99 7 to 12 ms without the flag, 6 to 10 ms with it). On PostgreSQL, where the service has no such
+ * thread, the helpers shorten its pauses instead (`listContacts` p99 8 to 10 ms with them, 10 to 13 ms
+ * without; bench/RESULTS.md, eighteenth sitting).
+ */
 export function serviceNodeFlags(env: Record<string, string | undefined>): string[] {
   return [env.DATABASE_URL ? '--no-single-threaded-gc' : '--single-threaded-gc'];
 }
 
+/**
+ * The flags and environment a bench target is started with: those `npm start` gives the service on the
+ * same backend, so that the bench measures the service as it is run (test/start-flags.test.ts).
+ */
+export function targetCommand(env: Record<string, string | undefined>): {
+  flags: string[];
+  env: Record<string, string | undefined>;
+} {
+  const merged = { ...process.env, ...env };
+  return { flags: serviceNodeFlags(merged), env: { ...SERVICE_MALLOC_ENV, ...merged } };
+}
+
+/**
+ * Starts a bench script (bundled next to this one) in a process of its own and waits for its
+ * `{ "ready": … }` line on stdout; every other line (the service's logs) is read and dropped, as a log
+ * shipper would read it.
+ */
 export async function spawnTarget<Ready>(
   script: string,
   env: Record<string, string | undefined>,
@@ -43,15 +57,11 @@ export async function spawnTarget<Ready>(
 ): Promise<TargetProcess<Ready>> {
   // BENCH_TARGET_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the target, not the load.
   const nodeArgs = (process.env.BENCH_TARGET_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const scriptPath = new URL(script, import.meta.url).pathname;
+  const command = targetCommand(env);
   const child = spawn(
     process.execPath,
-    [...serviceNodeFlags({ ...process.env, ...env }), ...nodeArgs, scriptPath, ...args],
-    {
-      // As `npm start` starts the service: its Node flags and its allocator's settings.
-      env: { ...SERVICE_MALLOC_ENV, ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    [...command.flags, ...nodeArgs, new URL(script, import.meta.url).pathname, ...args],
+    { env: command.env, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = createInterface({ input: child.stdout! });

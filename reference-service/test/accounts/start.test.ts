@@ -7,7 +7,7 @@ import { POSTGRES_ADMIN_URL } from '../support/backends.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 import { cookieOf, expectError, PASSWORD, portalCall, uniqueEmail } from './support.js';
 
-/** The real entry point as `npm start` runs it: what it prints, and sign-up as configured. */
+/** The real entry point `npm start` runs (dist/main.js, without its tuning flags): what it prints, and sign-up as configured. */
 describe('the started service and its portal block', () => {
   let entry: Awaited<ReturnType<typeof buildEntryPoint>>;
   const dirs: string[] = [];
