@@ -1,6 +1,6 @@
 // The sequence of the "Develop locally" guide, with real processes: the reference service's entry point
-// that `npm start` runs, `npx svc-webhooks listen` and `npx svc-webhooks trigger` as typed in the guide's terminals,
-// and the quickstart's Express app (`server.js`, as pasted) printing the event it verified.
+// that `npm start` runs, `npx svc-webhooks listen` and `npx svc-webhooks trigger` as typed in the guide's
+// terminals, and the quickstart's Express app (`server.js`, as pasted) printing the event it verified.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';

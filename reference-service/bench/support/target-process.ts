@@ -29,7 +29,7 @@ export const SERVICE_MALLOC_ENV = {
  * thread, the helpers shorten its pauses instead (`listContacts` p99 8 to 10 ms with them, 10 to 13 ms
  * without; bench/RESULTS.md, eighteenth sitting).
  */
-export function serviceNodeFlags(env: Record<string, string | undefined>): string[] {
+function serviceNodeFlags(env: Record<string, string | undefined>): string[] {
   return [env.DATABASE_URL ? '--no-single-threaded-gc' : '--single-threaded-gc'];
 }
 
