@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/store/db.js';
-import { ENDPOINT_STOPPED_CHANNEL, setEndpointStatus } from '../../src/store/queries/webhook-endpoints.js';
+import type { JsonText } from '../../src/store/json-text.js';
+import {
+  ENDPOINT_STOPPED_CHANNEL,
+  setEndpointStatus,
+  type WebhookEndpointView,
+} from '../../src/store/queries/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS, openThrowawayPostgres } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
@@ -15,6 +20,10 @@ const liveEndpoints = (db: Queryable, workspaceId: string) =>
        FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
     [workspaceId],
   );
+
+/** The records an answer holds (undefined for no answer). */
+const recordsOf = (answer: JsonText<unknown> | undefined) =>
+  answer && (JSON.parse(answer.text) as WebhookEndpointView[]);
 
 describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) => {
   it('announces a pause to the delivery workers and answers the live endpoints as changed, in one statement', async () => {
@@ -49,7 +58,7 @@ describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) =
       const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
 
       const pausedAt = Date.now();
-      const paused = await setEndpointStatus(db, workspaceId, endpoint.id, 'paused', pausedAt);
+      const paused = recordsOf(await setEndpointStatus(db, workspaceId, endpoint.id, 'paused', pausedAt));
       expect(paused).toEqual(await liveEndpoints(db, workspaceId));
       expect(paused?.map((row) => [row.id, row.status, row.consecutive_failures, row.updated_at])).toEqual([
         [endpoint.id, 'paused', 3, pausedAt],
@@ -60,7 +69,9 @@ describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) =
       await settle();
       expect(heard).toEqual([endpoint.id]);
 
-      const resumed = await setEndpointStatus(db, workspaceId, endpoint.id, 'active', pausedAt + 1);
+      const resumed = recordsOf(
+        await setEndpointStatus(db, workspaceId, endpoint.id, 'active', pausedAt + 1),
+      );
       expect(resumed).toEqual(await liveEndpoints(db, workspaceId));
       expect(resumed?.map((row) => [row.id, row.status, row.consecutive_failures, row.updated_at])).toEqual([
         [endpoint.id, 'active', 0, pausedAt + 1],
@@ -115,7 +126,7 @@ describe('pausing an endpoint that another transaction is changing (PostgreSQL)'
           return waiting!.count === 1;
         });
       });
-      const answered = await pausing!;
+      const answered = recordsOf(await pausing!);
       expect(
         answered?.map((row) => [row.id, row.status, row.consecutive_failures, row.rotating_until]),
       ).toEqual([[endpoint.id, 'paused', 4, rotatingUntil]]);

@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { contactRecord } from '../../src/features/contacts/record.js';
 import { endpointRecord } from '../../src/features/webhooks/records.js';
 import { liveEndpoints } from '../../src/features/webhooks/service.js';
-import { runsOnPglite } from '../../src/store/db.js';
 import { JsonText, jsonObject } from '../../src/store/json-text.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { type ContactRow, listContactRecordsOfSlug, saveContact } from '../../src/store/queries/contacts.js';
@@ -15,6 +14,7 @@ import {
   recordAttempt,
   recordSuccesses,
 } from '../../src/store/queries/deliveries-claim.js';
+import { setListenerStream, touchListeners } from '../../src/store/queries/listeners.js';
 import {
   deliveryRecordJsonSql,
   insertDelivery,
@@ -24,6 +24,9 @@ import {
 import {
   insertEndpoint,
   listLiveEndpointRecords,
+  removeEndpoint,
+  rotateEndpointSecret,
+  setEndpointStatus,
   type WebhookEndpointRow,
 } from '../../src/store/queries/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
@@ -205,33 +208,101 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
     );
   });
 
-  it('writes the live endpoints as JSON.stringify writes endpointRecord, a past rotation read as null', async () => {
+  /** One endpoint's pending delivery, claimed as the claim function claims it: its id. */
+  async function sendingDelivery(workspace: string, endpoint: string): Promise<string> {
+    const eventId = `evt_json${events++}`;
+    await insertDelivery(store.db, pendingDelivery(workspace, endpoint, eventId));
+    const [row] = await store.db.query<{ id: string }>(
+      `UPDATE webhook_deliveries SET status = 'sending', claimed_at = $2, claimed_by = 'test'
+        WHERE event_id = $1 RETURNING id`,
+      [eventId, Date.now()],
+    );
+    return row!.id;
+  }
+
+  /** Every statement that writes an endpoint row, applied to the endpoint `id` of `workspace`. */
+  const endpointWriters = {
+    pause: (workspace: string, id: string, at: number) =>
+      setEndpointStatus(store.db, workspace, id, 'paused', at),
+    resume: (workspace: string, id: string, at: number) =>
+      setEndpointStatus(store.db, workspace, id, 'active', at),
+    rotate: (workspace: string, id: string, at: number) =>
+      rotateEndpointSecret(store.db, workspace, id, 'sealed', at + 5, at),
+    remove: (workspace: string, id: string, at: number) => removeEndpoint(store.db, workspace, id, at),
+    failure: async (workspace: string, id: string, at: number) => {
+      const deliveryId = await sendingDelivery(workspace, id);
+      const result = { deliveryId, httpStatus: 500, latencyMs: 1, excerpt: 'no' };
+      await recordAttempt(store.db, { ...result, ok: false }, at);
+    },
+    success: async (workspace: string, id: string, at: number) => {
+      const deliveryId = await sendingDelivery(workspace, id);
+      await recordAttempt(store.db, { deliveryId, httpStatus: 200, latencyMs: 1, excerpt: '', ok: true }, at);
+    },
+    'batched success': async (workspace: string, id: string) => {
+      const deliveryId = await sendingDelivery(workspace, id);
+      await recordSuccesses(store.db, [{ deliveryId, httpStatus: 200, latencyMs: 1, excerpt: '' }]);
+    },
+    'listener stream': (_workspace: string, id: string) => setListenerStream(store.db, id, 'stream'),
+    'listener seen': (_workspace: string, id: string, at: number) => touchListeners(store.db, [id], at),
+  };
+
+  it('writes the live endpoints as JSON.stringify writes endpointRecord through every writer, a past rotation read as null', async () => {
     let made = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(endpointArb, { maxLength: 6 }), instant, async (endpoints, now) => {
-        const workspace = await seedWorkspace(store.db);
-        for (const endpoint of endpoints) {
-          await insertEndpoint(store.db, {
-            ...endpoint,
-            id: `whk_json${made++}`,
-            workspace_id: workspace,
-            secret_enc: null,
-            previous_secret_enc: null,
-          });
-        }
-        const rows = await store.db.query<WebhookEndpointRow>(
-          'SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id',
-          [workspace],
-        );
-        const records = await listLiveEndpointRecords(store.db, workspace, now);
-        expect(records.text).toBe(JSON.stringify(rows.map((row) => endpointRecord(row, now))));
-        z.parse(z.array(webhookEndpointSchema), JSON.parse(records.text));
-        // What the operation answers: on PGlite the rows written on this side, the same bytes.
-        expect((await liveEndpoints(store.db, workspace, now)).text).toBe(records.text);
+    const writes = fc.array(
+      fc.record({
+        index: fc.nat(),
+        writer: fc.constantFrom(...(Object.keys(endpointWriters) as (keyof typeof endpointWriters)[])),
+        at: instant,
       }),
+      { maxLength: 6 },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(endpointArb, { maxLength: 6 }),
+        writes,
+        instant,
+        async (endpoints, edits, now) => {
+          const workspace = await seedWorkspace(store.db);
+          const ids = endpoints.map(() => `whk_json${made++}`);
+          for (const [i, endpoint] of endpoints.entries()) {
+            await insertEndpoint(store.db, {
+              ...endpoint,
+              id: ids[i]!,
+              workspace_id: workspace,
+              secret_enc: null,
+              previous_secret_enc: null,
+            });
+          }
+          for (const { index, writer, at } of ids.length > 0 ? edits : []) {
+            await endpointWriters[writer](workspace, ids[index % ids.length]!, at);
+          }
+          const rows = await store.db.query<WebhookEndpointRow & { record_json: string; fresh: string }>(
+            `SELECT *, webhook_endpoint_record_json(id, url, events, status, consecutive_failures, rotating_until,
+                    created_at, updated_at) AS fresh
+             FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY created_at, id`,
+            [workspace],
+          );
+          // Every row keeps the record its columns make now (the overlap's end as stored).
+          for (const row of rows) {
+            expect(row.record_json).toBe(row.fresh);
+            expect(row.record_json).toBe(JSON.stringify(endpointRecord(row, -Infinity)));
+          }
+          const live = rows.filter((row) => row.deleted_at === null);
+          const expected = JSON.stringify(live.map((row) => endpointRecord(row, now)));
+          const records = await listLiveEndpointRecords(store.db, workspace, now);
+          expect(records.text).toBe(expected);
+          z.parse(z.array(webhookEndpointSchema), JSON.parse(records.text));
+          expect((await liveEndpoints(store.db, workspace, now)).text).toBe(expected);
+          // A status change answers the list as changed, in the same bytes as the list read after it.
+          const target = live[0];
+          if (target) {
+            const answered = await setEndpointStatus(store.db, workspace, target.id, 'paused', now);
+            expect(answered?.text).toBe((await listLiveEndpointRecords(store.db, workspace, now)).text);
+          }
+        },
+      ),
       { numRuns: 40 },
     );
-    expect(runsOnPglite(store.db)).toBe(backend.name === 'pglite');
   });
 
   it('writes a log the worker settled (logged one by one or together, abandoned) as its rows read now', async () => {

@@ -2,12 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { webhookDeliverySchema } from '@svc-kit/contract';
 import { describe, expect, it } from 'vitest';
 import { contactRecord } from '../../src/features/contacts/record.js';
+import { endpointRecord } from '../../src/features/webhooks/records.js';
 import type { Db } from '../../src/store/db.js';
 import { loadMigrations, migrate } from '../../src/store/migrate.js';
 import { openPglite } from '../../src/store/pglite.js';
 import { openPostgres } from '../../src/store/postgres.js';
 import { type ContactRow, listContactRecordsOfSlug, saveContact } from '../../src/store/queries/contacts.js';
 import { listNewestDeliveryRecords } from '../../src/store/queries/webhook-deliveries.js';
+import {
+  insertEndpoint,
+  listLiveEndpointRecords,
+  type WebhookEndpointRow,
+} from '../../src/store/queries/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { createEmptyPostgres } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
@@ -85,7 +91,7 @@ describe.each(backends)('the lists of a database migrated to kept records, on $n
         [endpointId],
       );
 
-      expect(await migrate(db, all)).toEqual([KEPT_RECORDS]);
+      expect(await migrate(db, all.slice(0, KEPT_RECORDS))).toEqual([KEPT_RECORDS]);
       const kept = await db.query<{ record_json: string | null }>(
         'SELECT record_json FROM contacts WHERE identity_id = $1',
         [identityId],
@@ -98,6 +104,55 @@ describe.each(backends)('the lists of a database migrated to kept records, on $n
       expect(await db.query('SELECT 1 FROM webhook_deliveries WHERE record_json IS NOT NULL')).toEqual([]);
       const log = (await listNewestDeliveryRecords(db, workspaceId, endpointId, 10))!.text;
       expect(log).toBe(JSON.stringify(logBefore));
+    } finally {
+      await db.close();
+      await drop();
+    }
+  });
+});
+
+/** The migration that made endpoints keep their record. */
+const KEPT_ENDPOINT_RECORDS = 19;
+
+describe.each(backends)('the endpoints of a database migrated to kept records, on $name', (backend) => {
+  it('answers the endpoints written before the migration as it did, each now keeping its record', async () => {
+    const { db, drop } = await backend.open();
+    try {
+      const all = await loadMigrations();
+      expect(all[KEPT_ENDPOINT_RECORDS - 1]!.name).toBe('0019_endpoint_records_kept.sql');
+      await migrate(db, all.slice(0, KEPT_ENDPOINT_RECORDS - 1));
+      const workspaceId = await seedWorkspace(db);
+      const now = 1_700_000_000_100;
+      // No rotation, one under way, one over, and a removed endpoint.
+      for (const [i, rotatingUntil] of [null, now + 1, now - 1, null].entries()) {
+        await insertEndpoint(db, {
+          id: `whk_before${i}`,
+          workspace_id: workspaceId,
+          url: `https://hooks.example.com/"${i}"`,
+          events: i === 1 ? ['message.received'] : [],
+          status: i === 2 ? 'paused' : 'active',
+          consecutive_failures: i,
+          secret_enc: null,
+          previous_secret_enc: null,
+          rotating_until: rotatingUntil,
+          created_at: 1_700_000_000_000 + i,
+          updated_at: 1_700_000_000_050 + i,
+          deleted_at: i === 3 ? now : null,
+        });
+      }
+      const rows = await db.query<WebhookEndpointRow>(
+        'SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id',
+        [workspaceId],
+      );
+      const before = JSON.stringify(rows.map((row) => endpointRecord(row, now)));
+
+      expect(await migrate(db, all)).toEqual([KEPT_ENDPOINT_RECORDS]);
+      const kept = await db.query<{ record_json: string | null }>(
+        'SELECT record_json FROM webhook_endpoints WHERE workspace_id = $1',
+        [workspaceId],
+      );
+      expect(kept.map((row) => row.record_json === null)).toEqual([false, false, false, false]);
+      expect((await listLiveEndpointRecords(db, workspaceId, now)).text).toBe(before);
     } finally {
       await db.close();
       await drop();

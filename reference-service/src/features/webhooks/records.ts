@@ -3,9 +3,9 @@ import type { WebhookEndpointView } from '../../store/queries/webhook-endpoints.
 
 /**
  * The record as the API shows it: the secrets and the soft-delete marker stay inside, and
- * `rotating_until` reads null once the overlap is over (the old secret no longer verifies then). The list
- * is written by the database in the same members and order (`listLiveEndpointRecords`);
- * test/store/json-records.test.ts holds the two to the same bytes.
+ * `rotating_until` reads null once the overlap is over (the old secret no longer verifies then). The lists
+ * (the workspace's, a status change's answer) are written by the database, in the same members and order,
+ * from the text each row keeps (migration 0019); test/store/json-records.test.ts holds them to the same bytes.
  */
 export function endpointRecord(row: WebhookEndpointView, now: number): WebhookEndpoint {
   return {

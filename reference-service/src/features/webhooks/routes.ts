@@ -49,7 +49,7 @@ export function webhookRoutes(deps: WebhooksDeps) {
     setWebhookStatus: {
       transaction: 'none',
       run: async ({ db, workspace, params, body, now }) =>
-        answer('setWebhookStatus', 200, {
+        jsonAnswer('setWebhookStatus', 200, {
           endpoints: await service.setStatus(db, workspace.id, params.id, body.status, now),
         }),
     },

@@ -4,21 +4,19 @@ import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
-import { type Db, type Queryable, runsOnPglite } from '../../store/db.js';
-import { JsonText } from '../../store/json-text.js';
+import type { Db, Queryable } from '../../store/db.js';
+import type { JsonText } from '../../store/json-text.js';
 import { listNewestDeliveryRecords } from '../../store/queries/webhook-deliveries.js';
 import {
   countEndpointsLocked,
   insertEndpoint,
   listLiveEndpointRecords,
-  listLiveEndpointRows,
   newEndpointRow,
   removeEndpoint,
   rotateEndpointSecret,
   setEndpointStatus,
   type WebhookEndpointRow,
 } from '../../store/queries/webhook-endpoints.js';
-import { endpointRecord } from './records.js';
 import {
   capRefusal,
   eventFilter,
@@ -36,20 +34,15 @@ const notFound = () => new ServiceError('not_found', 'no such webhook endpoint')
 const newSigningSecret = () => signingSecretOf(randomBytes(SIGNING_SECRET_BYTES));
 
 /**
- * The live endpoints as the API shows them, as JSON. PostgreSQL writes it (its backends spread over the
- * cores). PGlite's one thread writes the JSON of these few rows slower than this thread decodes and
- * writes them (its share of the call 71 against 39 µs; the call's CPU in all, 173 to 177 against 192 to
- * 197 µs: bench/RESULTS.md, fifteenth sitting), so there the rows are read and written here. For the
- * 100-row lists the database's JSON measured as fast or faster on both backends (fourteenth sitting).
+ * The live endpoints as the API shows them, as JSON: the records the rows keep, joined by the database
+ * (migration 0019).
  */
 export async function liveEndpoints(
   db: Queryable,
   workspaceId: string,
   now: number,
 ): Promise<JsonText<WebhookEndpoint[]>> {
-  if (!runsOnPglite(db)) return listLiveEndpointRecords(db, workspaceId, now);
-  const rows = await listLiveEndpointRows(db, workspaceId);
-  return new JsonText(JSON.stringify(rows.map((row) => endpointRecord(row, now))));
+  return listLiveEndpointRecords(db, workspaceId, now);
 }
 
 /**
@@ -114,10 +107,10 @@ export async function setStatus(
   id: string,
   status: 'active' | 'paused',
   now: number,
-): Promise<WebhookEndpoint[]> {
+): Promise<JsonText<WebhookEndpoint[]>> {
   const endpoints = await setEndpointStatus(db, workspaceId, id, status, now);
   if (!endpoints) throw notFound();
-  return endpoints.map((row) => endpointRecord(row, now));
+  return endpoints;
 }
 
 export async function remove(db: Queryable, workspaceId: string, id: string, now: number): Promise<void> {

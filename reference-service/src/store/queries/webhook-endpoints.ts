@@ -78,12 +78,25 @@ export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Pr
   );
 }
 
+/**
+ * The API record of endpoint row `r` as JSON text, at time `$<now>`: the text the row keeps (migration
+ * 0019), or a fresh one from the same function where the kept one no longer holds (an overlap that is over
+ * reads `rotating_until` null) or is missing.
+ */
+const endpointRecordSql = (now: number) =>
+  `CASE WHEN r.rotating_until <= $${now} OR r.record_json IS NULL
+        THEN webhook_endpoint_record_json(p_id => r.id, p_url => r.url, p_events => r.events,
+          p_status => r.status, p_consecutive_failures => r.consecutive_failures,
+          p_rotating_until => CASE WHEN r.rotating_until > $${now} THEN r.rotating_until END,
+          p_created_at => r.created_at, p_updated_at => r.updated_at)
+        ELSE r.record_json END`;
+
 const LIVE_ENDPOINT_RECORDS = `SELECT ${jsonArraySql(
-  `SELECT id, url, events, status, consecutive_failures,
-          CASE WHEN rotating_until > $2 THEN rotating_until END AS rotating_until, created_at, updated_at
+  `SELECT ${VIEW_COLUMNS}, record_json
      FROM webhook_endpoints
     WHERE workspace_id = $1 AND deleted_at IS NULL`,
   'r.created_at, r.id',
+  endpointRecordSql(2),
 )} AS records`;
 
 /**
@@ -99,19 +112,6 @@ export async function listLiveEndpointRecords(
   // A statement with no FROM answers one row; none only on a key-checked connection whose key changed,
   // which then throws before answering (store/key-checked.ts).
   return new JsonText(row!.records);
-}
-
-const LIVE_ENDPOINT_ROWS = `SELECT ${VIEW_COLUMNS}
-     FROM webhook_endpoints
-    WHERE workspace_id = $1 AND deleted_at IS NULL
-    ORDER BY created_at, id`;
-
-/**
- * The same endpoints as rows, oldest first, in the view's columns (for PGlite, where writing a few rows as
- * JSON costs its thread more than this side's decoding: features/webhooks/service.ts).
- */
-export function listLiveEndpointRows(db: Queryable, workspaceId: string): Promise<WebhookEndpointView[]> {
-  return db.query<WebhookEndpointView>(LIVE_ENDPOINT_ROWS, [workspaceId]);
 }
 
 /** Any endpoint of the workspace, removed ones included (their delivery log stays readable). */
@@ -168,13 +168,13 @@ export async function announceEndpointsStopped(db: Queryable, ids: readonly stri
 
 /**
  * Pausing or resuming in one statement: the change, the announcement of a pause to the delivery workers,
- * and the workspace's live endpoints after it, in the view's columns only. A statement does not see its
- * own changes, so the columns a write can change come from the UPDATE's RETURNING (after waiting on a
- * concurrent change of the row, the row as written; the scan reads the rows as the statement began).
- * `changed` holds at most one row: crossed with the scan, it costs less than a hash join on the id (5 % of
- * the statement on PGlite), and nothing is answered when nothing changed. `pg_notify` runs in RETURNING,
- * computed for every changed row whether or not the outer query reads it. The UPDATE, its only write, has
- * the key check's slot: a call by a held key costs this one round trip (store/key-checked.ts).
+ * and the workspace's live endpoints after it, as the JSON array of their records. A statement does not
+ * see its own changes, so the changed row comes from the UPDATE's RETURNING (after waiting on a concurrent
+ * change of the row, the row as written, with the record the trigger kept), the others from the scan,
+ * which reads the rows as the statement began. The outer query reads `changed`, so nothing is answered when
+ * nothing changed. `pg_notify` runs in RETURNING, computed for every changed row whether or not the outer
+ * query reads it. The UPDATE, its only write, has the key check's slot: a call by a held key costs this one
+ * round trip (store/key-checked.ts).
  */
 const SET_ENDPOINT_STATUS = `WITH changed AS (
        UPDATE webhook_endpoints
@@ -182,18 +182,18 @@ const SET_ENDPOINT_STATUS = `WITH changed AS (
               consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
               updated_at = $4
         WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND ${KEY_CHECK_SLOT}
-        RETURNING id, status, consecutive_failures, rotating_until, updated_at,
+        RETURNING ${VIEW_COLUMNS}, record_json,
                   CASE WHEN $3 = 'paused' THEN pg_notify($5, id)::text END AS announced
      )
-     SELECT e.id, e.url, e.events,
-            CASE WHEN e.id = c.id THEN c.status ELSE e.status END AS status,
-            CASE WHEN e.id = c.id THEN c.consecutive_failures ELSE e.consecutive_failures END AS consecutive_failures,
-            CASE WHEN e.id = c.id THEN c.rotating_until ELSE e.rotating_until END AS rotating_until,
-            e.created_at,
-            CASE WHEN e.id = c.id THEN c.updated_at ELSE e.updated_at END AS updated_at
-       FROM changed c CROSS JOIN webhook_endpoints e
-      WHERE e.workspace_id = $1 AND e.deleted_at IS NULL
-      ORDER BY e.created_at, e.id`;
+     SELECT ${jsonArraySql(
+       `SELECT ${VIEW_COLUMNS}, record_json FROM changed
+         UNION ALL
+        SELECT ${VIEW_COLUMNS}, record_json FROM webhook_endpoints
+         WHERE workspace_id = $1 AND deleted_at IS NULL AND id <> c.id`,
+       'r.created_at, r.id',
+       endpointRecordSql(4),
+     )} AS records
+       FROM changed c`;
 
 /**
  * Resuming (`active`) clears the failure run; pausing keeps it for the record and announces it to the
@@ -205,15 +205,15 @@ export async function setEndpointStatus(
   id: string,
   status: 'active' | 'paused',
   now: number,
-): Promise<WebhookEndpointView[] | undefined> {
-  const rows = await db.query<WebhookEndpointView>(SET_ENDPOINT_STATUS, [
+): Promise<JsonText<WebhookEndpoint[]> | undefined> {
+  const [row] = await db.query<{ records: string }>(SET_ENDPOINT_STATUS, [
     workspaceId,
     id,
     status,
     now,
     ENDPOINT_STOPPED_CHANNEL,
   ]);
-  return rows.length > 0 ? rows : undefined;
+  return row ? new JsonText(row.records) : undefined;
 }
 
 /** Soft delete: the row stays for the delivery log, the secrets are forgotten. */
