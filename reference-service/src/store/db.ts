@@ -49,12 +49,3 @@ export interface Db extends Queryable {
 export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
 }
-
-/**
- * Whether statements on `db` run on PGlite: known of a store's own handle (its `kind`), not of a
- * transaction's or a key-checked one, which answer false. Only for choosing the cheaper of two forms that
- * answer the same.
- */
-export function runsOnPglite(db: Queryable): boolean {
-  return (db as Partial<Pick<Db, 'kind'>>).kind === 'pglite';
-}

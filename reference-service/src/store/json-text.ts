@@ -31,10 +31,10 @@ export function jsonObject<T>(members: JsonMembers<T>): JsonText<T> {
 /**
  * The SQL of a JSON array of the rows of `source` (a subquery aliased `r`), in `order` (terms on `r`),
  * `[]` when there are none; each element is `element` (an expression on `r` giving JSON text: by default
- * the row's `row_to_json`, or a record the row keeps, migration 0018). All three are SQL, so only constant
- * text belongs in them. `ARRAY(… ORDER BY …)` rather than an ordered aggregate: the order is then the
- * subquery's, which an index can give, where an ordered aggregate sorts every row's JSON text before
- * PostgreSQL 16. Joined with `,` rather than by `json_agg`, whose separators add spaces, so that the text is
+ * the row's `row_to_json`, or a record the row keeps, migrations 0018 and 0019). All three are SQL, so
+ * only constant text belongs in them. `ARRAY(… ORDER BY …)` rather than an ordered aggregate: the order is
+ * then the subquery's, which an index can give, where an ordered aggregate sorts every row's JSON text
+ * before PostgreSQL 16. Joined with `,` rather than by `json_agg`, whose separators add spaces, so that the text is
  * what `JSON.stringify` writes for the same records, byte for byte, but for a double below 1e-4 (PostgreSQL
  * writes `1e-05`: the same number).
  */

@@ -14,7 +14,11 @@ import {
   recordAttempt,
   recordSuccesses,
 } from '../../src/store/queries/deliveries-claim.js';
-import { setListenerStream, touchListeners } from '../../src/store/queries/listeners.js';
+import {
+  removeAbandonedListeners,
+  setListenerStream,
+  touchListeners,
+} from '../../src/store/queries/listeners.js';
 import {
   deliveryRecordJsonSql,
   insertDelivery,
@@ -244,6 +248,9 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
     },
     'listener stream': (_workspace: string, id: string) => setListenerStream(store.db, id, 'stream'),
     'listener seen': (_workspace: string, id: string, at: number) => touchListeners(store.db, [id], at),
+    // Removes every listener of any workspace not seen since `at` (the bookkeeping above sets the mark).
+    'abandoned listeners': (_workspace: string, _id: string, at: number) =>
+      removeAbandonedListeners(store.db, at, at),
   };
 
   it('writes the live endpoints as JSON.stringify writes endpointRecord through every writer, a past rotation read as null', async () => {
@@ -303,6 +310,58 @@ describe.each(BACKENDS)('lists written as JSON by $name', (backend) => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  it('reads a past overlap as null in the member alone, whatever the URL and filter hold, and writes a row that keeps no text', async () => {
+    const workspace = await seedWorkspace(store.db);
+    const past = 1_700_000_000_005;
+    const now = past + 1;
+    // Text that spells the member inside the strings: JSON escapes its quotes, so it must stay as it is.
+    const spelled = `"rotating_until":${past},"x`;
+    for (const [i, rotating] of [past, now + 1, null].entries()) {
+      await insertEndpoint(store.db, {
+        id: `whk_spelled${i}`,
+        workspace_id: workspace,
+        url: spelled,
+        events: [spelled, '\\"rotating_until\\":1,'],
+        status: 'active',
+        consecutive_failures: 0,
+        secret_enc: null,
+        previous_secret_enc: null,
+        rotating_until: rotating,
+        created_at: 1_700_000_000_000 + i,
+        updated_at: 1_700_000_000_000 + i,
+        deleted_at: null,
+      });
+    }
+    // A row written with the trigger off keeps no text: the list writes it.
+    await store.db.exec('ALTER TABLE webhook_endpoints DISABLE TRIGGER webhook_endpoints_keep_record');
+    try {
+      await insertEndpoint(store.db, {
+        id: 'whk_spelled3',
+        workspace_id: workspace,
+        url: spelled,
+        events: [],
+        status: 'paused',
+        consecutive_failures: 2,
+        secret_enc: null,
+        previous_secret_enc: null,
+        rotating_until: past,
+        created_at: 1_700_000_000_003,
+        updated_at: 1_700_000_000_003,
+        deleted_at: null,
+      });
+    } finally {
+      await store.db.exec('ALTER TABLE webhook_endpoints ENABLE TRIGGER webhook_endpoints_keep_record');
+    }
+    const rows = await store.db.query<WebhookEndpointRow & { record_json: string | null }>(
+      'SELECT * FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY created_at, id',
+      [workspace],
+    );
+    expect(rows.map((row) => row.record_json === null)).toEqual([false, false, false, true]);
+    const expected = JSON.stringify(rows.map((row) => endpointRecord(row, now)));
+    expect((await listLiveEndpointRecords(store.db, workspace, now)).text).toBe(expected);
+    expect(expected.match(/"rotating_until":null/g)).toHaveLength(3);
   });
 
   it('writes a log the worker settled (logged one by one or together, abandoned) as its rows read now', async () => {

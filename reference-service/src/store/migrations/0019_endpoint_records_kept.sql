@@ -1,8 +1,9 @@
 -- Each webhook endpoint's record kept as the JSON text its lists answer (the workspace's list and the
--- answer of a status change), as migration 0018 keeps contacts': on PGlite, decoding ten rows and writing
--- them as JSON again took more of the service's CPU than the statement itself (bench/RESULTS.md, nineteenth
--- sitting). The text holds `rotating_until` as stored; a list writes a fresh text, with null, for a row whose
--- overlap is over, since only a read knows the time.
+-- answer of a status change), as migration 0018 keeps contacts'. On PGlite a status change spent 100 µs of
+-- the main thread against its one-UPDATE floor's 36, a sixth of it decoding the ten rows of its answer and
+-- writing them as JSON again, beside 11 % in the collector (bench/RESULTS.md, nineteenth sitting). The
+-- text holds `rotating_until` as stored; a list reads it as null once the overlap is over, since only a
+-- read knows the time (store/queries/webhook-endpoints.ts).
 
 ALTER TABLE webhook_endpoints ADD COLUMN record_json TEXT;
 
@@ -28,9 +29,11 @@ AS $$
                          p_created_at, p_updated_at)::webhook_endpoint_api_record)::text
 $$;
 
--- Endpoints are written by the API, by the failure log (a failure run, a pause) and by relay listeners'
--- bookkeeping: a trigger keeps every write's text, whatever statement makes it. A success with no failure
--- run writes no endpoint row (store/queries/deliveries-claim.ts), so the delivery path pays nothing.
+-- Endpoints are written by the API, by the failure log (every failed attempt, a pause) and by relay
+-- listeners' bookkeeping: a trigger keeps every write's text, whatever statement makes it. A success with
+-- no failure run writes no endpoint row (store/queries/deliveries-claim.ts), so a success pays nothing. A
+-- later migration that rewrites the table without firing row triggers (ALTER COLUMN TYPE … USING), or adds
+-- a BEFORE trigger that changes NEW after this one, must write the texts again.
 CREATE FUNCTION webhook_endpoints_keep_record() RETURNS trigger
   LANGUAGE plpgsql
 AS $$

@@ -80,15 +80,20 @@ export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Pr
 
 /**
  * The API record of endpoint row `r` as JSON text, at time `$<now>`: the text the row keeps (migration
- * 0019), or a fresh one from the same function where the kept one no longer holds (an overlap that is over
- * reads `rotating_until` null) or is missing.
+ * 0019), which holds `rotating_until` as stored. Once the overlap is over the record reads it null, and
+ * the column keeps its past value (no later write clears it), so the kept text's member is rewritten: the
+ * key's quotes are bare only where JSON has the key itself (a quote inside a string is escaped), so the
+ * match is that member and no other, and the bytes are those the function writes with null. A row that
+ * keeps no text gets a fresh one from the function.
  */
 const endpointRecordSql = (now: number) =>
-  `CASE WHEN r.rotating_until <= $${now} OR r.record_json IS NULL
-        THEN webhook_endpoint_record_json(p_id => r.id, p_url => r.url, p_events => r.events,
-          p_status => r.status, p_consecutive_failures => r.consecutive_failures,
-          p_rotating_until => CASE WHEN r.rotating_until > $${now} THEN r.rotating_until END,
-          p_created_at => r.created_at, p_updated_at => r.updated_at)
+  `CASE WHEN r.record_json IS NULL
+          THEN webhook_endpoint_record_json(p_id => r.id, p_url => r.url, p_events => r.events,
+            p_status => r.status, p_consecutive_failures => r.consecutive_failures,
+            p_rotating_until => CASE WHEN r.rotating_until > $${now} THEN r.rotating_until END,
+            p_created_at => r.created_at, p_updated_at => r.updated_at)
+        WHEN r.rotating_until <= $${now}
+          THEN replace(r.record_json, '"rotating_until":' || r.rotating_until || ',', '"rotating_until":null,')
         ELSE r.record_json END`;
 
 const LIVE_ENDPOINT_RECORDS = `SELECT ${jsonArraySql(
