@@ -79,12 +79,9 @@ export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Pr
 }
 
 /**
- * The API record of endpoint row `r` as JSON text, at time `$<now>`: the text the row keeps (migration
- * 0019), which holds `rotating_until` as stored. Once the overlap is over the record reads it null, and
- * the column keeps its past value (no later write clears it), so the kept text's member is rewritten: the
- * key's quotes are bare only where JSON has the key itself (a quote inside a string is escaped), so the
- * match is that member and no other, and the bytes are those the function writes with null. A row that
- * keeps no text gets a fresh one from the function.
+ * Row `r`'s record at `$<now>`: its kept text (migration 0019), else a fresh one. Nothing clears a past
+ * overlap's column, so its member is rewritten as null: JSON escapes quotes in strings, so the bare-quoted
+ * key can only be the member itself.
  */
 const endpointRecordSql = (now: number) =>
   `CASE WHEN r.record_json IS NULL
@@ -104,10 +101,7 @@ const LIVE_ENDPOINT_RECORDS = `SELECT ${jsonArraySql(
   endpointRecordSql(2),
 )} AS records`;
 
-/**
- * The workspace's live endpoints, oldest first, as a JSON array of the API's records: the members of
- * `endpointRecord` (features/webhooks/records.ts) in its order, `rotating_until` null once past `now`.
- */
+/** The workspace's live endpoints, oldest first, as the JSON array of `endpointRecord`s at `now`. */
 export async function listLiveEndpointRecords(
   db: Queryable,
   workspaceId: string,
