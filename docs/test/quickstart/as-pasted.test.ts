@@ -22,12 +22,24 @@ function block(section: string, title: string): Block {
   return found[0] as Block;
 }
 
+/**
+ * A port free now, below Linux's range of ephemeral ports (32768 and up): a port that range gives out can
+ * be taken, between this check and the receiver's start minutes later, as the local port of any process's
+ * outgoing connection (seen in CI: EADDRINUSE), where these are only ever taken by a listener.
+ */
 async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
 }
 
 /** A long-running command of the page, its output collected, stopped at the end of the test. */
