@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port';
 import { docsDir } from '../support/paths';
 import { type Block, quickstartBlocks } from './blocks';
 
@@ -20,26 +20,6 @@ function block(section: string, title: string): Block {
   if (found.length !== 1)
     throw new Error(`expected one block "${title}" under "${section}", found ${found.length}`);
   return found[0] as Block;
-}
-
-/**
- * A port free now, below Linux's range of ephemeral ports (32768 and up): a port that range gives out can
- * be taken, between this check and the receiver's start minutes later, as the local port of any process's
- * outgoing connection (seen in CI: EADDRINUSE), where these are only ever taken by a listener.
- */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const server = createServer();
-    const bound = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (bound) {
-      await new Promise((resolve) => server.close(resolve));
-      return port;
-    }
-  }
 }
 
 /** A long-running command of the page, its output collected, stopped at the end of the test. */

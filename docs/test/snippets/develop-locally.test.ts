@@ -3,10 +3,10 @@
 // terminals, and the quickstart's Express app (`server.js`, as pasted) printing the event it verified.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freePort } from '../support/free-port';
 import { docsDir } from '../support/paths';
 
 const repo = path.resolve(docsDir, '..');
@@ -47,14 +47,6 @@ function start(command: string, args: string[], env: Record<string, string>): Ru
       }
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The guide's command, with the URL of the app the test started in place of localhost:3000. */

@@ -34,9 +34,9 @@ export function jsonObject<T>(members: JsonMembers<T>): JsonText<T> {
  * the row's `row_to_json`, or a record the row keeps, migrations 0018 and 0019). All three are SQL, so
  * only constant text belongs in them. `ARRAY(… ORDER BY …)` rather than an ordered aggregate: the order is
  * then the subquery's, which an index can give, where an ordered aggregate sorts every row's JSON text
- * before PostgreSQL 16. Joined with `,` rather than by `json_agg`, whose separators add spaces, so that the text is
- * what `JSON.stringify` writes for the same records, byte for byte, but for a double below 1e-4 (PostgreSQL
- * writes `1e-05`: the same number).
+ * before PostgreSQL 16. Joined with `,` rather than by `json_agg`, whose separators add spaces, so that
+ * the text is what `JSON.stringify` writes for the same records, byte for byte, but for a double below
+ * 1e-4 (PostgreSQL writes `1e-05`: the same number).
  */
 export function jsonArraySql(source: string, order: string, element = 'row_to_json(r)::text'): string {
   return `('[' || array_to_string(ARRAY(SELECT ${element} FROM (${source}) r ORDER BY ${order}), ',') || ']')`;

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { type AddressInfo, createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -43,14 +42,7 @@ export async function startRelayService(
   return { ...service, relay };
 }
 
-/** A loopback port nothing listens on now: bound once by the system, then released. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from '../support/free-port.js';
 
 /** The `svc-webhooks` CLI as a child process, with its output kept for assertions. */
 export interface CliProcess {

@@ -1,0 +1,1 @@
+export { freePort } from '../../../reference-service/test/support/free-port.js';
