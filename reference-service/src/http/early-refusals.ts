@@ -122,7 +122,7 @@ export function requireHost(request: FastifyRequest, reply: FastifyReply, done: 
 /**
  * Node's `clientError`: requests the HTTP parser refuses before Fastify sees them (a garbage request line,
  * a header without a colon, conflicting Content-Length, Content-Length with Transfer-Encoding, headers
- * over the limit, a request not received in time). Answered with the error body and a request id that
+ * over the limit, a request not received in time, a body whose chunked framing breaks). Answered with the error body and a request id that
  * the log line carries too, then the connection is closed: after a framing error nothing else on it can
  * be trusted.
  */
@@ -161,7 +161,8 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
       answering.once('close', () => refuse(true));
       return;
     }
-    // Never in the middle of another answer (Node detaches a finished one).
-    refuse(answering === null || answering === undefined);
+    // Never in the middle of another answer (Node detaches a finished one). A request whose own body broke
+    // the framing (a chunk size that is not hexadecimal) has no answer begun yet: it gets the refusal.
+    refuse(answering === null || answering === undefined || !answering.headersSent);
   };
 }

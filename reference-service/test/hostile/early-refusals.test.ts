@@ -54,6 +54,16 @@ describe.each(BACKENDS)('refusals before any handler, on $name', (backend) => {
       'POST /v1/sessions HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
       400,
     ],
+    [
+      'a chunk size that is not hexadecimal',
+      'POST /v1/sessions HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n',
+      400,
+    ],
+    [
+      'a chunk size that breaks off after a valid chunk',
+      'POST /v1/sessions HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\nZZ\r\n}\r\n0\r\n\r\n',
+      400,
+    ],
     ['headers over the limit', `GET / HTTP/1.1\r\nHost: h\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
     ['no Host on HTTP/1.1', 'GET /v1/openapi.json HTTP/1.1\r\n\r\n', 400],
     ['a raw NUL in the request line', 'GET /v1/\u0000 HTTP/1.1\r\nHost: h\r\n\r\n', 400],
