@@ -379,7 +379,7 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       path: '/oauth/integrations/callback',
       valid,
       fields: [],
-      documented: statuses(400, 404, 502),
+      documented: statuses(400, 403, 404, 502),
     },
     {
       name: 'sandbox events',

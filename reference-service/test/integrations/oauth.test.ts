@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OAUTH_BINDING_COOKIE, stateBinding } from '../../src/features/integrations/oauth-binding.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
@@ -7,6 +8,11 @@ import { rawCall } from '../support/raw-call.js';
 import { integrationEvents, startIntegrationInstance } from './support.js';
 import { type OAuthUpstream, startOAuthUpstream } from './upstreams.js';
 
+/** The binding cookie the answer handing out the URL set, as the browser that started the ceremony has it. */
+function bindingOf(callback: string): string {
+  return `${OAUTH_BINDING_COOKIE}=${stateBinding(new URL(callback).searchParams.get('state') ?? '')}`;
+}
+
 /** Plays the owner's browser: opens the authorization URL and follows the redirect to our callback. */
 async function consent(
   authorizationUrl: string,
@@ -14,7 +20,7 @@ async function consent(
   const atServer = await fetch(authorizationUrl, { redirect: 'manual' });
   expect(atServer.status).toBe(302);
   const callback = atServer.headers.get('location') ?? '';
-  const back = await fetch(callback);
+  const back = await fetch(callback, { headers: { cookie: bindingOf(callback) } });
   return { callback, status: back.status, body: await back.json() };
 }
 
@@ -80,7 +86,9 @@ describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
     expect(back).toMatchObject({ status: 200, body: { status: 'authorized', integration: 'guarded' } });
     // The state is single-use: the same callback a second time finds nothing waiting.
     expectRefusal(
-      await call(one, 'GET', new URL(back.callback).pathname + new URL(back.callback).search),
+      await call(one, 'GET', new URL(back.callback).pathname + new URL(back.callback).search, {
+        headers: { cookie: bindingOf(back.callback) },
+      }),
       404,
       'not_found',
     );
@@ -175,8 +183,11 @@ describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
 
   it('refuses a callback without a code or with an unknown state', async () => {
     expectRefusal(await call(one, 'GET', '/oauth/integrations/callback'), 400, 'invalid_request');
+    const unknown = '/oauth/integrations/callback?code=abc&state=never-issued';
+    // Without the state's binding it is refused before the state is looked up; with it, the state is unknown.
+    expectRefusal(await call(one, 'GET', unknown), 403, 'forbidden');
     expectRefusal(
-      await call(one, 'GET', '/oauth/integrations/callback?code=abc&state=never-issued'),
+      await call(one, 'GET', unknown, { headers: { cookie: bindingOf(`${one.baseUrl}${unknown}`) } }),
       404,
       'not_found',
     );

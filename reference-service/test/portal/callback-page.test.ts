@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OAUTH_BINDING_COOKIE, stateBinding } from '../../src/features/integrations/oauth-binding.js';
 import { CALLBACK_PAGE_CSP, callbackRefusalPage } from '../../src/features/portal-static/callback-page.js';
 import { rawCall } from '../support/raw-call.js';
 import { serviceForTests } from '../support/service-lifecycle.js';
@@ -9,10 +10,12 @@ const CALLBACK = '/oauth/integrations/callback';
 describe('refusals of the OAuth callback', () => {
   const running = serviceForTests();
   // node:http, because fetch sets Sec-Fetch-Mode itself (to cors); a browser sent back here says navigate.
-  const open = (query: string, mode?: string) =>
+  const open = (query: string, mode?: string, cookie?: string) =>
     rawCall(running.service.baseUrl, 'GET', `${CALLBACK}${query}`, {
-      headers: mode ? { 'sec-fetch-mode': mode } : {},
+      headers: { ...(mode ? { 'sec-fetch-mode': mode } : {}), ...(cookie ? { cookie } : {}) },
     });
+  // The binding of the state asked for, so that the refusal is the state's own.
+  const BOUND = `${OAUTH_BINDING_COOKIE}=${stateBinding('never-issued')}`;
 
   it('shows a browser a page with the refusal in words, its request id and a link back', async () => {
     for (const [query, status, words] of [
@@ -35,7 +38,7 @@ describe('refusals of the OAuth callback', () => {
   });
 
   it('keeps the JSON error body for a program', async () => {
-    const answer = await open('?state=never-issued&code=abc', 'cors');
+    const answer = await open('?state=never-issued&code=abc', 'cors', BOUND);
     expect(answer.status).toBe(404);
     expect(answer.headers['content-type']).toMatch(/^application\/json/);
     expect(answer.body).toMatchObject({ error: { code: 'not_found' } });

@@ -10,8 +10,10 @@ import { UpstreamFailure } from './upstream.js';
 /**
  * Where the upstream's authorization server sends the owner back (`redirect_uri`). No session is needed:
  * the `state` value, random and single-use, names the integration whose ceremony is completed. The code is
- * exchanged with the stored PKCE verifier; the tokens are stored sealed. A browser must also carry the
- * binding cookie of that state (oauth-binding.ts); programs, which send no `Sec-Fetch-Mode`, are not asked.
+ * exchanged with the stored PKCE verifier; the tokens are stored sealed. Every callback must also carry the
+ * binding cookie of that state (oauth-binding.ts), checked before the state is looked up: whatever a
+ * request says about itself (`Sec-Fetch-*` or their absence) is the sender's to choose, so a program
+ * presents the cookie it was handed with the authorization URL, as a browser does.
  */
 export function registerOAuthCallback(
   app: FastifyInstance,
@@ -39,20 +41,20 @@ export function registerOAuthCallback(
     }
     // A refusal reaches a person's browser as a page in words (callback-page.ts), a program as JSON.
     const browser = request.headers['sec-fetch-mode'] === 'navigate';
-    if (browser && !carriesBinding(request, state))
+    if (!carriesBinding(request, state))
       return sendCallbackRefusal(
         request,
         reply,
         'forbidden',
-        'this authorization was started in another browser; start it again from the Integrations page here',
+        'this authorization was started in another browser (no binding cookie of its state came with it); start it again from the Integrations page here',
       );
     try {
       const row = await finishAuthorization(service, ctx.db, state, code, ctx.now());
       if (!row)
         return sendCallbackRefusal(request, reply, 'not_found', 'no authorization is waiting for this state');
+      clearBindingCookie(reply);
       // A person's browser goes back to the portal's integrations page; a program gets the JSON answer.
       if (browser) {
-        clearBindingCookie(reply);
         return reply.redirect(`/#/integrations/authorized/${encodeURIComponent(row.slug)}`, 303);
       }
       return reply.code(200).send({ status: 'authorized', integration: row.slug });
