@@ -80,3 +80,41 @@ describe('what sign-up accepts as an e-mail, a password and a name', () => {
     }
   });
 });
+
+/**
+ * Issue 41, finding 5: `user@probe.example.` (the root's trailing dot) signed up beside
+ * `user@probe.example`, a second account for one mailbox. The uniqueness is the database's, so both run it.
+ */
+describe.each(BACKENDS)('one account per mailbox, however DNS spells its domain, on $name', (backend) => {
+  const running = accountService(backend);
+  const signUp = (email: string) =>
+    portalCall(running.service.baseUrl, 'POST', '/v1/accounts', {
+      body: { email, password: PASSWORD },
+      from: freshAddress(),
+    });
+
+  it('takes a trailing dot and the ASCII form of an international domain as the same address', async () => {
+    const name = `twin${randomBytes(3).toString('hex')}`;
+    const first = await signUp(`${name}@probe.example`);
+    expect(first.status).toBe(201);
+    for (const twin of [`${name}@probe.example.`, `${name}@PROBE.example..`, ` ${name}@probe.example. `])
+      expectError(await signUp(twin), 409, 'conflict');
+    const login = await portalCall(running.service.baseUrl, 'POST', '/v1/sessions', {
+      body: { email: `${name}@probe.example.`, password: PASSWORD },
+      from: freshAddress(),
+    });
+    expect(login.status).toBe(201);
+
+    const intl = await signUp(`${name}@b\u00fccher.example`);
+    expect(intl.status).toBe(201);
+    expect((intl.body as { member: { email: string } }).member.email).toBe(`${name}@b\u00fccher.example`);
+    expectError(await signUp(`${name}@xn--bcher-kva.example`), 409, 'conflict');
+    expectError(await signUp(`${name}@xn--bcher-kva.example.`), 409, 'conflict');
+    // Only the one row per mailbox was written.
+    const rows = await running.store.db.query<{ email: string }>(
+      'SELECT email FROM members WHERE email LIKE $1 ORDER BY email',
+      [`${name}@%`],
+    );
+    expect(rows.map((row) => row.email)).toEqual([`${name}@b\u00fccher.example`, `${name}@probe.example`]);
+  });
+});

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { domainToUnicode } from 'node:url';
 import type { OutboundLimit } from '@svc-kit/contract';
 import { base32Encode } from '../../domain/totp.js';
 
@@ -32,10 +33,19 @@ export function passwordProblem(password: string, email: string): string | undef
 
 /**
  * E-mails are compared in NFKC, trimmed and in lower case: `Ann@X.example`, `ann@x.example` and the same
- * address typed with decomposed accents or full-width letters are one account.
+ * address typed with decomposed accents or full-width letters are one account. The domain is a DNS name,
+ * and DNS has more spellings of one name: a trailing dot (the root, `x.example.`) and the ASCII form of an
+ * international name (`xn--bcher-kva.example` for `bücher.example`); both are written in their one form,
+ * the Unicode one that a person reads. A domain IDNA cannot read stays as typed.
  */
 export function normalizeEmail(email: string): string {
-  return email.normalize('NFKC').trim().toLowerCase();
+  const folded = email.normalize('NFKC').trim().toLowerCase();
+  // IDNA drops invisible characters: an address holding one is left to be refused, not quietly mapped.
+  if (!isEmail(folded)) return folded;
+  const at = folded.lastIndexOf('@');
+  const domain = folded.slice(at + 1).replace(/\.+$/, '');
+  const readable = domain === '' ? '' : domainToUnicode(domain);
+  return `${folded.slice(0, at)}@${readable === '' ? domain : readable.normalize('NFKC')}`;
 }
 
 /**
