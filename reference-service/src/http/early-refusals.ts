@@ -5,8 +5,9 @@ import { type ErrorCode, ID_PREFIXES, statusOfErrorCode } from '@svc-kit/contrac
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
+import { holdsNul } from '../domain/storable-text.js';
 import { INTERNAL_MESSAGE, sendError, sendFailure, sendServiceError } from './error-body.js';
-import { holdsNul, NUL_MESSAGE } from './hostile-input.js';
+import { NUL_MESSAGE } from './hostile-input.js';
 import { authorize, type Requirements } from './policy.js';
 
 /**

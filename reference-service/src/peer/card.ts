@@ -1,5 +1,7 @@
 import type { KeyObject } from 'node:crypto';
+import { DISPLAY_TEXT_MESSAGE, isDisplayText } from '@svc-kit/contract';
 import { z } from 'zod';
+import { holdsNul } from '../domain/storable-text.js';
 import { fingerprintOf, isFingerprint, publicKeyFromRaw, signBytes, verifyBytes } from './keys.js';
 
 /**
@@ -16,11 +18,24 @@ export const CARD_VALIDITY_MS = 30 * 24 * 60 * 60 * 1000;
 /** Clocks of two instances may differ a little; a card issued slightly "in the future" is accepted. */
 const ISSUE_SKEW_MS = 5 * 60 * 1000;
 
+/**
+ * The payload is decoded from inside the card, so the body's own checks never saw it: it meets the rules a
+ * request body meets (nothing the database cannot store) and those of every name a person reads.
+ */
 const payloadSchema = z.strictObject({
   fingerprint: z.string().refine(isFingerprint, 'must be sha256:<64 hex digits>'),
   public_key: z.string().length(43),
-  display_name: z.string().min(1).max(128),
-  endpoint: z.url({ protocol: /^https?$/ }).max(2048),
+  display_name: z
+    .string()
+    .min(1)
+    .max(128)
+    .refine(isDisplayText, DISPLAY_TEXT_MESSAGE)
+    .refine((name) => name.trim() !== '', 'must show something besides spaces'),
+  // The URL parser would quietly drop or encode what this refuses; the card is stored and shown as sent.
+  endpoint: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .regex(/^[^\s\p{Cc}\p{Cf}]+$/u, 'must not contain spaces, controls or invisible characters'),
   issued_at: z.int().nonnegative(),
   expires_at: z.int().nonnegative(),
 });
@@ -73,6 +88,7 @@ export function verifyCard(text: string, now: number): VerifiedCard {
   } catch {
     throw new CardError('the card payload is not JSON');
   }
+  if (holdsNul(json)) throw new CardError('the card payload holds a NUL character (U+0000)');
   const parsed = payloadSchema.safeParse(json);
   if (!parsed.success) {
     throw new CardError(`the card payload is invalid: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`);

@@ -8,6 +8,7 @@ import {
   toolSchema,
   trustFlagSchema,
 } from '../resources/contacts.js';
+import { displayText } from '../rules/display-text.js';
 import { defineOperation } from './define.js';
 import {
   VALIDATED,
@@ -254,7 +255,7 @@ export const setPetname = defineOperation({
   path: `${contact}/petname`,
   pathParams: contactPath,
   query: null,
-  body: z.strictObject({ petname: z.string().check(z.maxLength(64)) }),
+  body: z.strictObject({ petname: displayText(64) }),
   success: { status: 200, schema: z.null() },
   errors: VALIDATED,
   ...manage,
