@@ -105,6 +105,20 @@ export async function authorize(
   return { principal, workspace };
 }
 
+/**
+ * Account changes a password alone must not make for a member with MFA (the rule is on the open-choices
+ * page, "Step-up for account changes"): a session of an enrolled member needs a step-up within the window,
+ * or whoever learnt the password could lock the owner out. A member without MFA has no second factor to
+ * show; a key answers to the operation's own flags.
+ */
+export function requireStepUpIfEnrolled(principal: Principal, what: string): void {
+  if (principal.kind === 'session' && principal.mfaEnrolled && !principal.steppedUp)
+    throw new ServiceError(
+      'step_up_required',
+      `${what} needs MFA re-authentication within the last 15 minutes: a password alone is not enough for a member with MFA`,
+    );
+}
+
 /** The headers a browser adds about where a request comes from (the configured origin is what they are compared with). */
 export function siteHeaders(request: FastifyRequest): SiteHeaders {
   return { secFetchSite: headerValue(request, 'sec-fetch-site'), origin: headerValue(request, 'origin') };

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../domain/errors.js';
 import { parse } from '../../http/parse.js';
-import { authorize } from '../../http/policy.js';
+import { authorize, requireStepUpIfEnrolled } from '../../http/policy.js';
 import { changePassword, regenerateRecoveryCodes } from './credentials.js';
 import { getAccount } from './queries.js';
 import { changePasswordBody } from './schemas.js';
@@ -11,7 +11,9 @@ import { requireSession } from './session-view.js';
 /** The signed-in person's own credentials: the password, and the MFA recovery codes. */
 export function registerCredentialRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
   app.post('/v1/session/password', async (request: FastifyRequest, reply: FastifyReply) => {
-    const { sessionId, member } = await requireSession(ctx, request);
+    const { sessionId, member, principal } = await requireSession(ctx, request);
+    // Before the current password is even checked: with MFA, the password alone proves nothing here.
+    requireStepUpIfEnrolled(principal, 'changing the password');
     const body = parse(changePasswordBody, request.body, 'body');
     const { sessions_ended } = await changePassword(ctx, member, sessionId, body);
     request.log.info({ member_id: member.id, sessions_ended }, 'password changed');

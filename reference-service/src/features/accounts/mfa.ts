@@ -32,14 +32,16 @@ export function otpauthUri(issuer: string, account: string, secret: string): str
 }
 
 /**
- * Offers a new TOTP seed to a member without MFA: kept sealed as pending until a first code confirms it;
- * a second call replaces it. The QR code is drawn here, as SVG text, so that the portal loads nothing.
+ * Offers a new TOTP seed: kept sealed as pending until a first code confirms it; a second call replaces
+ * it. For a member with MFA it is the way to a new authenticator (the route asks a fresh step-up first,
+ * which a recovery code gives when the old device is lost); the enrolled seed works until the new one is
+ * confirmed. The QR code is drawn here, as SVG text, so that the portal loads nothing.
  */
 export async function startEnrolment(ctx: ServiceContext, member: AccountRow): Promise<Enrolment> {
-  if (member.mfa_secret_enc !== null) throw new ServiceError('conflict', 'MFA is already enrolled');
   const secret = generateTotpSecret();
-  if (!(await setPendingMfa(ctx.db, member.id, ctx.secretBox.seal(secret, pendingBinding(member.id)))))
-    throw new ServiceError('conflict', 'MFA is already enrolled');
+  const sealed = ctx.secretBox.seal(secret, pendingBinding(member.id));
+  if (!(await setPendingMfa(ctx.db, member.id, sealed, member.mfa_secret_enc)))
+    throw new ServiceError('conflict', 'the MFA enrolment changed meanwhile; start again');
   const issuer = `svc-kit ${new URL(ctx.publicAddress.origin).host}`;
   const uri = otpauthUri(issuer, member.email, secret);
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
@@ -47,8 +49,9 @@ export async function startEnrolment(ctx: ServiceContext, member: AccountRow): P
 }
 
 /**
- * Confirms the pending seed with a first code (counted with the member's step-up guesses), enrols it,
- * issues the recovery codes (answered once, stored hashed) and steps this session up.
+ * Confirms the pending seed with a first code (counted with the member's step-up guesses), enrols it (in
+ * place of the old one, if any), issues new recovery codes (answered once, stored hashed; the old ones
+ * stop working) and steps this session up.
  */
 export async function confirmEnrolment(
   ctx: ServiceContext,
@@ -56,7 +59,6 @@ export async function confirmEnrolment(
   sessionId: string,
   code: string,
 ): Promise<{ recovery_codes: string[]; stepped_up_until: number }> {
-  if (member.mfa_secret_enc !== null) throw new ServiceError('conflict', 'MFA is already enrolled');
   const pending = member.mfa_pending_enc;
   if (pending === null)
     throw new ServiceError('conflict', 'no MFA enrolment was started; POST /v1/session/mfa first');
@@ -71,7 +73,8 @@ export async function confirmEnrolment(
     );
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   const enrolled = await ctx.db.transaction(async (tx) => {
-    if (!(await enrolPendingMfa(tx, member.id, pending, ctx.secretBox.seal(secret, member.id), step)))
+    const seeds = { pending, enrolled: member.mfa_secret_enc };
+    if (!(await enrolPendingMfa(tx, member.id, seeds, ctx.secretBox.seal(secret, member.id), step)))
       return false;
     await replaceRecoveryCodes(
       tx,

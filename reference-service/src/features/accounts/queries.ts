@@ -42,31 +42,38 @@ export async function listAccounts(
   );
 }
 
-export async function setPendingMfa(db: Queryable, memberId: string, sealed: string): Promise<boolean> {
+/** Sets the pending seed, only while the enrolled one (none: `null`) is still the one the caller saw. */
+export async function setPendingMfa(
+  db: Queryable,
+  memberId: string,
+  sealed: string,
+  enrolled: string | null,
+): Promise<boolean> {
   const rows = await db.query<{ id: string }>(
     `UPDATE members SET mfa_pending_enc = $2
-      WHERE id = $1 AND removed_at IS NULL AND mfa_secret_enc IS NULL RETURNING id`,
-    [memberId, sealed],
+      WHERE id = $1 AND removed_at IS NULL AND mfa_secret_enc IS NOT DISTINCT FROM $3::text RETURNING id`,
+    [memberId, sealed, enrolled],
   );
   return rows.length === 1;
 }
 
 /**
- * Enrols the pending seed: only if it is still the one the code was checked against and MFA is not
- * enrolled yet, so two confirmations racing enrol once. The code's step counts as used.
+ * Enrols the pending seed in place of the enrolled one (none: `null`): only if both are still the ones the
+ * code was checked against, so two confirmations racing enrol once. The code's step counts as used.
  */
 export async function enrolPendingMfa(
   db: Queryable,
   memberId: string,
-  pending: string,
+  seeds: { pending: string; enrolled: string | null },
   sealed: string,
   step: number,
 ): Promise<boolean> {
   const rows = await db.query<{ id: string }>(
     `UPDATE members SET mfa_secret_enc = $3, mfa_pending_enc = NULL, totp_last_step = $4
-      WHERE id = $1 AND mfa_pending_enc = $2 AND mfa_secret_enc IS NULL AND removed_at IS NULL
+      WHERE id = $1 AND mfa_pending_enc = $2 AND mfa_secret_enc IS NOT DISTINCT FROM $5::text
+        AND removed_at IS NULL
       RETURNING id`,
-    [memberId, pending, sealed, step],
+    [memberId, seeds.pending, sealed, step, seeds.enrolled],
   );
   return rows.length === 1;
 }

@@ -6,7 +6,7 @@ import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import type { RouteRequirements } from '../../http/early-refusals.js';
 import { parse } from '../../http/parse.js';
-import { siteHeaders } from '../../http/policy.js';
+import { requireStepUpIfEnrolled, siteHeaders } from '../../http/policy.js';
 import { SESSION_COOKIE } from '../../http/principal.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
@@ -71,10 +71,15 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
   });
 }
 
-/** MFA enrolment: a new seed with its QR code, then its confirmation by a first code. */
+/**
+ * MFA enrolment, or a new authenticator in place of the enrolled one: a new seed with its QR code, then its
+ * confirmation by a first code.
+ */
 export function registerMfaRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
   app.post('/v1/session/mfa', async (request: FastifyRequest, reply: FastifyReply) => {
-    const { member } = await requireSession(ctx, request);
+    const { member, principal } = await requireSession(ctx, request);
+    // A new authenticator in place of the enrolled one is the second factor itself: a fresh step-up.
+    requireStepUpIfEnrolled(principal, 'replacing the authenticator');
     const enrolment = await startEnrolment(ctx, member);
     reply.header('cache-control', 'no-store');
     return reply.code(200).send(enrolment);
@@ -84,7 +89,10 @@ export function registerMfaRoutes(app: FastifyInstance, { ctx }: AccountRouteOpt
     const { sessionId, member } = await requireSession(ctx, request);
     const { code } = parse(confirmMfaBody, request.body, 'body');
     const confirmed = await confirmEnrolment(ctx, member, sessionId, code);
-    request.log.info({ member_id: member.id }, 'MFA enrolled');
+    request.log.info(
+      { member_id: member.id },
+      member.mfa_secret_enc === null ? 'MFA enrolled' : 'authenticator replaced',
+    );
     reply.header('cache-control', 'no-store');
     return reply.code(200).send(confirmed);
   });

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
 import { authorize } from '../../http/policy.js';
+import type { Principal } from '../../http/principal.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { getWorkspace } from '../../store/queries/workspaces.js';
 import { type AccountRow, getAccount, getSessionTimes } from './queries.js';
@@ -19,6 +20,7 @@ export interface SessionView {
 export interface SignedIn {
   sessionId: string;
   member: AccountRow;
+  principal: Principal;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function requireSession(ctx: ServiceContext, request: FastifyReques
     throw new ServiceError('unauthenticated', 'this route takes a portal session, not an API key');
   const member = await getAccount(ctx.db, principal.memberId);
   if (!member) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
-  return { sessionId: principal.sessionId, member };
+  return { sessionId: principal.sessionId, member, principal };
 }
 
 export async function sessionView(
