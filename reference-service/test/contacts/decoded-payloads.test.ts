@@ -1,50 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CARD_VALIDITY_MS, mintCard } from '../../src/peer/card.js';
-import { generateIdentityKeyPair, privateKeyFromPkcs8, signBytes } from '../../src/peer/keys.js';
-import { type PeerVerb, signingText } from '../../src/peer/protocol.js';
+import type { PeerVerb } from '../../src/peer/protocol.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { call } from '../support/harness.js';
+import { stranger } from '../support/stranger.js';
 import { createParty, type Instance, type Party, startInstance, TestClock } from './support.js';
-
-/** A stranger: a key pair of its own, no instance behind its endpoint. */
-function stranger() {
-  const pair = generateIdentityKeyPair();
-  const key = privateKeyFromPkcs8(pair.privateKeyPkcs8);
-  return {
-    fingerprint: pair.fingerprint,
-    /** A card holding `fields` over a genuine payload, validly signed whatever they say. */
-    card(now: number, fields: Record<string, unknown> = {}) {
-      const payload = {
-        fingerprint: pair.fingerprint,
-        public_key: pair.publicKey,
-        display_name: 'stranger',
-        endpoint: 'http://127.0.0.1:1/peer/v1',
-        issued_at: now,
-        expires_at: now + CARD_VALIDITY_MS,
-        ...fields,
-      };
-      return mintCard(payload as Parameters<typeof mintCard>[0], key);
-    },
-    /** A peer call to `target` whose signature verifies over exactly `body`. */
-    async send(baseUrl: string, target: string, verb: PeerVerb, body: string, now: number, nonce: string) {
-      const path = `/peer/v1/identities/${target}/${verb}`;
-      const text = signingText('POST', path, String(now), nonce, body);
-      const answer = await fetch(`${baseUrl}${path}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'svc-peer-timestamp': String(now),
-          'svc-peer-nonce': nonce,
-          'svc-peer-signature': signBytes(key, Buffer.from(text, 'utf8')).toString('base64url'),
-        },
-        body,
-      });
-      return { status: answer.status, body: (await answer.json()) as unknown };
-    },
-  };
-}
 
 let nonces = 0;
 const nextNonce = () => `nonce-${String(++nonces).padStart(16, '0')}`;
