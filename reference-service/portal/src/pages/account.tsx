@@ -24,10 +24,13 @@ function PasswordForm({ email }: { email: string }) {
   const [next, setNext] = useState('');
   const [done, setDone] = useState('');
   const { busy, problem, run } = useAction();
+  const guard = useStepUp();
   const submit = async (event: Event) => {
     event.preventDefault();
     setDone('');
-    const answer = await run(() => account.changePassword({ current_password: current, new_password: next }));
+    // With MFA, the password alone does not change the password: the service asks a fresh step-up.
+    const body = { current_password: current, new_password: next };
+    const answer = await run(() => guard(() => account.changePassword(body)));
     if (answer) {
       setCurrent('');
       setNext('');

@@ -16,10 +16,13 @@ import { useAction } from '../ui/use-action.js';
 export function ContactRow({
   slug,
   contact,
+  imitates,
   onChanged,
 }: {
   slug: string;
   contact: Contact;
+  /** The own identity whose name this contact's card name reads as (another key): marked. */
+  imitates?: string | undefined;
   onChanged: () => void;
 }) {
   const fp = contact.fingerprint;
@@ -51,6 +54,13 @@ export function ContactRow({
       <h3>
         {name} <span class="muted">({contact.status.replace('_', ' ')})</span>
       </h3>
+      {imitates !== undefined && (
+        <p class="problem" data-testid="imitation">
+          <strong>Not your identity {imitates}.</strong> This contact's card calls itself by the name of one
+          of your workspace's own identities, but its key (fingerprint) is another: someone may be passing for{' '}
+          {imitates}.
+        </p>
+      )}
       <p class="muted">
         <code>{fp}</code> · {contact.display_name} · preset {contact.preset} · trust {contact.trust_flag} ·
         last seen {when(contact.last_seen_at)}

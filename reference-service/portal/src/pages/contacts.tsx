@@ -7,6 +7,7 @@ import { IdentityPicker } from '../ui/identity-picker.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useAction } from '../ui/use-action.js';
 import { ContactRow } from './contact-row.js';
+import { imitatedIdentity } from './imitation.js';
 
 /** An identity's contacts: its own card to hand out, a request by pasted card, and the contact list. */
 export function ContactsPage({ session, slug }: { session: SessionInfo; slug: string }) {
@@ -19,6 +20,14 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
   const load = useAction();
   const ask = useAction();
   const reload = () => load.run(async () => setContacts((await api.contacts.list(slug)).contacts));
+  // The workspace's own identities with their keys: a contact named like one of them, with another key,
+  // is marked (imitation.ts).
+  const [ownKeys, setOwnKeys] = useState<{ slug: string; fingerprint: string }[]>([]);
+  useEffect(() => {
+    void Promise.all(session.identities.map((identity) => identityCard(identity.slug))).then(setOwnKeys, () =>
+      setOwnKeys([]),
+    );
+  }, [session]);
   useEffect(() => {
     setCard(undefined);
     setContacts(undefined);
@@ -92,7 +101,13 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
       <ProblemNote problem={load.problem} />
       {contacts && contacts.length === 0 && <p>No contacts yet.</p>}
       {contacts?.map((contact) => (
-        <ContactRow key={contact.fingerprint} slug={slug} contact={contact} onChanged={reload} />
+        <ContactRow
+          key={contact.fingerprint}
+          slug={slug}
+          contact={contact}
+          imitates={imitatedIdentity(contact, ownKeys)}
+          onChanged={reload}
+        />
       ))}
     </main>
   );

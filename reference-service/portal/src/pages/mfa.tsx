@@ -2,11 +2,17 @@ import { useState } from 'preact/hooks';
 import { account, type MfaSetup } from '../api/account.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { ProblemNote } from '../ui/problem-note.js';
+import { useStepUp } from '../ui/step-up.js';
 import { useAction } from '../ui/use-action.js';
 
-/** TOTP enrolment: the QR (rendered by the service, shown as an image), the secret as text, a first code. */
+/**
+ * TOTP enrolment: the QR (rendered by the service, shown as an image), the secret as text, a first code.
+ * Enrolled, the same steps put a new authenticator in place of the old one, after a step-up (a recovery
+ * code does when the old device is lost).
+ */
 export function MfaPage({ enrolled, onEnrolled }: { enrolled: boolean; onEnrolled: () => void }) {
   const [setup, setSetup] = useState<MfaSetup | undefined>(undefined);
+  const guard = useStepUp();
   const [code, setCode] = useState('');
   const [recovery, setRecovery] = useState<string[] | undefined>(undefined);
   const { busy, problem, run } = useAction();
@@ -33,15 +39,25 @@ export function MfaPage({ enrolled, onEnrolled }: { enrolled: boolean; onEnrolle
       </main>
     );
   }
-  if (enrolled) {
+  const start = () => run(async () => setSetup(await guard(() => account.startMfa())));
+  if (enrolled && !setup) {
     return (
       <main id="main" class="narrow">
         <h1>MFA</h1>
         <p>MFA is enrolled for your account. Sensitive actions ask for a fresh code every 15 minutes.</p>
+        <h2>A new authenticator</h2>
+        <p>
+          Lost the device, or moving to another? Confirm it is you (with a recovery code if the old device is
+          gone), then scan a new code. The old authenticator and the old recovery codes stop working once the
+          new one is confirmed.
+        </p>
+        <button type="button" onClick={start} disabled={busy}>
+          Set up a new authenticator
+        </button>
+        <ProblemNote problem={problem} />
       </main>
     );
   }
-  const start = () => run(async () => setSetup(await account.startMfa()));
   const confirm = async (event: Event) => {
     event.preventDefault();
     await run(async () => {
@@ -52,7 +68,7 @@ export function MfaPage({ enrolled, onEnrolled }: { enrolled: boolean; onEnrolle
   };
   return (
     <main id="main" class="narrow">
-      <h1>Set up MFA</h1>
+      <h1>{enrolled ? 'Set up a new authenticator' : 'Set up MFA'}</h1>
       <p>
         Minting keys, creating endpoints and inviting members need a code from an authenticator app (TOTP, as
         in Google Authenticator, 1Password or Aegis).
