@@ -7,3 +7,4 @@ export * from './ids.js';
 export * from './integrations.js';
 export * from './webhook-url.js';
 export * from './webhooks.js';
+export * from './delivery.js';
