@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { FAILURES_BEFORE_PAUSE, NOT_SENT_PAUSED, NOT_SENT_REMOVED } from '@svc-kit/contract';
-import { HEADER_NAMES, verify } from '@svc-kit/webhooks';
+import { HEADER_NAMES, verify, Webhooks } from '@svc-kit/webhooks';
+import { createFetchHandler } from '@svc-kit/webhooks/fetch';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createSandbox, parseSandboxCard, type SentDelivery, sandboxFingerprint } from '../src/index.js';
@@ -338,6 +339,30 @@ describe('loopback receivers through the platform’s fetch', () => {
     });
     expect(answer.status).toBe(400);
     expect(await answer.text()).toContain('https');
+  });
+});
+
+describe('the SDK’s own fetch handler as the in-process receiver', () => {
+  test('createFetchHandler verifies the delivery and its handler runs; a wrong secret is its 401', async () => {
+    const { endpoint: created, secret } = await endpoint();
+    const seen: string[] = [];
+    const webhooks = new Webhooks({ secret, now: () => now });
+    webhooks.on('contact.approved', (event) => {
+      seen.push(event.data.contact);
+    });
+    sandbox.deliveries.receive(HOOK, createFetchHandler(webhooks));
+    await client.contacts.approve(SLUG, BOB);
+    await sandbox.deliveries.settled();
+    expect(seen).toEqual([BOB]);
+    sandbox.deliveries.receive(HOOK, createFetchHandler(new Webhooks({ secret: 'whsec_other' })));
+    sandbox.emit('contact.approved', { identity: SLUG });
+    await sandbox.deliveries.settled();
+    expect(
+      sandbox.state
+        .deliveries(created.id)
+        .map((row) => row.http_status)
+        .sort(),
+    ).toEqual([200, 401]);
   });
 });
 

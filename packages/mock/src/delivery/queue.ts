@@ -84,9 +84,9 @@ export class DeliveryQueue {
 
   constructor(
     private readonly runtime: QueueRuntime,
-    receivers: Readonly<Record<string, WebhookReceiver>> = {},
+    private readonly initialReceivers: Readonly<Record<string, WebhookReceiver>> = {},
   ) {
-    for (const [url, receiver] of Object.entries(receivers)) this.receive(url, receiver);
+    for (const [url, receiver] of Object.entries(initialReceivers)) this.receive(url, receiver);
   }
 
   receive(url: string, receiver: WebhookReceiver | undefined): void {
@@ -135,11 +135,16 @@ export class DeliveryQueue {
     return this.log.map((entry) => ({ ...entry }));
   }
 
-  /** Forgets the queue and what was sent; attempts on the wire finish without writing anything. */
+  /**
+   * Forgets the queue and what was sent, and goes back to the receivers given at creation; attempts on the
+   * wire finish without writing anything.
+   */
   reset(): void {
     this.generation += 1;
     this.chains.clear();
     this.log = [];
+    this.receivers.clear();
+    for (const [url, receiver] of Object.entries(this.initialReceivers)) this.receive(url, receiver);
   }
 
   private enqueue(job: Job): void {

@@ -33,7 +33,7 @@ export interface SandboxDeliveries {
   settled(): Promise<void>;
   /** The requests made so far, in the order they were made: headers and body as sent, and the outcome. */
   sent(): readonly SentDelivery[];
-  /** Deliveries to `url` go to `receiver` in process from now on; `undefined` removes it. */
+  /** Deliveries to `url` go to `receiver` in process from now on (until `reset()`); `undefined` removes it. */
   receive(url: string, receiver: WebhookReceiver | undefined): void;
 }
 
