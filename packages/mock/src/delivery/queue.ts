@@ -182,9 +182,9 @@ export class DeliveryQueue {
     }
     row.status = 'sending';
     const at = this.runtime.now();
-    const headers = await this.headersOf(job, endpoint, at);
     const receiver = this.receivers.get(receiverKey(endpoint.record.url));
     const dialled = receiver !== undefined || this.mayDial(endpoint.record.url);
+    const headers = dialled ? await this.headersOf(job, endpoint, at) : {};
     const entry: SentDelivery | undefined = dialled
       ? {
           deliveryId: job.deliveryId,
