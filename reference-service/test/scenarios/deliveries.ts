@@ -112,6 +112,57 @@ export function deliveryScenarios(target: () => Target): void {
     expect(typesAt(receiver, '/late')).toEqual(['contact.approved']);
   });
 
+  it('each changing operation records the service’s event; a repeat that changes nothing records none', async () => {
+    const [alice, bob] = await target().pair();
+    await target().setWebhooksEnabled(bob, true);
+    receiver.answer(200, 'ok');
+    const path = '/every-operation';
+    const { endpoint } = await target()
+      .sessionClient(bob)
+      .webhooks.create({ url: `${receiver.origin}${path}` });
+    const A = alice.fingerprint;
+    await target().deliverRequest(alice, bob);
+    await bob.api.contacts.approve(bob.slug, A);
+    await bob.api.contacts.update(bob.slug, A, { preset: 'close' });
+    await bob.api.contacts.update(bob.slug, A, { preset: 'close' });
+    await bob.api.contacts.setPetname(bob.slug, A, { petname: 'Al' });
+    await bob.api.contacts.setPetname(bob.slug, A, { petname: 'Al' });
+    await bob.api.contacts.setTrust(bob.slug, A, { trust: 'may_instruct' });
+    await bob.api.contacts.block(bob.slug, A);
+    await bob.api.contacts.block(bob.slug, A);
+    await bob.api.contacts.unblock(bob.slug, A);
+    await bob.api.contacts.remove(bob.slug, A);
+    const { integration } = await bob.api.integrations.create(bob.slug, {
+      catalogue: target().catalogueEntry,
+    });
+    await bob.api.integrations.setExposure(bob.slug, integration.slug, { entries: [] });
+    await bob.api.integrations.delete(bob.slug, integration.slug);
+
+    const log = await settledLog(bob, endpoint.id, 11);
+    expect(log.map((row) => row.status)).toEqual(Array(11).fill('delivered'));
+    const events = receiver.received
+      .filter((request) => request.path === path)
+      .map((request) => JSON.parse(request.body) as { type: string; identity: string; data: object });
+    expect(events.every((event) => event.identity === bob.slug)).toBe(true);
+    expect(events.map((event) => event.type).sort()).toEqual([
+      'contact.approved',
+      'contact.blocked',
+      'contact.removed',
+      'contact.requested',
+      'contact.unblocked',
+      'contact.updated',
+      'contact.updated',
+      'contact.updated',
+      'integration.created',
+      'integration.deleted',
+      'integration.exposure_updated',
+    ]);
+    const dataOf = (type: string) => events.filter((event) => event.type === type).map((event) => event.data);
+    expect(dataOf('contact.blocked')).toEqual([{ contact: A }]);
+    expect(dataOf('integration.exposure_updated')).toEqual([{ integration: integration.slug, version: 1 }]);
+    expect(dataOf('integration.deleted')).toEqual([{ integration: integration.slug }]);
+  });
+
   it(`${FAILURES_BEFORE_PAUSE} consecutive failures pause the endpoint; resuming clears the run`, async () => {
     const [alice, bob] = await target().pair();
     await target().setWebhooksEnabled(bob, true);
