@@ -10,5 +10,5 @@ export default defineConfig({
   target: 'es2022',
   platform: 'neutral',
   // The integrator's own msw must be the one that runs the handlers (one interceptor, one registry).
-  external: ['msw', '@svc-kit/contract'],
+  external: ['msw', '@svc-kit/contract', '@svc-kit/webhooks'],
 });

@@ -9,11 +9,15 @@ export {
   type SandboxCard,
   type SandboxCardInput,
 } from './cards/sandbox-card.js';
+export type { WebhookReceiver } from './delivery/dial.js';
+export type { RecordedEvent, SentDelivery } from './delivery/queue.js';
 export type { InjectedFailure, InjectionTarget, InjectOptions } from './faults/injection.js';
 export { SANDBOX_API_KEY, SANDBOX_SESSION, SESSION_COOKIE } from './http/credentials.js';
 export type { Latency } from './http/latency.js';
+export type { SandboxPeer } from './peers/peer.js';
 export { ID_PREFIXES } from './random/ids.js';
 export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/create-sandbox.js';
+export type { DeliveryOptions, EmitOptions, SandboxDeliveries } from './sandbox/deliveries.js';
 export type { JsonValue, ToolResult } from './state/model.js';
 export type {
   SandboxData,

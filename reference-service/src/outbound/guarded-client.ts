@@ -1,3 +1,4 @@
+import { excerptOf } from '@svc-kit/contract';
 import { Agent, type Dispatcher } from 'undici';
 import { guardedLookup } from './guarded-lookup.js';
 import { checkTargetUrl, OutboundBlockedError, type TargetPolicy } from './target-policy.js';
@@ -54,21 +55,8 @@ function failureReason(error: unknown): string {
   return 'request failed';
 }
 
-/**
- * One decoder for every excerpt (building one per answer showed in the delivery profile). `stream: true`
- * holds back a character cut at the limit instead of turning it into U+FFFD; the empty call after it
- * discards what was held back, so nothing carries over to the next answer.
- */
-const excerptDecoder = new TextDecoder('utf-8', { fatal: false });
-
-/** Keeps at most `max` bytes of text: decoding stops before a split character, NULs are dropped. */
-export function excerptOf(bytes: Buffer, max: number): string {
-  let text = excerptDecoder.decode(bytes.subarray(0, max), { stream: true }).replaceAll('\u0000', '');
-  excerptDecoder.decode();
-  // A replacement character is three bytes for one invalid byte: trim until the text fits again.
-  while (Buffer.byteLength(text, 'utf8') > max) text = text.slice(0, -1);
-  return text;
-}
+// The excerpt rule (bytes kept, no split character, no NULs) is the contract's, shared with the mock.
+export { excerptOf };
 
 const timedOut = () => new DOMException('total timeout', 'TimeoutError');
 

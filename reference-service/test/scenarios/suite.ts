@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { contactScenarios } from './contacts.js';
+import { deliveryScenarios } from './deliveries.js';
 import { integrationScenarios } from './integrations.js';
 import { openApiScenarios } from './openapi.js';
 import type { Target } from './target.js';
@@ -22,6 +23,7 @@ export function runScenarios(start: () => Promise<Target>): void {
     await target?.close();
   });
   describe('webhooks', () => webhookScenarios(current));
+  describe('deliveries', () => deliveryScenarios(current));
   describe('contacts', () => contactScenarios(current));
   describe('integrations', () => integrationScenarios(current));
   describe('OpenAPI document', () => openApiScenarios(current));

@@ -10,8 +10,6 @@ export interface Capabilities {
   peers: boolean;
   /** Upstream MCP servers are dialled: an address that cannot be reached is reported as such. */
   upstreams: boolean;
-  /** Events are POSTed to webhook endpoints: the delivery log fills in. */
-  delivers: boolean;
 }
 
 /** An identity of the target, with its own typed client (an API key with every permission). */
@@ -44,10 +42,14 @@ export interface Target {
   oauthCatalogueEntry: string;
   /**
    * Receiver addresses that never answer, and webhooks turned on for the party's workspace: `refused`
-   * refuses the connection, `silent` accepts it and says nothing past the delivery timeout. Where the
-   * target does not deliver they are only public-looking addresses nobody dials.
+   * refuses the connection, `silent` accepts it and says nothing past the delivery timeout.
    */
   unansweredReceivers(party: Party): Promise<{ refused: string; silent: string }>;
+  /**
+   * Turns the party's workspace's `webhooks_enabled` flag on or off. Every target admits receivers on
+   * loopback over http (`startReceiver`) and delivers to them within a second of timeout.
+   */
+  setWebhooksEnabled(party: Party, enabled: boolean): Promise<void>;
   /** An address accepted as a webhook receiver (public-looking, https). */
   webhookUrl(path: string): string;
   /** Moves the target's clock forward (the wall clock plus an offset), for windows and budgets. */

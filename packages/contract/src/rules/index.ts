@@ -2,6 +2,7 @@
 export * from './contacts.js';
 export * from './credentials.js';
 export * from './cross-site.js';
+export * from './delivery.js';
 export * from './display-text.js';
 export * from './idempotency.js';
 export * from './ids.js';

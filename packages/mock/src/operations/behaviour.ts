@@ -11,6 +11,8 @@ export interface OperationCall<Id extends OperationId> {
   store: SandboxStore;
   now: number;
   ids: IdSource;
+  /** createWebhook admits loopback receivers (the test asked for them: `delivery.allowLoopback`). */
+  allowLoopbackReceivers?: boolean;
 }
 
 export interface Answer<Id extends OperationId> {

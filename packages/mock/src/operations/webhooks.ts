@@ -21,8 +21,8 @@ export const webhookBehaviours = {
     },
   }),
 
-  createWebhook: ({ store, body, now, ids }) => {
-    const problem = webhookUrlProblem(body.url);
+  createWebhook: ({ store, body, now, ids, allowLoopbackReceivers }) => {
+    const problem = webhookUrlProblem(body.url, allowLoopbackReceivers === true);
     if (problem !== undefined) throw invalid(`invalid url: ${problem}`);
     const capped = endpointCapRefusal([...store.endpoints.values()].filter((row) => !row.removed).length);
     if (capped !== undefined) throw new Refusal('forbidden', capped);

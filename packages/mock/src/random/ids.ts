@@ -18,6 +18,11 @@ export interface IdSource {
   requestId(): string;
   /** A number in `[min, max]`, for latency ranges. */
   between(min: number, max: number): number;
+  /** Event and delivery ids (`evt_`, `dlv_`) and test events' made-up values, from a stream of their own:
+   * turning deliveries on or emitting test events does not shift the ids of the records. */
+  eventStream(kind: 'event' | 'webhookDelivery' | 'thread'): string;
+  /** 32 random bytes as 64 hex digits, from the event stream (a made-up contact digest). */
+  eventDigest(): string;
 }
 
 function bytes(prng: Prng, count: number): Uint8Array {
@@ -55,10 +60,13 @@ export function createIdSource(seed: number): IdSource {
   const ids = createPrng(seed);
   const requests = createPrng(seed ^ 0x27d4eb2f);
   const latency = createPrng(seed ^ 0x5bd1e995);
+  const events = createPrng(seed ^ 0x1b873593);
   return {
     id: (kind) => `${ID_PREFIXES[kind]}_${hex(bytes(ids, 12))}`,
     requestId: () => `${ID_PREFIXES.request}_${hex(bytes(requests, 12))}`,
     signingSecret: () => `whsec_${base64url(bytes(ids, 32))}`,
     between: (min, max) => min + Math.floor((latency.nextUint32() / 2 ** 32) * (max - min + 1)),
+    eventStream: (kind) => `${kind === 'thread' ? 'thr' : ID_PREFIXES[kind]}_${hex(bytes(events, 12))}`,
+    eventDigest: () => hex(bytes(events, 32)),
   };
 }

@@ -1,5 +1,8 @@
 import { type OperationId, operationList } from '@svc-kit/contract';
+import type { EventOfType, EventType } from '@svc-kit/webhooks';
 import type { HttpHandler } from 'msw';
+import type { QueueRuntime } from '../delivery/queue.js';
+import { withEvents } from '../events/with-events.js';
 import {
   type InjectedFailure,
   Injections,
@@ -11,6 +14,7 @@ import { IdempotencyLedger } from '../http/idempotency.js';
 import { checkLatency, type Latency } from '../http/latency.js';
 import { operationHandler, type SandboxRuntime, type UntypedBehaviour } from '../http/route.js';
 import { behaviours } from '../operations/index.js';
+import { createPeer, type SandboxPeer } from '../peers/peer.js';
 import { createIdSource, type IdSource } from '../random/ids.js';
 import { randomSeed, seedToUint32 } from '../random/prng.js';
 import { loadSeed } from '../state/load-seed.js';
@@ -18,6 +22,15 @@ import { cloneStore, emptyStore, type SandboxStore } from '../state/model.js';
 import type { SandboxData } from '../state/seed-types.js';
 import { createStateView, type SandboxStateView } from '../state/views.js';
 import { normaliseBaseUrl } from './base-url.js';
+import {
+  createDeliveryQueue,
+  type DeliveryOptions,
+  deliveriesApi,
+  deliveryPolicy,
+  type EmitOptions,
+  emitEvent,
+  type SandboxDeliveries,
+} from './deliveries.js';
 
 export interface SandboxOptions {
   /** Where the mocked API lives, e.g. `https://api.example.test`; the handlers answer `{baseUrl}/v1/...`. */
@@ -30,6 +43,8 @@ export interface SandboxOptions {
   latency?: Latency;
   /** The clock, in milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
+  /** Where the signed deliveries of recorded events go (in-process receivers, loopback servers). */
+  delivery?: DeliveryOptions;
 }
 
 export interface Sandbox {
@@ -48,6 +63,12 @@ export interface Sandbox {
   clearInjections(): void;
   /** Changes the delay before every answer; `undefined` removes it. `reset()` restores the option. */
   setLatency(latency: Latency | undefined): void;
+  /** The webhook deliveries of the events the sandbox records: wait for them, read what was sent. */
+  readonly deliveries: SandboxDeliveries;
+  /** Records a catalogued event, as the service's sandbox trigger does, and delivers it. */
+  emit<T extends EventType>(type: T, options?: EmitOptions<T>): EventOfType<T>;
+  /** Acts as the party `fingerprint` of the identity `identity`'s contacts (asks, approves, removes). */
+  peer(identity: string, fingerprint: string): SandboxPeer;
 }
 
 function clockOf(now: () => number): () => number {
@@ -69,6 +90,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const seed = options.randomSeed === undefined ? randomSeed() : seedToUint32(options.randomSeed);
   const initialLatency = checkLatency(options.latency);
   const now = clockOf(options.now ?? Date.now);
+  const policy = deliveryPolicy(options.delivery);
 
   let ids: IdSource;
   let store: SandboxStore;
@@ -84,8 +106,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     latency = initialLatency;
     injections.clear();
     ledger.clear();
+    queue?.reset();
   }
+  const queueRuntime: QueueRuntime = { store: () => store, ids: () => ids, now, policy };
+  // Assigned before the first fresh(), which resets it on later calls.
+  let queue: ReturnType<typeof createDeliveryQueue> | undefined;
   fresh();
+  queue = createDeliveryQueue(queueRuntime, options.delivery);
+  const deliveries = queue;
 
   const runtime: SandboxRuntime = {
     store: () => store,
@@ -96,7 +124,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     ledger,
     origin,
   };
-  const table = behaviours as unknown as Record<OperationId, UntypedBehaviour>;
+  const table = withEvents(
+    behaviours as unknown as Record<OperationId, UntypedBehaviour>,
+    (into, at, event) => deliveries.record(into, at, event),
+    { allowLoopbackReceivers: policy.allowLoopback },
+  );
   const handlers = [
     malformedPathGuard(base, () => ids),
     ...operationList.map((op) => operationHandler(base, op, table[op.operationId], runtime)),
@@ -118,5 +150,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     setLatency(value) {
       latency = checkLatency(value);
     },
+    deliveries: deliveriesApi(deliveries),
+    emit: (type, emitOptions) => emitEvent(queueRuntime, deliveries, type, emitOptions),
+    peer: (identity, fingerprint) =>
+      createPeer(
+        { ...queueRuntime, emit: (into, at, event) => deliveries.record(into, at, event) },
+        identity,
+        fingerprint,
+      ),
   };
 }

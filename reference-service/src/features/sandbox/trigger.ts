@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { EVENT_TYPES, type EventType, eventSchemas, isEventType } from '@svc-kit/webhooks';
+import { checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
+import { type EventType, isEventType } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -12,12 +12,9 @@ import { listIdentities } from '../../store/queries/identities.js';
 import { spendTestEvent } from './event-budget.js';
 
 /** Made-up but well-formed `data` for each event type, like `stripe trigger` fixtures. */
-export function sampleEventData(type: EventType): Record<string, unknown> {
+function sampleData(type: EventType): Record<string, unknown> {
   const contact = `sha256:${createHash('sha256').update(newId('contact')).digest('hex')}`;
-  if (type === 'message.received') return { thread_id: newId('thr'), contact };
-  if (type.startsWith('contact.')) return { contact };
-  if (type === 'integration.exposure_updated') return { integration: 'sandbox-tools', version: 1 };
-  return { integration: 'sandbox-tools' };
+  return sampleEventData(type, { contact, threadId: newId('thr') });
 }
 
 export class TriggerError extends Error {
@@ -41,17 +38,6 @@ export interface TriggeredEvent {
   identity: string;
 }
 
-// Built once per type: zod compiles a schema on its first use, which per request cost milliseconds.
-const strictSchemas = new Map<EventType, z.ZodType>();
-function strictSchema(type: EventType): z.ZodType {
-  let schema = strictSchemas.get(type);
-  if (schema === undefined) {
-    schema = z.strictObject(eventSchemas[type].shape);
-    strictSchemas.set(type, schema);
-  }
-  return schema;
-}
-
 /** Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. */
 export async function triggerEvent(
   db: Queryable,
@@ -59,25 +45,17 @@ export async function triggerEvent(
   /** Runs once the trigger is found valid, before its event is written (the route spends the budget). */
   beforeWrite?: () => Promise<void>,
 ): Promise<TriggeredEvent> {
-  if (!isEventType(input.type)) {
-    throw new TriggerError(`unknown event type ${input.type}; one of: ${EVENT_TYPES.join(', ')}`);
-  }
-  const type = input.type;
+  // Exactly the catalogue's fields (the contract's rule, which the mock's trigger applies too).
+  const sample = isEventType(input.type) ? sampleData(input.type) : {};
+  const checked = checkTriggeredEvent(input.type, input.data ?? sample);
+  if (!checked.ok) throw new TriggerError(checked.reason);
+  const { type, data } = checked;
   const identities = await listIdentities(db, input.workspaceId);
   const identity = input.identity ?? identities[0]?.slug;
   if (identity === undefined) throw new TriggerError('the workspace has no identity to emit the event for');
   if (!identities.some((row) => row.slug === identity)) {
     throw new TriggerError(`no identity ${identity} in this workspace`);
   }
-  // Exactly the catalogue's fields: receivers read data loosely, but what the service emits never carries
-  // more (spec 6.4 keeps message bodies, cards and other content out of events).
-  const checked = strictSchema(type).safeParse(input.data ?? sampleEventData(type));
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-    throw new TriggerError(`data does not fit ${type}${where}: ${issue?.message ?? 'invalid'}`);
-  }
-  const data = checked.data as Record<string, unknown>;
   await beforeWrite?.();
   // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
   const event = await insertEvent(db, {

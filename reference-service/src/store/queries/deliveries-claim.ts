@@ -1,3 +1,4 @@
+import { FAILURES_BEFORE_PAUSE, NOT_SENT_PAUSED, NOT_SENT_REMOVED } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 import { deliveryRecordJsonSql } from './webhook-deliveries.js';
 import { announceEndpointsStopped } from './webhook-endpoints.js';
@@ -15,9 +16,9 @@ export interface ClaimedDelivery {
   body: string;
 }
 
-/** Text kept on a row that was never dialled, so the log says why. */
-export const NOT_SENT_PAUSED = 'not sent: the endpoint was paused';
-export const NOT_SENT_REMOVED = 'not sent: the endpoint was removed';
+// The texts kept on a row that was never dialled, and the failure run that pauses an endpoint, are the
+// contract's: the mock settles its deliveries by the same rules.
+export { FAILURES_BEFORE_PAUSE, NOT_SENT_PAUSED, NOT_SENT_REMOVED };
 
 /**
  * Claims up to `limit` pending deliveries for one worker, in one statement that commits BEFORE any request
@@ -68,9 +69,6 @@ export async function releaseDeliveries(
     [ids, workerId],
   );
 }
-
-/** Consecutive failures that pause an endpoint (spec part 8). */
-export const FAILURES_BEFORE_PAUSE = 20;
 
 export interface AttemptResult {
   deliveryId: string;

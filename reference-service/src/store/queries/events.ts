@@ -1,4 +1,4 @@
-import { ID_PREFIXES } from '@svc-kit/contract';
+import { eventBody, ID_PREFIXES } from '@svc-kit/contract';
 import type { EventType } from '@svc-kit/webhooks';
 import { newId } from '../../domain/ids.js';
 import type { Queryable } from '../db.js';
@@ -108,7 +108,7 @@ export async function insertEvents(
       const id = newId(ID_PREFIXES.event);
       const { createdAt } = input;
       // Ids and metadata only; the exact bytes are stored so that what is signed never depends on re-encoding.
-      const body = JSON.stringify({
+      const body = eventBody({
         id,
         type: input.type,
         created_at: createdAt,

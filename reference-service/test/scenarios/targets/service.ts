@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server, type Socket } from 'node:net';
 import { Client } from '@svc-kit/client';
 import pino from 'pino';
 import { startDelivery } from '../../../src/delivery/start.js';
@@ -12,21 +11,13 @@ import { startIntegrationInstance } from '../../integrations/support.js';
 import { startOAuthUpstream, startStreamableUpstream, type Upstream } from '../../integrations/upstreams.js';
 import type { Backend } from '../../support/backends.js';
 import { createTenant } from '../../support/harness.js';
+import { startUnansweredReceivers } from '../receiver.js';
 import type { Party, Target } from '../target.js';
 
 const CATALOGUE = 'scenario-tools';
 const OAUTH_CATALOGUE = 'scenario-oauth';
 /** Short, so that a receiver that never answers is logged as such within a scenario's time. */
 const DELIVERY_TIMEOUT_MS = 1_000;
-
-/** Listens on loopback; `onConnection` decides what a connection gets. */
-async function listenOnLoopback(onConnection: (socket: Socket) => void): Promise<Server> {
-  const server = createServer(onConnection);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
-
-const portOf = (server: Server): number => (server.address() as { port: number }).port;
 
 /** The wall clock plus an offset: real time, as an integrator's tests would have, moved on by hand. */
 class WallClock extends TestClock {
@@ -62,8 +53,7 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
     connectTimeoutMs: DELIVERY_TIMEOUT_MS,
     totalTimeoutMs: DELIVERY_TIMEOUT_MS,
   });
-  const receivers: Server[] = [];
-  const held = new Set<Socket>();
+  const receivers: { close(): Promise<void> }[] = [];
   const sessions = new Map<string, string>();
   const workspaces = new Map<string, string>();
   const party = async (label: string): Promise<Party> => {
@@ -100,7 +90,7 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
   };
   return {
     name: `service on ${backend.name}`,
-    capabilities: { peers: true, upstreams: true, delivers: true },
+    capabilities: { peers: true, upstreams: true },
     baseUrl: instance.baseUrl,
     pair: async () => [await party('alice'), await party('bob')],
     sessionClient: (who) =>
@@ -122,20 +112,12 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
     oauthCatalogueEntry: OAUTH_CATALOGUE,
     async unansweredReceivers(who) {
       await setWorkspaceFlag(instance.ctx.db, workspaces.get(who.slug) ?? '', 'webhooks_enabled', true);
-      // A port that was just free: nothing listens there, so the connection is refused.
-      const gone = await listenOnLoopback((socket) => socket.destroy());
-      const refusedPort = portOf(gone);
-      await new Promise<void>((resolve) => gone.close(() => resolve()));
-      // Accepts the connection and never answers: the attempt ends at the delivery timeout.
-      const silent = await listenOnLoopback((socket) => {
-        held.add(socket);
-        socket.on('close', () => held.delete(socket));
-      });
-      receivers.push(silent);
-      return {
-        refused: `http://127.0.0.1:${refusedPort}/hooks`,
-        silent: `http://127.0.0.1:${portOf(silent)}/hooks`,
-      };
+      const unanswered = await startUnansweredReceivers();
+      receivers.push(unanswered);
+      return unanswered;
+    },
+    async setWebhooksEnabled(who, enabled) {
+      await setWorkspaceFlag(instance.ctx.db, workspaces.get(who.slug) ?? '', 'webhooks_enabled', enabled);
     },
     webhookUrl: (path) => `https://hooks.example.com${path}`,
     fetch: (who, path, init = {}) =>
@@ -145,10 +127,7 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
       }),
     async close() {
       await delivery.stop();
-      for (const socket of held) socket.destroy();
-      await Promise.all(
-        receivers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
-      );
+      await Promise.all(receivers.map((receiver) => receiver.close()));
       await instance.close();
       await upstream.close();
       await oauthUpstream.close();

@@ -1,0 +1,138 @@
+import { EVENT_TYPES, type EventType, eventSchemas, isEventType } from '@svc-kit/webhooks';
+import * as z from 'zod/mini';
+
+/** Consecutive failed deliveries that pause an endpoint (spec 3.1, 6.1 and part 8). */
+export const FAILURES_BEFORE_PAUSE = 20;
+
+/** Bytes of an endpoint's answer the delivery log keeps (spec 2.3, part 8). */
+export const RESPONSE_EXCERPT_BYTES = 500;
+
+/** The log's text for a delivery settled without a request because its endpoint was paused meanwhile. */
+export const NOT_SENT_PAUSED = 'not sent: the endpoint was paused';
+/** The same for an endpoint removed between the event and the attempt. */
+export const NOT_SENT_REMOVED = 'not sent: the endpoint was removed';
+
+/** What the fan-out reads of an endpoint. */
+export interface FanOutEndpoint {
+  status: string;
+  events: readonly string[];
+  created_at: number;
+}
+
+/**
+ * Whether an event gets a delivery to an endpoint, decided once, when the event is recorded (spec 6.1):
+ * only while the workspace's `webhooks_enabled` flag is on, to a live `active` endpoint created no later
+ * than the event, whose filter is empty or names the event's type. Removed endpoints are the caller's to
+ * leave out. An event that gets no delivery then never gets one later.
+ */
+export function endpointReceives(
+  endpoint: FanOutEndpoint,
+  event: { type: string; created_at: number },
+  webhooksEnabled: boolean,
+): boolean {
+  return (
+    webhooksEnabled &&
+    endpoint.status === 'active' &&
+    endpoint.created_at <= event.created_at &&
+    (endpoint.events.length === 0 || endpoint.events.includes(event.type))
+  );
+}
+
+/** The fields of a delivery's body (spec 6.4). */
+export interface EventEnvelopeFields {
+  id: string;
+  type: string;
+  created_at: number;
+  identity: string;
+  data: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The body of every delivery of an event, in one field order: these exact bytes are stored, signed and
+ * sent, so what a receiver verifies never depends on encoding the event again.
+ */
+export function eventBody(event: EventEnvelopeFields): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at,
+    identity: event.identity,
+    data: event.data,
+  });
+}
+
+// Built once per type: a schema is compiled on its first use.
+const strictSchemas = new Map<EventType, z.ZodMiniType>();
+function strictSchema(type: EventType): z.ZodMiniType {
+  let schema = strictSchemas.get(type);
+  if (schema === undefined) {
+    schema = z.strictObject(eventSchemas[type].shape);
+    strictSchemas.set(type, schema);
+  }
+  return schema;
+}
+
+/**
+ * Checks data for a test event (the sandbox's trigger): the type must be in the catalogue and the data
+ * must carry exactly the catalogue's fields, since what the service emits never carries more (spec 6.4).
+ * Answers the checked data, or the reason for a refusal.
+ */
+export function checkTriggeredEvent(
+  type: string,
+  data: unknown,
+): { ok: true; type: EventType; data: Record<string, unknown> } | { ok: false; reason: string } {
+  if (!isEventType(type)) {
+    return { ok: false, reason: `unknown event type ${type}; one of: ${EVENT_TYPES.join(', ')}` };
+  }
+  const checked = strictSchema(type).safeParse(data);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+    return { ok: false, reason: `data does not fit ${type}${where}: ${issue?.message ?? 'invalid'}` };
+  }
+  return { ok: true, type, data: checked.data as Record<string, unknown> };
+}
+
+/**
+ * Made-up but well-formed data for a test event of `type` (like `stripe trigger`'s fixtures), from the
+ * values the caller draws: a contact digest (`sha256:<64 hex>`) and a thread id.
+ */
+export function sampleEventData(
+  type: EventType,
+  drawn: { contact: string; threadId: string },
+): Record<string, unknown> {
+  if (type === 'message.received') return { thread_id: drawn.threadId, contact: drawn.contact };
+  if (type.startsWith('contact.')) return { contact: drawn.contact };
+  if (type === 'integration.exposure_updated') return { integration: 'sandbox-tools', version: 1 };
+  return { integration: 'sandbox-tools' };
+}
+
+/** The UTF-8 size of `text` without encoding it (an excerpt is cut on the delivery path). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+      bytes += 4;
+      index++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * One decoder for every excerpt. `stream: true` holds back a character cut at the limit instead of turning
+ * it into U+FFFD; the empty call after it discards what was held back, so nothing carries over.
+ */
+const excerptDecoder = new TextDecoder('utf-8', { fatal: false });
+
+/** The log's excerpt of an answer: at most `max` bytes of text, never a split character, no NULs. */
+export function excerptOf(bytes: Uint8Array, max: number = RESPONSE_EXCERPT_BYTES): string {
+  let text = excerptDecoder.decode(bytes.subarray(0, max), { stream: true }).replaceAll('\u0000', '');
+  excerptDecoder.decode();
+  // A replacement character is three bytes for one invalid byte: trim until the text fits again.
+  while (utf8Length(text) > max) text = text.slice(0, -1);
+  return text;
+}

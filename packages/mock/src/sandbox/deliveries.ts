@@ -1,0 +1,96 @@
+import { checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
+import type { EventDataMap, EventOfType, EventType } from '@svc-kit/webhooks';
+import type { WebhookReceiver } from '../delivery/dial.js';
+import {
+  type DeliveryPolicy,
+  DeliveryQueue,
+  type QueueRuntime,
+  type SentDelivery,
+} from '../delivery/queue.js';
+
+/** How the sandbox delivers the events it records (see the README's "Webhook deliveries"). */
+export interface DeliveryOptions {
+  /**
+   * Admit loopback receivers (`http://127.0.0.1:…`, `http://localhost:…`, as the service's local-development
+   * switch does) in createWebhook, and dial them with the platform's `fetch`. Default `false`.
+   */
+  allowLoopback?: boolean;
+  /**
+   * Dial every other receiver over the network too. Default `false`: a delivery to an address that has no
+   * in-process receiver and is not an admitted loopback one fails without a request, as one the service's
+   * guard refuses does (and counts towards the pause).
+   */
+  dialPublic?: boolean;
+  /** In-process receivers by endpoint URL: deliveries to that URL call the function instead of the network. */
+  receivers?: Readonly<Record<string, WebhookReceiver>>;
+  /** Time allowed for one attempt, answer excerpt included. Default 10 seconds, as in the service. */
+  timeoutMs?: number;
+}
+
+/** What a test controls and reads of the deliveries. */
+export interface SandboxDeliveries {
+  /** Resolves once every delivery queued so far (and any queued meanwhile) is settled in the log. */
+  settled(): Promise<void>;
+  /** The requests made so far, in the order they were made: headers and body as sent, and the outcome. */
+  sent(): readonly SentDelivery[];
+  /** Deliveries to `url` go to `receiver` in process from now on (until `reset()`); `undefined` removes it. */
+  receive(url: string, receiver: WebhookReceiver | undefined): void;
+}
+
+export interface EmitOptions<T extends EventType> {
+  /** The identity slug. Default: the first identity the sandbox knows, by slug. */
+  identity?: string;
+  /** Exactly the catalogue's fields for `type`. Default: made-up, well-formed values. */
+  data?: EventDataMap[T];
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+export function deliveryPolicy(options: DeliveryOptions = {}): DeliveryPolicy {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
+    throw new TypeError('delivery.timeoutMs must be a positive whole number of milliseconds');
+  }
+  return {
+    allowLoopback: options.allowLoopback === true,
+    dialPublic: options.dialPublic === true,
+    timeoutMs,
+  };
+}
+
+export function createDeliveryQueue(runtime: QueueRuntime, options: DeliveryOptions = {}): DeliveryQueue {
+  return new DeliveryQueue(runtime, options.receivers);
+}
+
+export function deliveriesApi(queue: DeliveryQueue): SandboxDeliveries {
+  return {
+    settled: () => queue.settled(),
+    sent: () => queue.sent(),
+    receive: (url, receiver) => queue.receive(url, receiver),
+  };
+}
+
+/**
+ * The sandbox's trigger: one catalogued event, checked by the contract's rule (the service's
+ * `POST /sandbox/events` applies the same), recorded and delivered like an operation's.
+ */
+export function emitEvent<T extends EventType>(
+  runtime: QueueRuntime,
+  queue: DeliveryQueue,
+  type: T,
+  options: EmitOptions<T> = {},
+): EventOfType<T> {
+  const store = runtime.store();
+  const identity = options.identity ?? [...store.identities.keys()].sort()[0];
+  if (identity === undefined || identity.length === 0) {
+    throw new TypeError('name the identity the event is for (emit(type, { identity }))');
+  }
+  const ids = runtime.ids();
+  const sample = (): Record<string, unknown> =>
+    sampleEventData(type, { contact: `sha256:${ids.eventDigest()}`, threadId: ids.eventStream('thread') });
+  const checked = checkTriggeredEvent(type, options.data ?? sample());
+  if (!checked.ok) throw new TypeError(checked.reason);
+  const now = runtime.now();
+  const event = queue.record(store, now, { type: checked.type, identity, data: checked.data } as never);
+  return { ...event, data: structuredClone(checked.data) } as unknown as EventOfType<T>;
+}
