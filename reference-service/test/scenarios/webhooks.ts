@@ -113,7 +113,7 @@ export function webhookScenarios(target: () => Target): void {
   it(`caps: ${MAX_WEBHOOK_ENDPOINTS} endpoints per workspace, then 403 until one is deleted`, async () => {
     const [owner] = await target().pair();
     const session = target().sessionClient(owner);
-    // The mock's parties share its one workspace: endpoints of earlier scenarios count too.
+    // Counted from what the workspace holds already, so the scenario does not depend on a fresh one.
     const existing = (await owner.api.webhooks.list()).endpoints.length;
     const ids: string[] = [];
     for (let i = existing; i < MAX_WEBHOOK_ENDPOINTS; i++) {
