@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
  * breaks the line it is shown on.
  */
 export const HIDDEN_IN_NAME =
-  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFFA0]/u;
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\u115F\u1160\u2800\u3164\uFFA0]|\u034F|\u17B4|\u17B5/u;
 
 export const DISPLAY_TEXT_MESSAGE =
   'must not contain control, invisible formatting (zero-width, bidi), separator, private-use or unpaired surrogate characters';
