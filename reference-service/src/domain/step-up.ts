@@ -5,3 +5,16 @@ export const STEP_UP_WINDOW_MS = 15 * 60 * 1000;
 export function isSteppedUp(mfaEnrolled: boolean, steppedUpAt: number | null, now: number): boolean {
   return mfaEnrolled && steppedUpAt !== null && now - steppedUpAt <= STEP_UP_WINDOW_MS && steppedUpAt <= now;
 }
+
+/**
+ * Operations of the contract that a session of a member with MFA makes only when stepped up, although the
+ * spec lets a key make them (the rule is on the open-choices page, "Step-up for account changes"): each
+ * hands out a secret or grants a party lasting access, which must outlive no stolen password.
+ */
+export const STEP_UP_IF_ENROLLED: ReadonlySet<string> = new Set([
+  'rotateWebhookSecret',
+  'approveContact',
+  'updateContact',
+  'unblockContact',
+  'setExposure',
+]);

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempotency.js';
+import { STEP_UP_IF_ENROLLED } from '../domain/step-up.js';
 import type { Db, Queryable } from '../store/db.js';
 import {
   type Answer,
@@ -132,7 +133,11 @@ export function registerOperations(
 ): void {
   for (const op of Object.values(table)) {
     const entry = handlers[op.operationId];
-    const requirements = { ...op.flags, permission: op.permission };
+    const requirements = {
+      ...op.flags,
+      permission: op.permission,
+      stepUpIfEnrolled: STEP_UP_IF_ENROLLED.has(op.operationId) ? op.operationId : undefined,
+    };
     app.route({
       method: op.method,
       url: toColonPath(op.path),

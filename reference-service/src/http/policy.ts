@@ -17,6 +17,8 @@ export interface Requirements {
   stepUp: boolean;
   /** Refused while the workspace is suspended or on deletion hold. */
   suspended: boolean;
+  /** Named (the operation): a session of a member with MFA must be stepped up (requireStepUpIfEnrolled). */
+  stepUpIfEnrolled?: string | undefined;
 }
 
 export interface Authorized {
@@ -82,6 +84,8 @@ export async function authorize(
       );
     }
   }
+  if (requirements.stepUpIfEnrolled !== undefined)
+    requireStepUpIfEnrolled(principal, requirements.stepUpIfEnrolled);
   if (requirements.permission !== undefined && !principal.permissions.has(requirements.permission)) {
     throw new ServiceError(
       'forbidden',

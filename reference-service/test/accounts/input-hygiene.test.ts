@@ -97,7 +97,12 @@ describe.each(BACKENDS)('one account per mailbox, however DNS spells its domain,
     const name = `twin${randomBytes(3).toString('hex')}`;
     const first = await signUp(`${name}@probe.example`);
     expect(first.status).toBe(201);
-    for (const twin of [`${name}@probe.example.`, `${name}@PROBE.example..`, ` ${name}@probe.example. `])
+    for (const twin of [
+      `${name}@probe.example.`,
+      `${name}@PROBE.example..`,
+      ` ${name}@probe.example. `,
+      `${name}@probe.example\u3002`,
+    ])
       expectError(await signUp(twin), 409, 'conflict');
     const login = await portalCall(running.service.baseUrl, 'POST', '/v1/sessions', {
       body: { email: `${name}@probe.example.`, password: PASSWORD },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/domain/totp.js';
 import { BACKENDS } from '../support/backends.js';
+import { stranger } from '../support/stranger.js';
 import {
   accountService,
   cookieOf,
@@ -98,6 +99,47 @@ describe.each(BACKENDS)('account changes of a member with MFA need a step-up, on
       403,
       'step_up_required',
     );
+  });
+
+  it('a password alone cannot grant a party lasting access: approving, presets, unblocking, exposure', async () => {
+    const owner = await signUpOwner(running.service.baseUrl, 'grants');
+    await enrolMfa(running.service.baseUrl, owner.cookie, owner.email, clock);
+    const card = (await call('GET', `/v1/identities/${owner.slug}/card`, { cookie: owner.cookie })).body as {
+      fingerprint: string;
+    };
+    const mallory = stranger();
+    const asked = await mallory.send(
+      running.service.baseUrl,
+      card.fingerprint,
+      'request',
+      JSON.stringify({ card: mallory.card(clock.at) }),
+      clock.at,
+      'grants-0123456789abcdef',
+    );
+    expect(asked.status).toBe(200);
+    const contact = `/v1/identities/${owner.slug}/contacts/${mallory.fingerprint}`;
+
+    const attacker = await logIn(owner.email);
+    for (const [method, path, body] of [
+      ['POST', `${contact}/approve`, { preset: 'close' }],
+      ['PATCH', contact, { preset: 'close' }],
+      ['POST', `${contact}/unblock`, undefined],
+      ['POST', `/v1/identities/${owner.slug}/integrations/any/exposure`, { entries: [] }],
+    ] as const) {
+      const refused = await call(method, path, { cookie: attacker, ...(body === undefined ? {} : { body }) });
+      expectError(refused, 403, 'step_up_required');
+    }
+    const [row] = await running.store.db.query<{ status: string }>(
+      'SELECT status FROM contacts WHERE fingerprint = $1',
+      [mallory.fingerprint],
+    );
+    expect(row?.status).toBe('pending_in');
+    // The owner, stepped up at enrolment, approves.
+    const approved = await call('POST', `${contact}/approve`, {
+      cookie: owner.cookie,
+      body: { preset: 'basic' },
+    });
+    expect(approved.status).toBe(200);
   });
 
   it('a member without MFA changes the password with the current one, as before', async () => {

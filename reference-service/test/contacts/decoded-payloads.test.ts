@@ -45,6 +45,8 @@ describe.each(BACKENDS)('payloads decoded from inside a request, on $name', (bac
       { display_name: 'a\nb' },
       { display_name: 'line\u2028break' },
       { display_name: '   ' },
+      { display_name: '\u3164' },
+      { display_name: 'bob\u2800' },
       { endpoint: 'https://peer.example/ peer/v1' },
     ]) {
       const mallory = stranger();

@@ -9,6 +9,7 @@ import {
 import { useState } from 'preact/hooks';
 import { api } from '../api/service.js';
 import { ProblemNote } from '../ui/problem-note.js';
+import { useStepUp } from '../ui/step-up.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
 
@@ -32,9 +33,11 @@ export function ContactRow({
   const [tools, setTools] = useState<Tool[] | undefined>(undefined);
   const [said, setSaid] = useState('');
   const act = useAction();
+  // Approving, a preset and unblocking grant a party access: with MFA, the dialog asks a fresh step-up.
+  const guard = useStepUp();
   const run = async (what: string, action: () => Promise<unknown>) => {
     setSaid('');
-    if ((await act.run(async () => (await action()) ?? true)) !== undefined) {
+    if ((await act.run(async () => (await guard(action)) ?? true)) !== undefined) {
       setSaid(what);
       onChanged();
     }

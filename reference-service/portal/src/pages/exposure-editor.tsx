@@ -2,12 +2,14 @@ import { EXPOSURE_MODES, type Exposure, type ExposureMode } from '@svc-kit/contr
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/service.js';
 import { ProblemNote } from '../ui/problem-note.js';
+import { useStepUp } from '../ui/step-up.js';
 import { useAction } from '../ui/use-action.js';
 
 type Choice = ExposureMode | 'hidden';
 
 /** Which of an integration's tools contacts may reach, and how; saving answers the new version. */
 export function ExposureEditor({ slug, integration }: { slug: string; integration: string }) {
+  const guard = useStepUp();
   const [exposure, setExposure] = useState<Exposure | undefined>(undefined);
   const [choices, setChoices] = useState<Record<string, Choice>>({});
   const [said, setSaid] = useState('');
@@ -38,7 +40,10 @@ export function ExposureEditor({ slug, integration }: { slug: string; integratio
     const entries = Object.entries(choices)
       .filter((entry): entry is [string, ExposureMode] => entry[1] !== 'hidden')
       .map(([tool, mode]) => ({ tool, mode }));
-    const answer = await save.run(() => api.integrations.setExposure(slug, integration, { entries }));
+    // With MFA, offering tools to contacts asks a fresh step-up (the dialog asks it when needed).
+    const answer = await save.run(() =>
+      guard(() => api.integrations.setExposure(slug, integration, { entries })),
+    );
     if (answer) {
       setSaid(`Saved as version ${answer.version}.`);
       void reload();

@@ -43,9 +43,11 @@ export function normalizeEmail(email: string): string {
   // IDNA drops invisible characters: an address holding one is left to be refused, not quietly mapped.
   if (!isEmail(folded)) return folded;
   const at = folded.lastIndexOf('@');
-  const domain = folded.slice(at + 1).replace(/\.+$/, '');
+  const domain = folded.slice(at + 1);
   const readable = domain === '' ? '' : domainToUnicode(domain);
-  return `${folded.slice(0, at)}@${readable === '' ? domain : readable.normalize('NFKC')}`;
+  // After IDNA, which reads the ideographic full stop (U+3002) as a dot, a trailing one included.
+  const written = readable === '' ? domain : readable.normalize('NFKC');
+  return `${folded.slice(0, at)}@${written.replace(/\.+$/, '')}`;
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Operations } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import { answer, jsonAnswer, type OperationEntry } from '../../http/operations.js';
-import { requireStepUpIfEnrolled } from '../../http/policy.js';
 import { JsonText } from '../../store/json-text.js';
 import { endpointRecord } from './records.js';
 import type { WebhooksDeps } from './service.js';
@@ -39,9 +38,7 @@ export function webhookRoutes(deps: WebhooksDeps) {
     },
     rotateWebhookSecret: {
       transaction: 'none',
-      run: async ({ db, workspace, principal, params, now }) => {
-        // The new secret is answered: for a member with MFA, a password alone must not obtain it.
-        requireStepUpIfEnrolled(principal, 'rotating a signing secret');
+      run: async ({ db, workspace, params, now }) => {
         const rotated = await service.rotateSecret(deps, db, workspace.id, params.id, now);
         return answer('rotateWebhookSecret', 200, {
           secret: rotated.secret,
