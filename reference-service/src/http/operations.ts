@@ -1,4 +1,5 @@
 import {
+  answerJsonSchemas,
   type Operation,
   type OperationGroup,
   type OperationId,
@@ -20,7 +21,6 @@ import {
   runIdempotent,
   runIdempotentInSteps,
 } from '../store/idempotent.js';
-import { type JsonMembers, JsonText, jsonObject } from '../store/json-text.js';
 import { confirmedCall } from './confirmed-call.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
@@ -29,8 +29,11 @@ import type { Authorized } from './policy.js';
 // `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
-/** What Fastify itself writes for a JSON body: a text sent with it is taken as it is. */
-const JSON_TYPE = 'application/json; charset=utf-8';
+/**
+ * Each operation's answer as the contract renders it for OpenAPI: Fastify compiles a serialiser from it
+ * (fast-json-stringify), so an answer carries the contract's members in its order and nothing else.
+ */
+const ANSWER_SCHEMAS = answerJsonSchemas();
 
 /** What a handler receives: validated input, the authorized caller, and the connection to use. */
 export interface OperationCall<Op extends Operation, D extends Queryable = Queryable> extends Authorized {
@@ -43,12 +46,9 @@ export interface OperationCall<Op extends Operation, D extends Queryable = Query
   request: FastifyRequest;
 }
 
-/** An answer's body: the value, or its JSON text as the database wrote it (store/json-text.ts). */
-type BodyOf<T> = T | JsonText<T>;
-
 export type OperationHandler<Op extends Operation, D extends Queryable = Queryable> = (
   call: OperationCall<Op, D>,
-) => Promise<{ status: Op['success']['status']; body: BodyOf<OutputOf<Op['success']['schema']>> }>;
+) => Promise<{ status: Op['success']['status']; body: OutputOf<Op['success']['schema']> }>;
 
 /**
  * How a handler meets the database, and so how an `Idempotency-Key` is honoured around it:
@@ -74,21 +74,9 @@ export type OperationTable = { [Id in OperationId]?: OperationEntry<Operations[I
 export function answer<Id extends OperationId>(
   _id: Id,
   status: Operations[Id]['success']['status'],
-  body: BodyOf<ResponseOf<Id>>,
-): { status: Operations[Id]['success']['status']; body: BodyOf<ResponseOf<Id>> } {
+  body: ResponseOf<Id>,
+): { status: Operations[Id]['success']['status']; body: ResponseOf<Id> } {
   return { status, body };
-}
-
-/**
- * A typed answer written as one JSON text, its members values or JSON texts the database wrote
- * (store/json-text.ts), checked against the contract's answer as a plain object would be.
- */
-export function jsonAnswer<Id extends OperationId>(
-  id: Id,
-  status: Operations[Id]['success']['status'],
-  members: JsonMembers<ResponseOf<Id>>,
-): { status: Operations[Id]['success']['status']; body: BodyOf<ResponseOf<Id>> } {
-  return answer(id, status, jsonObject<ResponseOf<Id>>(members));
 }
 
 function validate<S extends z.core.$ZodType | null>(schema: S, value: unknown, where: string): OutputOf<S> {
@@ -133,9 +121,11 @@ export function registerOperations(
   for (const op of Object.values(table)) {
     const entry = handlers[op.operationId];
     const requirements = { ...op.flags, permission: op.permission };
+    const answerSchema = ANSWER_SCHEMAS[op.operationId as OperationId];
     app.route({
       method: op.method,
       url: toColonPath(op.path),
+      ...(answerSchema ? { schema: { response: { [op.success.status]: answerSchema } } } : {}),
       // Read by the early refusals (early-refusals.ts): an unreadable body is answered after this policy.
       config: { requirements } satisfies RouteRequirements,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
@@ -189,7 +179,6 @@ export function registerOperations(
         );
         reply.code(result.status);
         if (result.status === 204) return reply.send();
-        if (result.body instanceof JsonText) return reply.type(JSON_TYPE).send(result.body.text);
         return reply.send(result.body);
       },
     });
