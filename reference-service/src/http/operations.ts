@@ -21,10 +21,9 @@ import {
   runIdempotent,
   runIdempotentInSteps,
 } from '../store/idempotent.js';
-import { confirmedCall } from './confirmed-call.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
-import type { Authorized } from './policy.js';
+import { type Authorized, authorize } from './policy.js';
 
 // `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
@@ -52,8 +51,8 @@ export type OperationHandler<Op extends Operation, D extends Queryable = Queryab
 
 /**
  * How a handler meets the database, and so how an `Idempotency-Key` is honoured around it:
- * - `none`: its statements run on the handle given: the pool (or a connection that confirms a held key,
- *   see confirmed-call.ts), or the key's transaction, which stores the answer with them;
+ * - `none`: its statements run on the handle given: the pool, or the `Idempotency-Key`'s transaction,
+ *   which stores the answer with them;
  * - `one`: it always runs in one transaction (the key's, when there is one);
  * - `own`: it is given the database and opens its own short transactions, because it calls a peer, an
  *   upstream or DNS in between: a peer on this same instance answers through the same database, and on
@@ -138,45 +137,40 @@ export function registerOperations(
           );
         }
         const now = ctx.now();
-        // The connection is the pool's, or one that confirms a held key with its first statement.
-        const result = await confirmedCall(
-          ctx,
-          request,
-          op.operationId,
-          requirements,
+        const authorized = await authorize(ctx.db, request, requirements, {
           now,
-          async (authorized, conn) => {
-            const input = {
-              params: validate(op.pathParams, request.params, 'path parameters'),
-              query: validate(op.query, request.query, 'query'),
-              body: validate(op.body, request.body, 'body'),
-            };
-            const key = op.flags.idempotent ? idempotencyKeyOf(request) : undefined;
-            const call = { ...authorized, ...input, now, request };
-            const idempotentCall =
-              key === undefined
-                ? undefined
-                : {
-                    workspaceId: authorized.workspace.id,
-                    key,
-                    fingerprint: requestFingerprint({
-                      operationId: op.operationId,
-                      pathParams: input.params,
-                      query: input.query,
-                      body: input.body,
-                    }),
-                    now,
-                  };
-            try {
-              const result = await runEntry(ctx.db, conn, entry, call, idempotentCall, ctx.now);
-              if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-              return result;
-            } catch (error) {
-              if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
-              throw error;
-            }
-          },
-        );
+          publicOrigin: ctx.publicAddress.origin,
+          credentials: ctx.credentials,
+        });
+        const input = {
+          params: validate(op.pathParams, request.params, 'path parameters'),
+          query: validate(op.query, request.query, 'query'),
+          body: validate(op.body, request.body, 'body'),
+        };
+        const key = op.flags.idempotent ? idempotencyKeyOf(request) : undefined;
+        const call = { ...authorized, ...input, now, request };
+        const idempotentCall =
+          key === undefined
+            ? undefined
+            : {
+                workspaceId: authorized.workspace.id,
+                key,
+                fingerprint: requestFingerprint({
+                  operationId: op.operationId,
+                  pathParams: input.params,
+                  query: input.query,
+                  body: input.body,
+                }),
+                now,
+              };
+        let result: Answer & { replayed?: boolean };
+        try {
+          result = await runEntry(ctx.db, entry, call, idempotentCall, ctx.now);
+        } catch (error) {
+          if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
+          throw error;
+        }
+        if (result.replayed) reply.header('Idempotent-Replayed', 'true');
         reply.code(result.status);
         if (result.status === 204) return reply.send();
         return reply.send(result.body);
@@ -188,7 +182,6 @@ export function registerOperations(
 /** Runs a handler as its mode says, under its `Idempotency-Key` when the call carries one. */
 function runEntry(
   db: Db,
-  conn: Queryable,
   entry: OperationEntry<Operation>,
   call: Omit<OperationCall<Operation>, 'db'>,
   idempotent: IdempotentCall | undefined,
@@ -200,7 +193,7 @@ function runEntry(
   }
   const run = (handle: Queryable) => entry.run({ ...call, db: handle }) as Promise<Answer>;
   if (idempotent) return runIdempotent(db, idempotent, run);
-  return entry.transaction === 'one' ? db.transaction(run) : run(conn);
+  return entry.transaction === 'one' ? db.transaction(run) : run(db);
 }
 
 /** The contract's operations of one group: each feature registers its own. */

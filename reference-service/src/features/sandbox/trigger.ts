@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { confirmedCall } from '../../http/confirmed-call.js';
+import { authorize } from '../../http/policy.js';
 import type { Queryable } from '../../store/db.js';
 import { insertEvent } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
@@ -125,26 +125,21 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
   app.post('/sandbox/events', async (request: FastifyRequest, reply) => {
     const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true } as const;
     const now = ctx.now();
-    // Its first statement reads the identities: on PostgreSQL it also confirms a held key (confirmed-call.ts).
-    const event = await confirmedCall(
-      ctx,
-      request,
-      'sandboxTrigger',
-      requirements,
+    const { workspace } = await authorize(ctx.db, request, requirements, {
       now,
-      async ({ workspace }, db) => {
-        const body = parseTriggerBody(request.body);
-        // Spent after the first statement (which confirms a held key) and only for a valid trigger: a
-        // call run again from a fresh read, or refused, spends nothing.
-        const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;
-        try {
-          return await triggerEvent(db, { workspaceId: workspace.id, ...body, now }, spend);
-        } catch (error) {
-          if (error instanceof TriggerError) throw new ServiceError('invalid_request', error.message);
-          throw error;
-        }
-      },
-    );
+      publicOrigin: ctx.publicAddress.origin,
+      credentials: ctx.credentials,
+    });
+    const body = parseTriggerBody(request.body);
+    // Spent only for a valid trigger: a refused one spends nothing.
+    const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;
+    let event: Awaited<ReturnType<typeof triggerEvent>>;
+    try {
+      event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend);
+    } catch (error) {
+      if (error instanceof TriggerError) throw new ServiceError('invalid_request', error.message);
+      throw error;
+    }
     return reply.code(201).send({ event });
   });
 }

@@ -2,7 +2,6 @@ import { ID_PREFIXES } from '@svc-kit/contract';
 import type { EventType } from '@svc-kit/webhooks';
 import { newId } from '../../domain/ids.js';
 import type { Queryable } from '../db.js';
-import type { KeyCheckedQueryable } from '../key-checked.js';
 import { TurnBatch } from '../turn-batch.js';
 
 /** The channel a committed event's `pg_notify` wakes the delivery workers on (see src/delivery/). */
@@ -79,10 +78,9 @@ function gatheredOn(pool: Queryable): TurnBatch<NewEvent, { id: string; createdA
   return gatherer;
 }
 
-/** `db` when its statements each commit alone (the pool itself, or a confirmed key's pass-through). */
+/** `db` when its statements each commit alone (the pool itself, not a transaction's handle). */
 function outsideTransaction(db: Queryable): Queryable | undefined {
-  const target = 'passThrough' in db ? (db as KeyCheckedQueryable).passThrough() : db;
-  return target !== undefined && 'transaction' in target ? target : undefined;
+  return 'transaction' in db ? db : undefined;
 }
 
 /**
