@@ -7,18 +7,33 @@ import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { authorize } from '../../http/policy.js';
 import type { Queryable } from '../../store/db.js';
-import { insertEvent } from '../../store/queries/events.js';
+import { type EventData, insertEvent, type TypedData } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { spendTestEvent } from './event-budget.js';
 
-/** Made-up but well-formed `data` for each event type, like `stripe trigger` fixtures. */
-export function sampleEventData(type: EventType): Record<string, unknown> {
-  const contact = `sha256:${createHash('sha256').update(newId('contact')).digest('hex')}`;
-  if (type === 'message.received') return { thread_id: newId('thr'), contact };
-  if (type.startsWith('contact.')) return { contact };
-  if (type === 'integration.exposure_updated') return { integration: 'sandbox-tools', version: 1 };
-  return { integration: 'sandbox-tools' };
-}
+const sampleContact = () => `sha256:${createHash('sha256').update(newId('contact')).digest('hex')}`;
+const contactChange = () => ({ contact: sampleContact() });
+const integrationChange = () => ({ integration: 'sandbox-tools' });
+
+/**
+ * Made-up but well-formed `data` for each event type, like `stripe trigger` fixtures: one entry per type
+ * of the catalogue (a type without one does not compile; test/sandbox-events.test.ts checks each against
+ * the catalogue's schema).
+ */
+export const SAMPLE_EVENT_DATA: { readonly [K in EventType]: () => EventData<K> } = {
+  'message.received': () => ({ thread_id: newId('thr'), contact: sampleContact() }),
+  'contact.requested': contactChange,
+  'contact.approved': contactChange,
+  'contact.rejected': contactChange,
+  'contact.blocked': contactChange,
+  'contact.unblocked': contactChange,
+  'contact.removed': contactChange,
+  'contact.updated': contactChange,
+  'integration.created': integrationChange,
+  'integration.authorized': integrationChange,
+  'integration.exposure_updated': () => ({ integration: 'sandbox-tools', version: 1 }),
+  'integration.deleted': integrationChange,
+};
 
 export class TriggerError extends Error {
   override name = 'TriggerError';
@@ -71,20 +86,20 @@ export async function triggerEvent(
   }
   // Exactly the catalogue's fields: receivers read data loosely, but what the service emits never carries
   // more (spec 6.4 keeps message bodies, cards and other content out of events).
-  const checked = strictSchema(type).safeParse(input.data ?? sampleEventData(type));
+  const checked = strictSchema(type).safeParse(input.data ?? SAMPLE_EVENT_DATA[type]());
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
     throw new TriggerError(`data does not fit ${type}${where}: ${issue?.message ?? 'invalid'}`);
   }
-  const data = checked.data as Record<string, unknown>;
+  // The catalogue's strict schema has just checked the data against the type.
+  const typed = { type, data: checked.data } as TypedData;
   await beforeWrite?.();
   // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
   const event = await insertEvent(db, {
+    ...typed,
     workspaceId: input.workspaceId,
     identity,
-    type,
-    data,
     createdAt: input.now,
   });
   return { id: event.id, type, created_at: event.createdAt, identity };

@@ -1,5 +1,6 @@
 import { ID_PREFIXES } from '@svc-kit/contract';
-import type { EventType } from '@svc-kit/webhooks';
+import type { EventType, eventSchemas } from '@svc-kit/webhooks';
+import type { z } from 'zod';
 import { newId } from '../../domain/ids.js';
 import type { Queryable } from '../db.js';
 import { TurnBatch } from '../turn-batch.js';
@@ -7,14 +8,24 @@ import { TurnBatch } from '../turn-batch.js';
 /** The channel a committed event's `pg_notify` wakes the delivery workers on (see src/delivery/). */
 export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
 
-export interface NewEvent {
+/**
+ * The data an event of type `K` carries: exactly the members the SDK's catalogue names for it (its
+ * schemas accept more from a later version; the service emits no more, spec 6.4). An object literal with
+ * a missing, misspelt or extra member does not compile where the event is made.
+ */
+export type EventData<K extends EventType> = {
+  [F in keyof (typeof eventSchemas)[K]['shape']]: z.output<(typeof eventSchemas)[K]['shape'][F]>;
+};
+
+/** An event's type with its data, one member of the union per type of the catalogue. */
+export type TypedData = { [K in EventType]: { type: K; data: EventData<K> } }[EventType];
+
+export type NewEvent = TypedData & {
   workspaceId: string;
   identity: string;
-  type: EventType;
-  data: Record<string, unknown>;
   /** The caller's clock (ctx.now()): the same clock stamps endpoints, whose creation the fan-out compares. */
   createdAt: number;
-}
+};
 
 export interface EventRow {
   id: string;
