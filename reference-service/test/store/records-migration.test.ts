@@ -6,12 +6,10 @@ import type { Db } from '../../src/store/db.js';
 import { loadMigrations, migrate } from '../../src/store/migrate.js';
 import { openPglite } from '../../src/store/pglite.js';
 import { openPostgres } from '../../src/store/postgres.js';
-import { listContactsOfSlug, saveContact } from '../../src/store/queries/contacts.js';
-import { insertDelivery, listNewestDeliveries } from '../../src/store/queries/webhook-deliveries.js';
-import { insertEndpoint, listLiveEndpoints } from '../../src/store/queries/webhook-endpoints.js';
-import { createSecretBox } from '../../src/store/secret-box.js';
+import { listContactsOfSlug } from '../../src/store/queries/contacts.js';
+import { listNewestDeliveries } from '../../src/store/queries/webhook-deliveries.js';
+import { listLiveEndpoints } from '../../src/store/queries/webhook-endpoints.js';
 import { createEmptyPostgres } from '../support/backends.js';
-import { seedActiveEndpoint } from '../support/endpoints.js';
 import { addIdentity } from '../support/identity.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
@@ -42,8 +40,17 @@ describe.each(backends)('the lists of a database migrated off kept records, on $
       await migrate(db, all.slice(0, RECORDS_WRITTEN_BY_THE_SERVICE - 1));
       const workspaceId = await seedWorkspace(db);
       const identityId = await addIdentity(db, workspaceId, 'before');
+      // Rows as the schema of migration 0019 has them, written without the current queries, whose columns
+      // may be a later migration's.
+      const insert = async (table: string, row: Record<string, unknown>) => {
+        const names = Object.keys(row);
+        await db.query(
+          `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+          Object.values(row),
+        );
+      };
       for (const [i, status] of (['active', 'blocked', 'pending_in'] as const).entries()) {
-        await saveContact(db, {
+        await insert('contacts', {
           identity_id: identityId,
           fingerprint: `sha256:${randomBytes(4).toString('hex')}`,
           workspace_id: workspaceId,
@@ -66,7 +73,7 @@ describe.each(backends)('the lists of a database migrated off kept records, on $
         });
       }
       for (const [i, events] of [[], ['message.received']].entries()) {
-        await insertEndpoint(db, {
+        await insert('webhook_endpoints', {
           id: `whk_before${i}`,
           workspace_id: workspaceId,
           url: `https://hooks.example.com/"${i}"`,
@@ -81,14 +88,14 @@ describe.each(backends)('the lists of a database migrated off kept records, on $
           deleted_at: null,
         });
       }
-      const { id: endpointId } = await seedActiveEndpoint(
-        db,
-        createSecretBox(randomBytes(32)),
-        workspaceId,
-        'https://hooks.example.com/log',
-      );
+      const endpointId = 'whk_before1';
       for (const [i, status] of ['delivered', 'failed', 'abandoned'].entries()) {
-        await insertDelivery(db, {
+        const [{ id }] = (await db.query<{ id: string }>('SELECT webhook_delivery_id($1, $2) AS id', [
+          `evt_before${i}`,
+          endpointId,
+        ])) as [{ id: string }];
+        await insert('webhook_deliveries', {
+          id,
           workspace_id: workspaceId,
           endpoint_id: endpointId,
           event_id: `evt_before${i}`,
@@ -117,7 +124,7 @@ describe.each(backends)('the lists of a database migrated off kept records, on $
       const contactsKept = await kept('contacts', 'created_at, fingerprint', 'workspace_id = $1');
       const endpointsKept = await kept('webhook_endpoints', 'created_at, id', 'workspace_id = $1');
       const logKept = await kept('webhook_deliveries', 'created_at DESC, id DESC', 'workspace_id = $1');
-      expect([contactsKept.length, endpointsKept.length, logKept.length]).toEqual([3, 3, 3]);
+      expect([contactsKept.length, endpointsKept.length, logKept.length]).toEqual([3, 2, 3]);
 
       expect(await migrate(db, all)).toEqual([RECORDS_WRITTEN_BY_THE_SERVICE]);
       const now = 1_700_000_001_000;
