@@ -2,6 +2,7 @@
 export { EVENT_TYPES, type EventType, RESERVED_EVENT_TYPES, type ReservedEventType } from '@svc-kit/webhooks';
 export * from './errors.js';
 export * from './examples/index.js';
+export { answerJsonSchemas } from './openapi/answer-schemas.js';
 export { buildOpenApiDocument } from './openapi/document.js';
 export * from './operations/define.js';
 export * from './operations/index.js';

@@ -21,7 +21,7 @@ export interface ApiTargetReady {
 
 const CONNECTIONS = 10;
 const READ_RATIO = 0.7;
-const WRITE_RATIO = 0.5;
+const WRITE_RATIO = 0.4;
 const READ_P99_MS = 10;
 
 interface Load {

@@ -1,4 +1,5 @@
 import {
+  answerJsonSchemas,
   type Operation,
   type OperationGroup,
   type OperationId,
@@ -21,17 +22,18 @@ import {
   runIdempotent,
   runIdempotentInSteps,
 } from '../store/idempotent.js';
-import { type JsonMembers, JsonText, jsonObject } from '../store/json-text.js';
-import { confirmedCall } from './confirmed-call.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
-import type { Authorized } from './policy.js';
+import { type Authorized, authorize } from './policy.js';
 
 // `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
-/** What Fastify itself writes for a JSON body: a text sent with it is taken as it is. */
-const JSON_TYPE = 'application/json; charset=utf-8';
+/**
+ * Each operation's answer as the contract renders it for OpenAPI: Fastify compiles a serialiser from it
+ * (fast-json-stringify), so an answer carries the contract's members in its order and nothing else.
+ */
+const ANSWER_SCHEMAS = answerJsonSchemas();
 
 /** What a handler receives: validated input, the authorized caller, and the connection to use. */
 export interface OperationCall<Op extends Operation, D extends Queryable = Queryable> extends Authorized {
@@ -44,17 +46,14 @@ export interface OperationCall<Op extends Operation, D extends Queryable = Query
   request: FastifyRequest;
 }
 
-/** An answer's body: the value, or its JSON text as the database wrote it (store/json-text.ts). */
-type BodyOf<T> = T | JsonText<T>;
-
 export type OperationHandler<Op extends Operation, D extends Queryable = Queryable> = (
   call: OperationCall<Op, D>,
-) => Promise<{ status: Op['success']['status']; body: BodyOf<OutputOf<Op['success']['schema']>> }>;
+) => Promise<{ status: Op['success']['status']; body: OutputOf<Op['success']['schema']> }>;
 
 /**
  * How a handler meets the database, and so how an `Idempotency-Key` is honoured around it:
- * - `none`: its statements run on the handle given: the pool (or a connection that confirms a held key,
- *   see confirmed-call.ts), or the key's transaction, which stores the answer with them;
+ * - `none`: its statements run on the handle given: the pool, or the `Idempotency-Key`'s transaction,
+ *   which stores the answer with them;
  * - `one`: it always runs in one transaction (the key's, when there is one);
  * - `own`: it is given the database and opens its own short transactions, because it calls a peer, an
  *   upstream or DNS in between: a peer on this same instance answers through the same database, and on
@@ -75,21 +74,9 @@ export type OperationTable = { [Id in OperationId]?: OperationEntry<Operations[I
 export function answer<Id extends OperationId>(
   _id: Id,
   status: Operations[Id]['success']['status'],
-  body: BodyOf<ResponseOf<Id>>,
-): { status: Operations[Id]['success']['status']; body: BodyOf<ResponseOf<Id>> } {
+  body: ResponseOf<Id>,
+): { status: Operations[Id]['success']['status']; body: ResponseOf<Id> } {
   return { status, body };
-}
-
-/**
- * A typed answer written as one JSON text, its members values or JSON texts the database wrote
- * (store/json-text.ts), checked against the contract's answer as a plain object would be.
- */
-export function jsonAnswer<Id extends OperationId>(
-  id: Id,
-  status: Operations[Id]['success']['status'],
-  members: JsonMembers<ResponseOf<Id>>,
-): { status: Operations[Id]['success']['status']; body: BodyOf<ResponseOf<Id>> } {
-  return answer(id, status, jsonObject<ResponseOf<Id>>(members));
 }
 
 function validate<S extends z.core.$ZodType | null>(schema: S, value: unknown, where: string): OutputOf<S> {
@@ -138,9 +125,11 @@ export function registerOperations(
       permission: op.permission,
       stepUpIfEnrolled: STEP_UP_IF_ENROLLED.has(op.operationId) ? op.operationId : undefined,
     };
+    const answerSchema = ANSWER_SCHEMAS[op.operationId as OperationId];
     app.route({
       method: op.method,
       url: toColonPath(op.path),
+      ...(answerSchema ? { schema: { response: { [op.success.status]: answerSchema } } } : {}),
       // Read by the early refusals (early-refusals.ts): an unreadable body is answered after this policy.
       config: { requirements } satisfies RouteRequirements,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
@@ -153,48 +142,42 @@ export function registerOperations(
           );
         }
         const now = ctx.now();
-        // The connection is the pool's, or one that confirms a held key with its first statement.
-        const result = await confirmedCall(
-          ctx,
-          request,
-          op.operationId,
-          requirements,
+        const authorized = await authorize(ctx.db, request, requirements, {
           now,
-          async (authorized, conn) => {
-            const input = {
-              params: validate(op.pathParams, request.params, 'path parameters'),
-              query: validate(op.query, request.query, 'query'),
-              body: validate(op.body, request.body, 'body'),
-            };
-            const key = op.flags.idempotent ? idempotencyKeyOf(request) : undefined;
-            const call = { ...authorized, ...input, now, request };
-            const idempotentCall =
-              key === undefined
-                ? undefined
-                : {
-                    workspaceId: authorized.workspace.id,
-                    key,
-                    fingerprint: requestFingerprint({
-                      operationId: op.operationId,
-                      pathParams: input.params,
-                      query: input.query,
-                      body: input.body,
-                    }),
-                    now,
-                  };
-            try {
-              const result = await runEntry(ctx.db, conn, entry, call, idempotentCall, ctx.now);
-              if (result.replayed) reply.header('Idempotent-Replayed', 'true');
-              return result;
-            } catch (error) {
-              if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
-              throw error;
-            }
-          },
-        );
+          publicOrigin: ctx.publicAddress.origin,
+          credentials: ctx.credentials,
+        });
+        const input = {
+          params: validate(op.pathParams, request.params, 'path parameters'),
+          query: validate(op.query, request.query, 'query'),
+          body: validate(op.body, request.body, 'body'),
+        };
+        const key = op.flags.idempotent ? idempotencyKeyOf(request) : undefined;
+        const call = { ...authorized, ...input, now, request };
+        const idempotentCall =
+          key === undefined
+            ? undefined
+            : {
+                workspaceId: authorized.workspace.id,
+                key,
+                fingerprint: requestFingerprint({
+                  operationId: op.operationId,
+                  pathParams: input.params,
+                  query: input.query,
+                  body: input.body,
+                }),
+                now,
+              };
+        let result: Answer & { replayed?: boolean };
+        try {
+          result = await runEntry(ctx.db, entry, call, idempotentCall, ctx.now);
+        } catch (error) {
+          if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
+          throw error;
+        }
+        if (result.replayed) reply.header('Idempotent-Replayed', 'true');
         reply.code(result.status);
         if (result.status === 204) return reply.send();
-        if (result.body instanceof JsonText) return reply.type(JSON_TYPE).send(result.body.text);
         return reply.send(result.body);
       },
     });
@@ -204,7 +187,6 @@ export function registerOperations(
 /** Runs a handler as its mode says, under its `Idempotency-Key` when the call carries one. */
 function runEntry(
   db: Db,
-  conn: Queryable,
   entry: OperationEntry<Operation>,
   call: Omit<OperationCall<Operation>, 'db'>,
   idempotent: IdempotentCall | undefined,
@@ -216,7 +198,7 @@ function runEntry(
   }
   const run = (handle: Queryable) => entry.run({ ...call, db: handle }) as Promise<Answer>;
   if (idempotent) return runIdempotent(db, idempotent, run);
-  return entry.transaction === 'one' ? db.transaction(run) : run(conn);
+  return entry.transaction === 'one' ? db.transaction(run) : run(db);
 }
 
 /** The contract's operations of one group: each feature registers its own. */

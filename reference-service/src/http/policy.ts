@@ -40,17 +40,9 @@ export async function authorize(
     now: number;
     publicOrigin: string;
     credentials?: CredentialCache | undefined;
-    /** Accept a held copy of the key, confirmed later by the caller (see confirmed-call.ts). */
-    unconfirmed?: boolean;
   },
 ): Promise<Authorized> {
-  const principal = await resolvePrincipal(
-    db,
-    request,
-    context.now,
-    context.credentials,
-    context.unconfirmed,
-  );
+  const principal = await resolvePrincipal(db, request, context.now, context.credentials);
   if (!principal) {
     if (presentsCredential(request)) {
       // Refused keys and cookies from one address are counted: past the budget, 429 instead of 401.

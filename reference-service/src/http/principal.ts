@@ -23,8 +23,6 @@ export type Principal =
       permissions: Set<Permission>;
       /** Read with the key, in the same statement (or held with it in the credential cache). */
       workspace: WorkspaceRow;
-      /** Set when authorized from a held copy the database has yet to confirm (see confirmed-call.ts). */
-      unconfirmedVersion?: string;
     }
   | {
       kind: 'session';
@@ -63,24 +61,14 @@ export async function resolvePrincipal(
   request: FastifyRequest,
   now: number,
   credentials?: CredentialCache,
-  /** Accept a held, unconfirmed copy of the key (the caller confirms it before answering). */
-  unconfirmed = false,
 ): Promise<Principal | undefined> {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const token = bearerToken(authorization);
     const parsed = token === undefined ? undefined : parseApiKey(token);
     if (!parsed) return undefined;
-    const held = unconfirmed ? credentials?.unconfirmed?.(parsed.id) : undefined;
-    // A held copy is used only when it accepts the secret: a refusal is always decided on a fresh read.
-    const heldMatches = held !== undefined && secretMatches(parsed.secret, held.secret_hash);
-    const row = heldMatches
-      ? held
-      : credentials
-        ? await credentials.lookup(db, parsed.id)
-        : await getKeyPrincipal(db, parsed.id);
-    // One hash per call; a second only when a held copy refused the secret and a fresh read decides.
-    const matches = heldMatches || secretMatches(parsed.secret, row?.secret_hash ?? DUMMY_HASH);
+    const row = credentials ? await credentials.lookup(db, parsed.id) : await getKeyPrincipal(db, parsed.id);
+    const matches = secretMatches(parsed.secret, row?.secret_hash ?? DUMMY_HASH);
     if (!row || !matches || row.revoked_at !== null) return undefined;
     if (row.member_workspace_id !== row.workspace_id) return undefined;
     return {
@@ -90,7 +78,6 @@ export async function resolvePrincipal(
       workspaceId: row.workspace_id,
       permissions: keyPermissions(row.member_permissions, row.scopes),
       workspace: row.workspace,
-      ...(row === held ? { unconfirmedVersion: row.version } : {}),
     };
   }
   const token = readCookie(request.headers.cookie, SESSION_COOKIE);

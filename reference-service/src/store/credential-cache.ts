@@ -13,13 +13,6 @@ const MAX_AGE_MS = 60_000;
 export interface CredentialCache {
   /** The key's row with its member and workspace: from memory when held, else from the database. */
   lookup(db: Queryable, keyId: string): Promise<KeyPrincipalRow | undefined>;
-  /**
-   * PostgreSQL only: the key as an earlier call read it, not yet confirmed. A call may use it only if
-   * the database confirms it before anything is answered (store/key-checked.ts, http/confirmed-call.ts).
-   */
-  unconfirmed?(keyId: string): KeyPrincipalRow | undefined;
-  /** Drops what is held of the key (its held copy was found changed). */
-  forget(keyId: string): void;
   /** How many lookups were answered from memory and from the database (for the benchmark and tests). */
   stats(): { hits: number; misses: number; size: number; listening: boolean };
   stop(): Promise<void>;
@@ -28,24 +21,24 @@ export interface CredentialCache {
 /**
  * Resolving an API key takes one statement; this makes it none for a key seen recently.
  *
- * PGlite:
- * A revoked key must be refused at once: the database announces every change of a key, its member or its
- * workspace at commit (LISTEN/NOTIFY, see migration 0011), and the entries concerned are dropped as the
- * announcement arrives. On PGlite it arrives with the answer to the COMMIT itself, in this process (the
- * data-dir lock makes it the only one), so it is handled before any later request is read. On PostgreSQL
- * an announcement reaches the other instances a moment after the commit (a process of the server must
- * wake up and send it; on a loaded machine the tests saw a request slip in first), so there `lookup`
- * always reads the database, and the keys it read are held only as unconfirmed copies: a read-only call
- * authorized from one sends the check that the key still reads the same with its own first statement
- * (store/key-checked.ts), which costs no round trip of its own. A read that raced an announcement is not
- * kept (the generation check). The secret itself is checked on every call, against the stored hash.
+ * PGlite only. A revoked key must be refused at once: the database announces every change of a key, its
+ * member or its workspace at commit (LISTEN/NOTIFY, see migration 0011), and the entries concerned are
+ * dropped as the announcement arrives. On PGlite it arrives with the answer to the COMMIT itself, in this
+ * process (the data-dir lock makes it the only one), so it is handled before any later request is read.
+ * A read that raced an announcement is not kept (the generation check). The secret itself is checked on
+ * every call, against the stored hash.
+ *
+ * PostgreSQL holds nothing: an announcement reaches the other instances a moment after the commit (a
+ * process of the server must wake up and send it; on a loaded machine the tests saw a request slip in
+ * first), so every call reads its key with one prepared statement before its handler runs, and a key
+ * revoked on any instance is refused by the very next call everywhere.
  */
 export async function startCredentialCache(
   db: Db,
   // A monotonic clock: a wall clock stepped back would stretch the backstop below.
   now: () => number = () => performance.now(),
 ): Promise<CredentialCache> {
-  if (db.kind !== 'pglite') return unconfirmedCopies(now);
+  if (db.kind !== 'pglite') return readEveryTime();
   const entries = new Map<string, { row: KeyPrincipalRow; at: number }>();
   let generation = 0;
   let listening = false;
@@ -88,7 +81,6 @@ export async function startCredentialCache(
       }
       return row;
     },
-    forget: (keyId) => entries.delete(keyId),
     stats: () => ({ hits, misses, size: entries.size, listening }),
     async stop() {
       listening = false;
@@ -98,32 +90,15 @@ export async function startCredentialCache(
   };
 }
 
-/** PostgreSQL: keys as last read, handed out only as unconfirmed copies (see above). */
-function unconfirmedCopies(now: () => number): CredentialCache {
-  const entries = new Map<string, { row: KeyPrincipalRow; at: number }>();
-  let hits = 0;
+/** PostgreSQL: every lookup reads the database (see above). */
+function readEveryTime(): CredentialCache {
   let misses = 0;
   return {
     async lookup(conn, keyId) {
       misses++;
-      const row = await getKeyPrincipal(conn, keyId);
-      entries.delete(keyId);
-      if (row && row.revoked_at === null) {
-        if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-        entries.set(keyId, { row, at: now() });
-      }
-      return row;
+      return getKeyPrincipal(conn, keyId);
     },
-    unconfirmed(keyId) {
-      const held = entries.get(keyId);
-      if (!held || now() - held.at >= MAX_AGE_MS) return undefined;
-      hits++;
-      return held.row;
-    },
-    forget: (keyId) => entries.delete(keyId),
-    stats: () => ({ hits, misses, size: entries.size, listening: false }),
-    async stop() {
-      entries.clear();
-    },
+    stats: () => ({ hits: 0, misses, size: 0, listening: false }),
+    async stop() {},
   };
 }

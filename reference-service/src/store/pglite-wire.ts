@@ -1,13 +1,6 @@
-import { prepareValue } from 'pg/lib/utils.js';
 import { type DatabaseError, serialize } from 'pg-protocol';
-import type {
-  DataRowMessage,
-  NotificationResponseMessage,
-  ReadyForQueryMessage,
-  RowDescriptionMessage,
-} from 'pg-protocol/dist/messages.js';
-import { Parser } from 'pg-protocol/dist/parser.js';
 import { columnTypes } from './column-types.js';
+import { readMessages, toWireValue } from './pg-codec.js';
 
 /**
  * The embedded database spoken to in PostgreSQL's own wire protocol, encoded and decoded here on the
@@ -28,7 +21,7 @@ export function encodeStatement(
   const bind = serialize.bind({
     ...(prepared ? { statement: prepared.name } : {}),
     values: [...params],
-    valueMapper: (value: unknown) => prepareValue(value),
+    valueMapper: (value: unknown) => toWireValue(value),
   });
   const tail = [bind, serialize.describe({ type: 'P' }), serialize.execute(), serialize.sync()];
   if (prepared && !prepared.parse) return ownBuffer(tail);
@@ -74,21 +67,21 @@ type Column = { name: string; parse: (text: string) => unknown };
 export function decodeAnswer(bytes: Uint8Array): Answer {
   const answer: Answer = { rows: [], error: undefined, notified: [], idle: false, parsed: false };
   let columns: Column[] = [];
-  new Parser().parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), (message) => {
+  readMessages(bytes, (message) => {
     switch (message.name) {
       case 'rowDescription':
-        columns = (message as RowDescriptionMessage).fields.map((field) => ({
+        columns = message.fields.map((field) => ({
           name: field.name,
           parse: columnTypes.getTypeParser(field.dataTypeID, 'text') as (text: string) => unknown,
         }));
         answer.rows = [];
         break;
       case 'dataRow': {
-        const { fields } = message as DataRowMessage;
+        const { fields } = message;
         const row: Record<string, unknown> = {};
         for (let i = 0; i < columns.length; i++) {
           const column = columns[i]!;
-          const text = fields[i] as string | null;
+          const text = fields[i] ?? null;
           row[column.name] = text === null ? null : column.parse(text);
         }
         answer.rows.push(row);
@@ -98,16 +91,13 @@ export function decodeAnswer(bytes: Uint8Array): Answer {
         answer.parsed = true;
         break;
       case 'error':
-        answer.error ??= message as DatabaseError;
+        answer.error ??= message.error;
         break;
       case 'notification':
-        answer.notified.push({
-          channel: (message as NotificationResponseMessage).channel,
-          payload: (message as NotificationResponseMessage).payload,
-        });
+        answer.notified.push({ channel: message.channel, payload: message.payload });
         break;
       case 'readyForQuery':
-        answer.idle = (message as ReadyForQueryMessage).status === 'I';
+        answer.idle = message.status === 'I';
         break;
       default:
         break;

@@ -21,7 +21,7 @@ import { call, createTenant, startTestService, type Tenant, type TestService } f
 import { addIdentity } from '../support/identity.js';
 
 /**
- * The hostile-input suite: every one of the 26 operations and every route of the service's own (sessions,
+ * The hostile-input suite: every operation and every route of the service's own (sessions,
  * keys, the OAuth callback, the sandbox, the peer protocol) is called with random and adversarial path
  * values, queries, bodies, headers and credentials, over HTTP, on both backends. For every answer:
  * - never a 5xx;

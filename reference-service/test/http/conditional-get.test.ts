@@ -17,7 +17,7 @@ describe('conditional GET on /v1 reads', () => {
     const etag = first.headers.get('etag');
     expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
     expect(first.headers.get('cache-control')).toBe('private, no-cache');
-    // The list is sent as the database wrote it (store/json-text.ts), with the type Fastify gives JSON.
+    // Serialised from the contract's schema, with the type Fastify gives JSON.
     expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(JSON.parse(first.text)).toMatchObject({ endpoints: [], enabled: false });
 

@@ -33,7 +33,7 @@ import {
   setWebhookStatus,
 } from './webhooks.js';
 
-/** The 26 operations of the contract, keyed by the spec's operation name. */
+/** The operations of the contract, keyed by the spec's operation name. */
 export const operations = {
   listWebhooks,
   createWebhook,

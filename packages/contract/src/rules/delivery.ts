@@ -93,18 +93,44 @@ export function checkTriggeredEvent(
   return { ok: true, type, data: checked.data as Record<string, unknown> };
 }
 
+/** The data an event of type `K` carries: exactly the members the catalogue names for it. */
+export type CatalogueEventData<K extends EventType> = {
+  [F in keyof (typeof eventSchemas)[K]['shape']]: z.output<(typeof eventSchemas)[K]['shape'][F]>;
+};
+
+/** The values a sample draws: a contact digest (`sha256:<64 hex>`) and a thread id. */
+export interface SampleDraw {
+  contact: string;
+  threadId: string;
+}
+
+const contactChange = (drawn: SampleDraw) => ({ contact: drawn.contact });
+const integrationChange = () => ({ integration: 'sandbox-tools' });
+
 /**
- * Made-up but well-formed data for a test event of `type` (like `stripe trigger`'s fixtures), from the
- * values the caller draws: a contact digest (`sha256:<64 hex>`) and a thread id.
+ * Made-up but well-formed data for a test event of each type (like `stripe trigger`'s fixtures): one entry
+ * per type of the catalogue, so a type without one does not compile.
  */
-export function sampleEventData(
-  type: EventType,
-  drawn: { contact: string; threadId: string },
-): Record<string, unknown> {
-  if (type === 'message.received') return { thread_id: drawn.threadId, contact: drawn.contact };
-  if (type.startsWith('contact.')) return { contact: drawn.contact };
-  if (type === 'integration.exposure_updated') return { integration: 'sandbox-tools', version: 1 };
-  return { integration: 'sandbox-tools' };
+export const SAMPLE_EVENT_DATA: {
+  readonly [K in EventType]: (drawn: SampleDraw) => CatalogueEventData<K>;
+} = {
+  'message.received': (drawn) => ({ thread_id: drawn.threadId, contact: drawn.contact }),
+  'contact.requested': contactChange,
+  'contact.approved': contactChange,
+  'contact.rejected': contactChange,
+  'contact.blocked': contactChange,
+  'contact.unblocked': contactChange,
+  'contact.removed': contactChange,
+  'contact.updated': contactChange,
+  'integration.created': integrationChange,
+  'integration.authorized': integrationChange,
+  'integration.exposure_updated': () => ({ integration: 'sandbox-tools', version: 1 }),
+  'integration.deleted': integrationChange,
+};
+
+/** The sample data of `type`, from the values the caller draws. */
+export function sampleEventData(type: EventType, drawn: SampleDraw): Record<string, unknown> {
+  return SAMPLE_EVENT_DATA[type](drawn);
 }
 
 /** The UTF-8 size of `text` without encoding it (an excerpt is cut on the delivery path). */

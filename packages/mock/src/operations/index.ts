@@ -3,7 +3,7 @@ import { contactBehaviours } from './contacts.js';
 import { integrationBehaviours } from './integrations.js';
 import { webhookBehaviours } from './webhooks.js';
 
-/** The sandbox's model of all 26 operations, keyed like the contract's `operations` table. */
+/** The sandbox's model of every operation, keyed like the contract's `operations` table. */
 export const behaviours: Behaviours = {
   ...webhookBehaviours,
   ...contactBehaviours,

@@ -2,11 +2,7 @@ import { type Contact, DEFAULT_PRESET, DEFAULT_TRUST, PRESET_PERMISSIONS } from 
 import type { VerifiedCard } from '../../peer/card.js';
 import type { ContactListRow, ContactRow } from '../../store/queries/contacts.js';
 
-/**
- * The contact as the API shows it (spec 2.4); the card, key and bookkeeping stay inside. Lists are written
- * by the database in the same members and order (the `contact_api_record` type of migration 0018, whose text
- * each row keeps); test/store/json-records.test.ts holds the two to the same bytes.
- */
+/** The contact as the API shows it (spec 2.4); the card, key and bookkeeping stay inside. */
 export function contactRecord(row: ContactListRow): Contact {
   return {
     fingerprint: row.fingerprint,

@@ -1,5 +1,5 @@
 import type { Operations } from '@svc-kit/contract';
-import { answer, jsonAnswer, type OperationEntry } from '../../http/operations.js';
+import { answer, type OperationEntry } from '../../http/operations.js';
 import { callTools, refreshContact, requestContact } from './calls.js';
 import type { ContactsDeps } from './outbound.js';
 import { contactRecord } from './record.js';
@@ -9,17 +9,16 @@ import * as service from './service.js';
 type Entries = { [Id in keyof Operations]?: OperationEntry<Operations[Id]> };
 
 /**
- * The identity's 14 contact operations (spec 4.2): input in, answer out; the decisions are in rules.ts,
+ * The identity's contact operations (spec 4.2): input in, answer out; the decisions are in rules.ts,
  * the work in service.ts and calls.ts. Those that call the party run in mode `own` (see operations.ts).
  */
 export function contactRoutes(deps: ContactsDeps) {
   const routes = {
     listContacts: {
       transaction: 'none',
-      // The call's connection: on PostgreSQL its first statement may confirm the caller's key.
       run: async ({ db, workspace, params, query }) => {
         const contacts = await contactsOf(db, workspace.id, params.slug, query.status);
-        return jsonAnswer('listContacts', 200, { contacts });
+        return answer('listContacts', 200, { contacts });
       },
     },
     requestContact: {

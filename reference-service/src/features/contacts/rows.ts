@@ -1,17 +1,17 @@
 import type { Contact } from '@svc-kit/contract';
 import { ServiceError } from '../../domain/errors.js';
 import type { Queryable } from '../../store/db.js';
-import type { JsonText } from '../../store/json-text.js';
 import {
   type ContactRow,
   deleteContact,
   getContact,
-  listContactRecordsOfSlug,
+  listContactsOfSlug,
   saveContact,
 } from '../../store/queries/contacts.js';
 import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
 import { recordContactEvent } from './events.js';
 import type { Identity } from './outbound.js';
+import { contactRecord } from './record.js';
 import { type ContactState, isRefusal, type Outcome, type Refusal, type Transition } from './rules.js';
 
 const noSuchIdentity = () => new ServiceError('not_found', 'no such identity');
@@ -24,17 +24,17 @@ export async function identityOf(db: Queryable, workspaceId: string, slug: strin
 
 /**
  * The contacts of the identity `slug` as the API shows them, found with it in one statement (a list costs
- * one round trip) and written as JSON by the database.
+ * one round trip).
  */
 export async function contactsOf(
   db: Queryable,
   workspaceId: string,
   slug: string,
   status: ContactRow['status'] | undefined,
-): Promise<JsonText<Contact[]>> {
-  const records = await listContactRecordsOfSlug(db, workspaceId, slug, status);
-  if (!records) throw noSuchIdentity();
-  return records;
+): Promise<Contact[]> {
+  const rows = await listContactsOfSlug(db, workspaceId, slug, status);
+  if (!rows) throw noSuchIdentity();
+  return rows.map(contactRecord);
 }
 
 export async function contactOf(

@@ -123,7 +123,7 @@ export async function createIntegrationFor(
       else if (refreshed.failure) await service.recordFailure(row, refreshed.failure, now, db);
     }
     stored = await db.transaction(async (tx) => {
-      await recordEvent(tx, identity, 'integration.created', { integration: slug }, now);
+      await recordEvent(tx, identity, { type: 'integration.created', data: { integration: slug } }, now);
       const current = await getIntegration(tx, identity.id, slug);
       if (!current) throw new ServiceError('not_found', 'no such integration');
       return current;

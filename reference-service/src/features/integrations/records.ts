@@ -1,6 +1,6 @@
 import { INTEGRATION_PERMISSION, type Integration } from '@svc-kit/contract';
 import type { Queryable } from '../../store/db.js';
-import { insertEvent } from '../../store/queries/events.js';
+import { insertEvent, type TypedData } from '../../store/queries/events.js';
 import { type IntegrationRow, updateIntegration } from '../../store/queries/integrations.js';
 
 export type Identity = { id: string; workspace_id: string; slug: string };
@@ -20,15 +20,16 @@ export function integrationRecord(row: IntegrationRow): Integration {
 export async function recordEvent(
   tx: Queryable,
   identity: Identity,
-  type: 'integration.created' | 'integration.exposure_updated' | 'integration.deleted',
-  data: Record<string, unknown>,
+  event: Extract<
+    TypedData,
+    { type: 'integration.created' | 'integration.exposure_updated' | 'integration.deleted' }
+  >,
   now: number,
 ) {
   await insertEvent(tx, {
+    ...event,
     workspaceId: identity.workspace_id,
     identity: identity.slug,
-    type,
-    data,
     createdAt: now,
   });
 }

@@ -115,7 +115,12 @@ export function integrationRoutes(service: IntegrationService) {
       exposure_version: version,
       updated_at: now,
     });
-    await recordEvent(db, identity, 'integration.exposure_updated', { integration: row.slug, version }, now);
+    await recordEvent(
+      db,
+      identity,
+      { type: 'integration.exposure_updated', data: { integration: row.slug, version } },
+      now,
+    );
     return answer('setExposure', 200, { version });
   };
 
@@ -126,7 +131,7 @@ export function integrationRoutes(service: IntegrationService) {
     // No session is held open between requests, so deleting the row (and with it the sealed credential,
     // OAuth registration, tokens and verifier) is the disconnection.
     await deleteIntegrationRow(db, row.id);
-    await recordEvent(db, identity, 'integration.deleted', { integration: row.slug }, now);
+    await recordEvent(db, identity, { type: 'integration.deleted', data: { integration: row.slug } }, now);
     return answer('deleteIntegration', 200, null);
   };
 

@@ -5,13 +5,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { confirmedCall } from '../../http/confirmed-call.js';
+import { authorize } from '../../http/policy.js';
 import type { Queryable } from '../../store/db.js';
-import { insertEvent } from '../../store/queries/events.js';
+import { insertEvent, type TypedData } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { spendTestEvent } from './event-budget.js';
 
-/** Made-up but well-formed `data` for each event type, like `stripe trigger` fixtures. */
+/** Made-up but well-formed `data` for each event type: the contract's table, with fresh draws. */
 function sampleData(type: EventType): Record<string, unknown> {
   const contact = `sha256:${createHash('sha256').update(newId('contact')).digest('hex')}`;
   return sampleEventData(type, { contact, threadId: newId('thr') });
@@ -49,7 +49,9 @@ export async function triggerEvent(
   const sample = isEventType(input.type) ? sampleData(input.type) : {};
   const checked = checkTriggeredEvent(input.type, input.data ?? sample);
   if (!checked.ok) throw new TriggerError(checked.reason);
-  const { type, data } = checked;
+  // The catalogue's strict schema has just checked the data against the type.
+  const { type } = checked;
+  const typed = { type, data: checked.data } as TypedData;
   const identities = await listIdentities(db, input.workspaceId);
   const identity = input.identity ?? identities[0]?.slug;
   if (identity === undefined) throw new TriggerError('the workspace has no identity to emit the event for');
@@ -59,10 +61,9 @@ export async function triggerEvent(
   await beforeWrite?.();
   // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
   const event = await insertEvent(db, {
+    ...typed,
     workspaceId: input.workspaceId,
     identity,
-    type,
-    data,
     createdAt: input.now,
   });
   return { id: event.id, type, created_at: event.createdAt, identity };
@@ -103,26 +104,21 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
   app.post('/sandbox/events', async (request: FastifyRequest, reply) => {
     const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true } as const;
     const now = ctx.now();
-    // Its first statement reads the identities: on PostgreSQL it also confirms a held key (confirmed-call.ts).
-    const event = await confirmedCall(
-      ctx,
-      request,
-      'sandboxTrigger',
-      requirements,
+    const { workspace } = await authorize(ctx.db, request, requirements, {
       now,
-      async ({ workspace }, db) => {
-        const body = parseTriggerBody(request.body);
-        // Spent after the first statement (which confirms a held key) and only for a valid trigger: a
-        // call run again from a fresh read, or refused, spends nothing.
-        const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;
-        try {
-          return await triggerEvent(db, { workspaceId: workspace.id, ...body, now }, spend);
-        } catch (error) {
-          if (error instanceof TriggerError) throw new ServiceError('invalid_request', error.message);
-          throw error;
-        }
-      },
-    );
+      publicOrigin: ctx.publicAddress.origin,
+      credentials: ctx.credentials,
+    });
+    const body = parseTriggerBody(request.body);
+    // Spent only for a valid trigger: a refused one spends nothing.
+    const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;
+    let event: Awaited<ReturnType<typeof triggerEvent>>;
+    try {
+      event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend);
+    } catch (error) {
+      if (error instanceof TriggerError) throw new ServiceError('invalid_request', error.message);
+      throw error;
+    }
     return reply.code(201).send({ event });
   });
 }

@@ -1,18 +1,14 @@
 import type { Operations } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
-import { answer, jsonAnswer, type OperationEntry } from '../../http/operations.js';
-import { JsonText } from '../../store/json-text.js';
+import { answer, type OperationEntry } from '../../http/operations.js';
 import { endpointRecord } from './records.js';
 import type { WebhooksDeps } from './service.js';
 import * as service from './service.js';
 
 type Entries = { [Id in keyof Operations]?: OperationEntry<Operations[Id]> };
 
-/** The event types a filter may name, as every list answers them: written once. */
-const EVENTS = new JsonText<string[]>(JSON.stringify(EVENT_TYPES));
-
 /**
- * The workspace's 6 webhook endpoint operations (spec 4.1): input in, answer out; the rules are in
+ * The workspace's webhook endpoint operations (spec 4.1): input in, answer out; the rules are in
  * rules.ts, the work in service.ts. Single statements each run on the handle given (mode `none`: the
  * pool, a confirming connection, or the key's transaction); createWebhook opens its own short
  * transaction after the URL's DNS check (mode `own`, see operations.ts).
@@ -22,9 +18,9 @@ export function webhookRoutes(deps: WebhooksDeps) {
     listWebhooks: {
       transaction: 'none',
       run: async ({ db, workspace, now }) =>
-        jsonAnswer('listWebhooks', 200, {
+        answer('listWebhooks', 200, {
           endpoints: await service.liveEndpoints(db, workspace.id, now),
-          events: EVENTS,
+          events: [...EVENT_TYPES],
           enabled: workspace.webhooks_enabled,
         }),
     },
@@ -49,7 +45,7 @@ export function webhookRoutes(deps: WebhooksDeps) {
     setWebhookStatus: {
       transaction: 'none',
       run: async ({ db, workspace, params, body, now }) =>
-        jsonAnswer('setWebhookStatus', 200, {
+        answer('setWebhookStatus', 200, {
           endpoints: await service.setStatus(db, workspace.id, params.id, body.status, now),
         }),
     },
@@ -64,7 +60,7 @@ export function webhookRoutes(deps: WebhooksDeps) {
       transaction: 'none',
       run: async ({ db, workspace, params, query }) => {
         const deliveries = await service.deliveries(db, workspace.id, params.id, query.limit);
-        return jsonAnswer('listWebhookDeliveries', 200, { deliveries });
+        return answer('listWebhookDeliveries', 200, { deliveries });
       },
     },
   } satisfies Entries;

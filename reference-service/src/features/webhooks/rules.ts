@@ -1,10 +1,13 @@
 import { endpointCapRefusal, LOCAL_WEBHOOK_HOSTS, ROTATION_OVERLAP_MS } from '@svc-kit/contract';
 
 /**
- * The webhook endpoint rules of spec 3.1 and 4.1 that need no I/O. The URL rules that need DNS are in
- * domain/url-policy.ts; the status change (resuming clears the failure count, pausing stops the workers'
- * held deliveries) is one statement of store/queries/webhook-endpoints.ts, as it must be atomic with the
- * listing it answers.
+ * The webhook endpoint rules of spec 3.1 and 4.1 that need no I/O. Two live where their statement is:
+ * - the pause: `FAILURES_BEFORE_PAUSE` failed deliveries in a row pause an endpoint. The statement
+ *   that logs an attempt counts the run and pauses in the same write (`recordAttempt`,
+ *   store/queries/deliveries-claim.ts); a success clears the run;
+ * - the status change: resuming clears the failure count, pausing stops the workers' held deliveries, in
+ *   one statement of store/queries/webhook-endpoints.ts, atomic with the listing it answers.
+ * The URL rules that need DNS are in domain/url-policy.ts.
  */
 
 /** Random bytes in a signing secret: 256 bits. */

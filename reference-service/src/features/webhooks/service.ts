@@ -5,18 +5,18 @@ import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import type { Db, Queryable } from '../../store/db.js';
-import type { JsonText } from '../../store/json-text.js';
-import { listNewestDeliveryRecords } from '../../store/queries/webhook-deliveries.js';
+import { listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
   countEndpointsLocked,
   insertEndpoint,
-  listLiveEndpointRecords,
+  listLiveEndpoints,
   newEndpointRow,
   removeEndpoint,
   rotateEndpointSecret,
   setEndpointStatus,
   type WebhookEndpointRow,
 } from '../../store/queries/webhook-endpoints.js';
+import { deliveryRecord, endpointRecord } from './records.js';
 import {
   capRefusal,
   eventFilter,
@@ -33,16 +33,13 @@ const notFound = () => new ServiceError('not_found', 'no such webhook endpoint')
 
 const newSigningSecret = () => signingSecretOf(randomBytes(SIGNING_SECRET_BYTES));
 
-/**
- * The live endpoints as the API shows them, as JSON: the records the rows keep, joined by the database
- * (migration 0019).
- */
+/** The live endpoints as the API shows them. */
 export async function liveEndpoints(
   db: Queryable,
   workspaceId: string,
   now: number,
-): Promise<JsonText<WebhookEndpoint[]>> {
-  return listLiveEndpointRecords(db, workspaceId, now);
+): Promise<WebhookEndpoint[]> {
+  return (await listLiveEndpoints(db, workspaceId)).map((row) => endpointRecord(row, now));
 }
 
 /**
@@ -107,10 +104,10 @@ export async function setStatus(
   id: string,
   status: 'active' | 'paused',
   now: number,
-): Promise<JsonText<WebhookEndpoint[]>> {
+): Promise<WebhookEndpoint[]> {
   const endpoints = await setEndpointStatus(db, workspaceId, id, status, now);
   if (!endpoints) throw notFound();
-  return endpoints;
+  return endpoints.map((row) => endpointRecord(row, now));
 }
 
 export async function remove(db: Queryable, workspaceId: string, id: string, now: number): Promise<void> {
@@ -123,8 +120,8 @@ export async function deliveries(
   workspaceId: string,
   id: string,
   limit: number,
-): Promise<JsonText<WebhookDelivery[]>> {
-  const records = await listNewestDeliveryRecords(db, workspaceId, id, limit);
-  if (!records) throw notFound();
-  return records;
+): Promise<WebhookDelivery[]> {
+  const rows = await listNewestDeliveries(db, workspaceId, id, limit);
+  if (!rows) throw notFound();
+  return rows.map(deliveryRecord);
 }

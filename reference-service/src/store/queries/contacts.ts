@@ -1,6 +1,5 @@
-import type { Contact, ContactStatus } from '@svc-kit/contract';
+import type { ContactStatus } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
-import { JsonText, jsonArraySql } from '../json-text.js';
 
 export interface ContactRow {
   identity_id: string;
@@ -90,34 +89,47 @@ export type ContactListRow = Pick<
   | 'acceptance_unheard_since'
 >;
 
-// Each contact's record as its row keeps it (migration 0018's trigger). A row written with triggers off (a
-// restore, `session_replication_role = replica`) keeps none, and is written here by the same function.
-const CONTACT_RECORDS_OF_SLUG = `SELECT ${jsonArraySql(
-  `SELECT COALESCE(c.record_json, contact_record_json(c)) AS record, c.created_at, c.fingerprint
-     FROM contacts c
-    WHERE c.identity_id = i.id AND ($3::text IS NULL OR c.status = $3)`,
-  'r.created_at, r.fingerprint',
-  'r.record',
-)} AS records FROM identities i WHERE i.workspace_id = $1 AND i.slug = $2`;
+const LIST_COLUMNS = [
+  'fingerprint',
+  'display_name',
+  'status',
+  'preset',
+  'permissions',
+  'trust_flag',
+  'petname',
+  'last_seen_at',
+  'created_at',
+  'endpoint',
+  'acceptance_unheard_since',
+] as const satisfies readonly (keyof ContactListRow)[];
 
 /**
- * The contacts of the workspace's identity named by `slug`, optionally of one status, oldest first, as a
- * JSON array of the API's records (the members of `contactRecord` in features/contacts/record.ts, in its
- * order); `undefined` when the workspace has no such identity. One statement: the identity and its
- * contacts are read together.
+ * The identity with its contacts joined, so that one statement tells a missing identity (no row) from
+ * one with no contacts (one row of nulls).
  */
-export async function listContactRecordsOfSlug(
+const CONTACTS_OF_SLUG = `SELECT ${LIST_COLUMNS.map((column) => `c.${column}`).join(', ')}
+    FROM identities i
+    LEFT JOIN contacts c ON c.identity_id = i.id AND ($3::text IS NULL OR c.status = $3)
+   WHERE i.workspace_id = $1 AND i.slug = $2
+   ORDER BY c.created_at, c.fingerprint`;
+
+/**
+ * The contacts of the workspace's identity named by `slug`, optionally of one status, oldest first;
+ * `undefined` when the workspace has no such identity.
+ */
+export async function listContactsOfSlug(
   db: Queryable,
   workspaceId: string,
   slug: string,
   status: ContactStatus | undefined,
-): Promise<JsonText<Contact[]> | undefined> {
-  const [row] = await db.query<{ records: string }>(CONTACT_RECORDS_OF_SLUG, [
+): Promise<ContactListRow[] | undefined> {
+  const rows = await db.query<ContactListRow | { [K in keyof ContactListRow]: null }>(CONTACTS_OF_SLUG, [
     workspaceId,
     slug,
     status ?? null,
   ]);
-  return row && new JsonText(row.records);
+  if (rows.length === 0) return undefined;
+  return rows.filter((row): row is ContactListRow => row.fingerprint !== null);
 }
 
 export async function deleteContact(

@@ -1,6 +1,5 @@
 import { FAILURES_BEFORE_PAUSE, NOT_SENT_PAUSED, NOT_SENT_REMOVED } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
-import { deliveryRecordJsonSql } from './webhook-deliveries.js';
 import { announceEndpointsStopped } from './webhook-endpoints.js';
 
 /** What a worker needs to make one attempt, read with the claim. */
@@ -78,15 +77,6 @@ export interface AttemptResult {
   excerpt: string | null;
 }
 
-/** The record a logged attempt keeps (migration 0018), of the outcome the statement below sets. */
-const FINAL_RECORD = deliveryRecordJsonSql('', {
-  status: '$2',
-  http_status: '$3',
-  latency_ms: '$4',
-  response_excerpt: '$5',
-  next_attempt_at: 'NULL',
-});
-
 /**
  * Logs the attempt and keeps the endpoint's failure run, in one statement: a success clears the run, a
  * failure lengthens it and the 20th pauses the endpoint. Only a row still `sending` is settled (one the
@@ -96,8 +86,7 @@ export async function recordAttempt(db: Queryable, result: AttemptResult, now: n
   const rows = await db.query<{ status: string; endpoint_id: string }>(
     `WITH settled AS (
        UPDATE webhook_deliveries
-          SET status = $2, http_status = $3, latency_ms = $4, response_excerpt = $5, next_attempt_at = NULL,
-              record_json = ${FINAL_RECORD}
+          SET status = $2, http_status = $3, latency_ms = $4, response_excerpt = $5, next_attempt_at = NULL
         WHERE id = $1 AND status = 'sending'
         RETURNING endpoint_id
      )
@@ -135,7 +124,7 @@ export async function recordAttempt(db: Queryable, result: AttemptResult, now: n
  * Logs many successful attempts in one statement (the worker's hot path): each row still `sending`
  * becomes `delivered`, and the endpoints among them that had a failure run get it cleared, as
  * `recordAttempt` does for one success. Failures are never batched: each may pause its endpoint. The
- * statement is the database function `record_webhook_successes` (its current definition is migration 0018), whose
+ * statement is the database function `record_webhook_successes` (its current definition is migration 0020), whose
  * plan the session keeps, and it finds its rows by primary key only: its cost does not grow with past deliveries.
  */
 export async function recordSuccesses(
@@ -151,8 +140,6 @@ export async function recordSuccesses(
   ]);
 }
 
-const ABANDONED_RECORD = deliveryRecordJsonSql('', { status: "'abandoned'", next_attempt_at: 'NULL' });
-
 /**
  * Rows left `sending` by a worker that died mid-request become `abandoned`: their outcome is unknown, and
  * sending them again could deliver twice. `claimedBefore` is the lease: no live worker holds a row longer
@@ -160,7 +147,7 @@ const ABANDONED_RECORD = deliveryRecordJsonSql('', { status: "'abandoned'", next
  */
 export async function abandonStaleDeliveries(db: Queryable, claimedBefore: number): Promise<number> {
   const rows = await db.query<{ id: string }>(
-    `UPDATE webhook_deliveries SET status = 'abandoned', next_attempt_at = NULL, record_json = ${ABANDONED_RECORD}
+    `UPDATE webhook_deliveries SET status = 'abandoned', next_attempt_at = NULL
       WHERE status = 'sending' AND claimed_at < $1
       RETURNING id`,
     [claimedBefore],

@@ -1,21 +1,31 @@
 import { eventBody, ID_PREFIXES } from '@svc-kit/contract';
-import type { EventType } from '@svc-kit/webhooks';
+import type { EventType, eventSchemas } from '@svc-kit/webhooks';
+import type { z } from 'zod';
 import { newId } from '../../domain/ids.js';
 import type { Queryable } from '../db.js';
-import type { KeyCheckedQueryable } from '../key-checked.js';
 import { TurnBatch } from '../turn-batch.js';
 
 /** The channel a committed event's `pg_notify` wakes the delivery workers on (see src/delivery/). */
 export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
 
-export interface NewEvent {
+/**
+ * The data an event of type `K` carries: exactly the members the SDK's catalogue names for it (its
+ * schemas accept more from a later version; the service emits no more, spec 6.4). An object literal with
+ * a missing, misspelt or extra member does not compile where the event is made.
+ */
+export type EventData<K extends EventType> = {
+  [F in keyof (typeof eventSchemas)[K]['shape']]: z.output<(typeof eventSchemas)[K]['shape'][F]>;
+};
+
+/** An event's type with its data, one member of the union per type of the catalogue. */
+export type TypedData = { [K in EventType]: { type: K; data: EventData<K> } }[EventType];
+
+export type NewEvent = TypedData & {
   workspaceId: string;
   identity: string;
-  type: EventType;
-  data: Record<string, unknown>;
   /** The caller's clock (ctx.now()): the same clock stamps endpoints, whose creation the fan-out compares. */
   createdAt: number;
-}
+};
 
 export interface EventRow {
   id: string;
@@ -79,10 +89,9 @@ function gatheredOn(pool: Queryable): TurnBatch<NewEvent, { id: string; createdA
   return gatherer;
 }
 
-/** `db` when its statements each commit alone (the pool itself, or a confirmed key's pass-through). */
+/** `db` when its statements each commit alone (the pool itself, not a transaction's handle). */
 function outsideTransaction(db: Queryable): Queryable | undefined {
-  const target = 'passThrough' in db ? (db as KeyCheckedQueryable).passThrough() : db;
-  return target !== undefined && 'transaction' in target ? target : undefined;
+  return 'transaction' in db ? db : undefined;
 }
 
 /**

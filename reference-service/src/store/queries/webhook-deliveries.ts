@@ -1,6 +1,5 @@
-import type { WebhookDelivery } from '@svc-kit/contract';
+import type { DeliveryStatus } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
-import { JsonText, jsonArraySql } from '../json-text.js';
 
 export interface WebhookDeliveryRow {
   id: string;
@@ -17,60 +16,16 @@ export interface WebhookDeliveryRow {
   created_at: number;
 }
 
-/** The members of a delivery's record, in the contract's order (the arguments of its function, migration 0018). */
-const RECORD_MEMBERS = [
-  'id',
-  'endpoint_id',
-  'event_id',
-  'event_type',
-  'attempt',
-  'status',
-  'http_status',
-  'latency_ms',
-  'response_excerpt',
-  'next_attempt_at',
-  'created_at',
-] as const;
-
-/**
- * The SQL of a delivery's record as JSON text (the database function of migration 0018): of the row's
- * columns (`row` is their qualifier: `d.`, or none in an UPDATE's SET, where they read as before the
- * update), each member in `set` given by its expression instead. Every statement that gives a row its final
- * status keeps this text on the row, with what it sets.
- */
-export function deliveryRecordJsonSql(
-  row: string,
-  set: Partial<Record<(typeof RECORD_MEMBERS)[number], string>> = {},
-): string {
-  // Arguments by name: eleven in a row, six of them text, would not fail if two were swapped.
-  const args = RECORD_MEMBERS.map((member) => `p_${member} => ${set[member] ?? `${row}${member}`}`);
-  return `webhook_delivery_record_json(${args.join(', ')})`;
-}
-
 /**
  * One delivery row (tests and benchmarks write a log with it), its id made by the database from its event
  * and endpoint (migration 0017), as the event fan-out makes it: a second row for the same pair is refused by
- * the primary key. A row written with a final status keeps its record, as one the worker finished does.
+ * the primary key.
  */
 export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow, 'id'>): Promise<void> {
-  const record = deliveryRecordJsonSql('', {
-    id: 'webhook_delivery_id($3, $2)',
-    endpoint_id: '$2',
-    event_id: '$3',
-    event_type: '$4',
-    attempt: '$5',
-    status: '$6',
-    http_status: '$7',
-    latency_ms: '$8',
-    response_excerpt: '$9',
-    next_attempt_at: '$10',
-    created_at: '$11',
-  });
   await db.query(
     `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
-       http_status, latency_ms, response_excerpt, next_attempt_at, created_at, record_json)
-     VALUES (webhook_delivery_id($3, $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-             CASE WHEN $6 IN ('delivered', 'failed', 'abandoned') THEN ${record} END)`,
+       http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
+     VALUES (webhook_delivery_id($3, $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
       row.workspace_id,
       row.endpoint_id,
@@ -87,34 +42,41 @@ export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow
   );
 }
 
-// A finished delivery's record as the row keeps it (migration 0018); one in flight, or one the claim failed,
-// or finished before that migration, is written here by the same function.
-const NEWEST_DELIVERY_RECORDS = `SELECT ${jsonArraySql(
-  `SELECT COALESCE(d.record_json, ${deliveryRecordJsonSql('d.')}) AS record,
-          d.created_at, d.id
-     FROM webhook_deliveries d
-    WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id
-    ORDER BY d.created_at DESC, d.id DESC LIMIT $3`,
-  'r.created_at DESC, r.id DESC',
-  'r.record',
-)} AS records FROM webhook_endpoints e WHERE e.workspace_id = $1 AND e.id = $2`;
+/** What a delivery answer shows (features/webhooks/records.ts): the claim's bookkeeping stays inside. */
+export type WebhookDeliveryView = Omit<WebhookDeliveryRow, 'workspace_id' | 'status'> & {
+  /** One of these by the table's check. */
+  status: DeliveryStatus;
+};
+
+/**
+ * The endpoint (any row: a removed endpoint's log stays readable) with its newest deliveries joined, so
+ * that one statement tells a missing endpoint (no row) from an empty log (one row of nulls).
+ */
+const NEWEST_DELIVERIES = `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
+         d.latency_ms, d.response_excerpt, d.next_attempt_at, d.created_at
+    FROM webhook_endpoints e
+    LEFT JOIN LATERAL (
+      SELECT * FROM webhook_deliveries
+       WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
+       ORDER BY created_at DESC, id DESC LIMIT $3
+    ) d ON true
+   WHERE e.workspace_id = $1 AND e.id = $2
+   ORDER BY d.created_at DESC, d.id DESC`;
 
 /**
  * The newest deliveries of an endpoint of the workspace, removed or not, newest first with ties broken by
- * id (a total order, stable between calls), as a JSON array of the API's delivery records (the claim's
- * bookkeeping stays inside); `undefined` when the workspace has no such endpoint. One statement: the
- * endpoint's existence and its log are read together.
+ * id (a total order, stable between calls); `undefined` when the workspace has no such endpoint.
  */
-export async function listNewestDeliveryRecords(
+export async function listNewestDeliveries(
   db: Queryable,
   workspaceId: string,
   endpointId: string,
   limit: number,
-): Promise<JsonText<WebhookDelivery[]> | undefined> {
-  const [row] = await db.query<{ records: string }>(NEWEST_DELIVERY_RECORDS, [
-    workspaceId,
-    endpointId,
-    limit,
-  ]);
-  return row && new JsonText(row.records);
+): Promise<WebhookDeliveryView[] | undefined> {
+  const rows = await db.query<WebhookDeliveryView | { [K in keyof WebhookDeliveryView]: null }>(
+    NEWEST_DELIVERIES,
+    [workspaceId, endpointId, limit],
+  );
+  if (rows.length === 0) return undefined;
+  return rows.filter((row): row is WebhookDeliveryView => row.id !== null);
 }

@@ -1,7 +1,4 @@
-import type { WebhookEndpoint } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
-import { JsonText, jsonArraySql } from '../json-text.js';
-import { KEY_CHECK_SLOT } from './key-principal.js';
 
 export interface WebhookEndpointRow {
   id: string;
@@ -78,39 +75,14 @@ export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Pr
   );
 }
 
-/**
- * Row `r`'s record at `$<now>`: its kept text (migration 0019), else a fresh one. Nothing clears a past
- * overlap's column, so its member is rewritten as null: JSON escapes quotes in strings, so the bare-quoted
- * key can only be the member itself.
- */
-const endpointRecordSql = (now: number) =>
-  `CASE WHEN r.record_json IS NULL
-          THEN webhook_endpoint_record_json(p_id => r.id, p_url => r.url, p_events => r.events,
-            p_status => r.status, p_consecutive_failures => r.consecutive_failures,
-            p_rotating_until => CASE WHEN r.rotating_until > $${now} THEN r.rotating_until END,
-            p_created_at => r.created_at, p_updated_at => r.updated_at)
-        WHEN r.rotating_until <= $${now}
-          THEN replace(r.record_json, '"rotating_until":' || r.rotating_until || ',', '"rotating_until":null,')
-        ELSE r.record_json END`;
-
-const LIVE_ENDPOINT_RECORDS = `SELECT ${jsonArraySql(
-  `SELECT ${VIEW_COLUMNS}, record_json
-     FROM webhook_endpoints
-    WHERE workspace_id = $1 AND deleted_at IS NULL`,
-  'r.created_at, r.id',
-  endpointRecordSql(2),
-)} AS records`;
-
-/** The workspace's live endpoints, oldest first, as the JSON array of `endpointRecord`s at `now`. */
-export async function listLiveEndpointRecords(
-  db: Queryable,
-  workspaceId: string,
-  now: number,
-): Promise<JsonText<WebhookEndpoint[]>> {
-  const [row] = await db.query<{ records: string }>(LIVE_ENDPOINT_RECORDS, [workspaceId, now]);
-  // A statement with no FROM answers one row; none only on a key-checked connection whose key changed,
-  // which then throws before answering (store/key-checked.ts).
-  return new JsonText(row!.records);
+/** The workspace's live endpoints, oldest first. */
+export async function listLiveEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpointView[]> {
+  return db.query<WebhookEndpointView>(
+    `SELECT ${VIEW_COLUMNS} FROM webhook_endpoints
+      WHERE workspace_id = $1 AND deleted_at IS NULL
+      ORDER BY created_at, id`,
+    [workspaceId],
+  );
 }
 
 /** Any endpoint of the workspace, removed ones included (their delivery log stays readable). */
@@ -167,36 +139,28 @@ export async function announceEndpointsStopped(db: Queryable, ids: readonly stri
 
 /**
  * Pausing or resuming in one statement: the change, the announcement of a pause to the delivery workers,
- * and the workspace's live endpoints after it, as the JSON array of their records. A statement does not
- * see its own changes, so the changed row comes from the UPDATE's RETURNING (after waiting on a concurrent
- * change of the row, the row as written, with the record the trigger kept), the others from the scan,
- * which reads the rows as the statement began. The outer query reads `changed`, so nothing is answered when
- * nothing changed. `pg_notify` runs in RETURNING, computed for every changed row whether or not the outer
- * query reads it. The UPDATE, its only write, has the key check's slot: a call by a held key costs this one
- * round trip (store/key-checked.ts).
+ * and the workspace's live endpoints after it. A statement does not see its own changes, so the changed
+ * row comes from the UPDATE's RETURNING, the others from the table as the statement began; nothing is
+ * answered when nothing changed. `pg_notify` runs in RETURNING, computed for every changed row.
  */
 const SET_ENDPOINT_STATUS = `WITH changed AS (
        UPDATE webhook_endpoints
           SET status = $3,
               consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
               updated_at = $4
-        WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND ${KEY_CHECK_SLOT}
-        RETURNING ${VIEW_COLUMNS}, record_json,
-                  CASE WHEN $3 = 'paused' THEN pg_notify($5, id)::text END AS announced
+        WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
+        RETURNING ${VIEW_COLUMNS}, CASE WHEN $3 = 'paused' THEN pg_notify($5, id)::text END AS announced
      )
-     SELECT ${jsonArraySql(
-       `SELECT ${VIEW_COLUMNS}, record_json FROM changed
-         UNION ALL
-        SELECT ${VIEW_COLUMNS}, record_json FROM webhook_endpoints
-         WHERE workspace_id = $1 AND deleted_at IS NULL AND id <> c.id`,
-       'r.created_at, r.id',
-       endpointRecordSql(4),
-     )} AS records
-       FROM changed c`;
+     SELECT ${VIEW_COLUMNS} FROM changed
+      UNION ALL
+     SELECT ${VIEW_COLUMNS} FROM webhook_endpoints
+      WHERE workspace_id = $1 AND deleted_at IS NULL AND id <> $2 AND EXISTS (SELECT FROM changed)
+      ORDER BY created_at, id`;
 
 /**
  * Resuming (`active`) clears the failure run; pausing keeps it for the record and announces it to the
- * delivery workers. `undefined` when no live endpoint has this id.
+ * delivery workers. Answers the workspace's live endpoints after the change, oldest first, or `undefined`
+ * when no live endpoint has this id.
  */
 export async function setEndpointStatus(
   db: Queryable,
@@ -204,15 +168,15 @@ export async function setEndpointStatus(
   id: string,
   status: 'active' | 'paused',
   now: number,
-): Promise<JsonText<WebhookEndpoint[]> | undefined> {
-  const [row] = await db.query<{ records: string }>(SET_ENDPOINT_STATUS, [
+): Promise<WebhookEndpointView[] | undefined> {
+  const rows = await db.query<WebhookEndpointView>(SET_ENDPOINT_STATUS, [
     workspaceId,
     id,
     status,
     now,
     ENDPOINT_STOPPED_CHANNEL,
   ]);
-  return row ? new JsonText(row.records) : undefined;
+  return rows.length === 0 ? undefined : rows;
 }
 
 /** Soft delete: the row stays for the delivery log, the secrets are forgotten. */

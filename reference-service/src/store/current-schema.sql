@@ -1,0 +1,553 @@
+-- What the migrations in migrations/ add up to, written by test/store/current-schema.test.ts
+-- (UPDATE_SCHEMA=1 rewrites it). Read it; never apply it: the migrations are the schema.
+
+TABLE api_keys (
+  id text NOT NULL,
+  workspace_id text NOT NULL,
+  member_id text NOT NULL,
+  name text NOT NULL,
+  secret_hash text NOT NULL,
+  scopes text[] NOT NULL,
+  created_at bigint NOT NULL,
+  revoked_at bigint,
+  auth_version bigint NOT NULL DEFAULT nextval('svc_auth_versions'::regclass)
+);
+
+TABLE contacts (
+  identity_id text NOT NULL,
+  fingerprint text NOT NULL,
+  workspace_id text NOT NULL,
+  display_name text NOT NULL,
+  endpoint text NOT NULL,
+  public_key text NOT NULL,
+  card text NOT NULL,
+  card_expires_at bigint NOT NULL,
+  status text NOT NULL,
+  blocked_kind text,
+  preset text NOT NULL,
+  permissions text[] NOT NULL,
+  trust_flag text NOT NULL,
+  petname text NOT NULL,
+  request_note text,
+  last_seen_at bigint NOT NULL,
+  acceptance_unheard_since bigint,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+
+TABLE events (
+  id text NOT NULL,
+  workspace_id text NOT NULL,
+  identity text NOT NULL,
+  type text NOT NULL,
+  body text NOT NULL,
+  created_at bigint NOT NULL
+);
+
+TABLE idempotency_keys (
+  workspace_id text NOT NULL,
+  key text NOT NULL,
+  fingerprint text NOT NULL,
+  response_status integer,
+  response_body text,
+  created_at bigint NOT NULL
+);
+
+TABLE identities (
+  id text NOT NULL,
+  workspace_id text NOT NULL,
+  slug text NOT NULL,
+  created_at bigint NOT NULL
+);
+
+TABLE identity_keys (
+  identity_id text NOT NULL,
+  fingerprint text NOT NULL,
+  public_key text NOT NULL,
+  private_key_enc text NOT NULL,
+  card text,
+  card_expires_at bigint,
+  created_at bigint NOT NULL
+);
+
+TABLE integrations (
+  id text NOT NULL,
+  identity_id text NOT NULL,
+  workspace_id text NOT NULL,
+  slug text NOT NULL,
+  transport text NOT NULL,
+  endpoint text NOT NULL,
+  catalogue text,
+  status text NOT NULL,
+  trouble text,
+  auth_enc text,
+  oauth_client_enc text,
+  oauth_tokens_enc text,
+  oauth_verifier_enc text,
+  oauth_state text,
+  oauth_redirect_uri text,
+  catalog text NOT NULL,
+  exposure text NOT NULL,
+  exposure_version integer NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+
+TABLE listener_secrets (
+  workspace_id text NOT NULL,
+  secret_enc text NOT NULL,
+  created_at bigint NOT NULL
+);
+
+TABLE member_invites (
+  member_id text NOT NULL,
+  token_hash text NOT NULL,
+  invited_by text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL
+);
+
+TABLE member_recovery_codes (
+  member_id text NOT NULL,
+  code_hash text NOT NULL,
+  created_at bigint NOT NULL,
+  used_at bigint
+);
+
+TABLE members (
+  id text NOT NULL,
+  workspace_id text NOT NULL,
+  email text NOT NULL,
+  password_hash text,
+  permissions text[] NOT NULL,
+  mfa_secret_enc text,
+  created_at bigint NOT NULL,
+  totp_last_step bigint,
+  owner boolean NOT NULL DEFAULT false,
+  mfa_pending_enc text,
+  removed_at bigint,
+  auth_version bigint NOT NULL DEFAULT nextval('svc_auth_versions'::regclass)
+);
+
+TABLE outbound_budgets (
+  bucket text NOT NULL,
+  tokens double precision NOT NULL,
+  updated_at bigint NOT NULL
+);
+
+TABLE peer_nonces (
+  fingerprint text NOT NULL,
+  nonce text NOT NULL,
+  expires_at bigint NOT NULL
+);
+
+TABLE schema_migrations (
+  version integer NOT NULL,
+  name text NOT NULL,
+  checksum text NOT NULL,
+  applied_at bigint NOT NULL
+);
+
+TABLE sessions (
+  id text NOT NULL,
+  member_id text NOT NULL,
+  token_hash text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  stepped_up_at bigint
+);
+
+TABLE sign_in_known_addresses (
+  account text NOT NULL,
+  address text NOT NULL,
+  last_seen_at bigint NOT NULL
+);
+
+TABLE webhook_deliveries (
+  id text NOT NULL,
+  workspace_id text NOT NULL,
+  endpoint_id text NOT NULL,
+  event_id text NOT NULL,
+  event_type text NOT NULL,
+  attempt integer NOT NULL,
+  status text NOT NULL,
+  http_status integer,
+  latency_ms double precision,
+  response_excerpt text,
+  next_attempt_at bigint,
+  created_at bigint NOT NULL,
+  claimed_at bigint,
+  claimed_by text
+);
+
+TABLE webhook_endpoints (
+  id text NOT NULL,
+  workspace_id text NOT NULL,
+  url text NOT NULL,
+  events text[] NOT NULL,
+  status text NOT NULL,
+  consecutive_failures integer NOT NULL DEFAULT 0,
+  secret_enc text,
+  previous_secret_enc text,
+  rotating_until bigint,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  deleted_at bigint,
+  listener_seen_at bigint,
+  listener_stream text
+);
+
+TABLE workspaces (
+  id text NOT NULL,
+  name text NOT NULL,
+  webhooks_enabled boolean NOT NULL DEFAULT false,
+  suspended boolean NOT NULL DEFAULT false,
+  deletion_hold boolean NOT NULL DEFAULT false,
+  created_at bigint NOT NULL,
+  auth_version bigint NOT NULL DEFAULT nextval('svc_auth_versions'::regclass)
+);
+
+-- Constraints
+api_keys api_keys_auth_version_not_null: NOT NULL auth_version
+api_keys api_keys_created_at_not_null: NOT NULL created_at
+api_keys api_keys_id_not_null: NOT NULL id
+api_keys api_keys_member_id_fkey: FOREIGN KEY (member_id) REFERENCES members(id)
+api_keys api_keys_member_id_not_null: NOT NULL member_id
+api_keys api_keys_name_not_null: NOT NULL name
+api_keys api_keys_pkey: PRIMARY KEY (id)
+api_keys api_keys_scopes_not_null: NOT NULL scopes
+api_keys api_keys_secret_hash_not_null: NOT NULL secret_hash
+api_keys api_keys_workspace_id_fkey: FOREIGN KEY (workspace_id) REFERENCES workspaces(id)
+api_keys api_keys_workspace_id_not_null: NOT NULL workspace_id
+contacts contacts_blocked_kind_check: CHECK ((blocked_kind = ANY (ARRAY['contact'::text, 'declined'::text])))
+contacts contacts_card_expires_at_not_null: NOT NULL card_expires_at
+contacts contacts_card_not_null: NOT NULL card
+contacts contacts_check: CHECK (((status = 'blocked'::text) = (blocked_kind IS NOT NULL)))
+contacts contacts_created_at_not_null: NOT NULL created_at
+contacts contacts_display_name_not_null: NOT NULL display_name
+contacts contacts_endpoint_not_null: NOT NULL endpoint
+contacts contacts_fingerprint_not_null: NOT NULL fingerprint
+contacts contacts_identity_id_fkey: FOREIGN KEY (identity_id) REFERENCES identities(id)
+contacts contacts_identity_id_not_null: NOT NULL identity_id
+contacts contacts_last_seen_at_not_null: NOT NULL last_seen_at
+contacts contacts_permissions_not_null: NOT NULL permissions
+contacts contacts_petname_not_null: NOT NULL petname
+contacts contacts_pkey: PRIMARY KEY (identity_id, fingerprint)
+contacts contacts_preset_not_null: NOT NULL preset
+contacts contacts_public_key_not_null: NOT NULL public_key
+contacts contacts_status_check: CHECK ((status = ANY (ARRAY['active'::text, 'pending_in'::text, 'pending_out'::text, 'blocked'::text])))
+contacts contacts_status_not_null: NOT NULL status
+contacts contacts_trust_flag_not_null: NOT NULL trust_flag
+contacts contacts_updated_at_not_null: NOT NULL updated_at
+contacts contacts_workspace_id_fkey: FOREIGN KEY (workspace_id) REFERENCES workspaces(id)
+contacts contacts_workspace_id_not_null: NOT NULL workspace_id
+events events_body_not_null: NOT NULL body
+events events_created_at_not_null: NOT NULL created_at
+events events_id_not_null: NOT NULL id
+events events_identity_not_null: NOT NULL identity
+events events_pkey: PRIMARY KEY (id)
+events events_type_not_null: NOT NULL type
+events events_workspace_id_fkey: FOREIGN KEY (workspace_id) REFERENCES workspaces(id)
+events events_workspace_id_not_null: NOT NULL workspace_id
+idempotency_keys idempotency_keys_created_at_not_null: NOT NULL created_at
+idempotency_keys idempotency_keys_fingerprint_not_null: NOT NULL fingerprint
+idempotency_keys idempotency_keys_key_not_null: NOT NULL key
+idempotency_keys idempotency_keys_pkey: PRIMARY KEY (workspace_id, key)
+idempotency_keys idempotency_keys_workspace_id_fkey: FOREIGN KEY (workspace_id) REFERENCES workspaces(id)
+idempotency_keys idempotency_keys_workspace_id_not_null: NOT NULL workspace_id
+identities identities_created_at_not_null: NOT NULL created_at
+identities identities_id_not_null: NOT NULL id
+identities identities_pkey: PRIMARY KEY (id)
+identities identities_slug_key: UNIQUE (slug)
+identities identities_slug_not_null: NOT NULL slug
+identities identities_workspace_id_fkey: FOREIGN KEY (workspace_id) REFERENCES workspaces(id)
+identities identities_workspace_id_not_null: NOT NULL workspace_id
+identity_keys identity_keys_created_at_not_null: NOT NULL created_at
+identity_keys identity_keys_fingerprint_key: UNIQUE (fingerprint)
+identity_keys identity_keys_fingerprint_not_null: NOT NULL fingerprint
+identity_keys identity_keys_identity_id_fkey: FOREIGN KEY (identity_id) REFERENCES identities(id)
+identity_keys identity_keys_identity_id_not_null: NOT NULL identity_id
+identity_keys identity_keys_pkey: PRIMARY KEY (identity_id)
+identity_keys identity_keys_private_key_enc_not_null: NOT NULL private_key_enc
+identity_keys identity_keys_public_key_not_null: NOT NULL public_key
+integrations integrations_catalog_not_null: NOT NULL catalog
+integrations integrations_created_at_not_null: NOT NULL created_at
+integrations integrations_endpoint_not_null: NOT NULL endpoint
+integrations integrations_exposure_not_null: NOT NULL exposure
+integrations integrations_exposure_version_not_null: NOT NULL exposure_version
+integrations integrations_id_not_null: NOT NULL id
+integrations integrations_identity_id_fkey: FOREIGN KEY (identity_id) REFERENCES identities(id)
+integrations integrations_identity_id_not_null: NOT NULL identity_id
+integrations integrations_identity_id_slug_key: UNIQUE (identity_id, slug)
+integrations integrations_oauth_state_key: UNIQUE (oauth_state)
+integrations integrations_pkey: PRIMARY KEY (id)
+integrations integrations_slug_not_null: NOT NULL slug
+integrations integrations_status_check: CHECK ((status = ANY (ARRAY['healthy'::text, 'needs_authorization'::text, 'unreachable'::text, 'error'::text])))
+integrations integrations_status_not_null: NOT NULL status
+integrations integrations_transport_not_null: NOT NULL transport
+integrations integrations_updated_at_not_null: NOT NULL updated_at
+integrations integrations_workspace_id_fkey: FOREIGN KEY (workspace_id) REFERENCES workspaces(id)
+integrations integrations_workspace_id_not_null: NOT NULL workspace_id
+listener_secrets listener_secrets_created_at_not_null: NOT NULL created_at
+listener_secrets listener_secrets_pkey: PRIMARY KEY (workspace_id)
+listener_secrets listener_secrets_secret_enc_not_null: NOT NULL secret_enc
+listener_secrets listener_secrets_workspace_id_fkey: FOREIGN KEY (workspace_id) REFERENCES workspaces(id)
+listener_secrets listener_secrets_workspace_id_not_null: NOT NULL workspace_id
+member_invites member_invites_created_at_not_null: NOT NULL created_at
+member_invites member_invites_expires_at_not_null: NOT NULL expires_at
+member_invites member_invites_invited_by_fkey: FOREIGN KEY (invited_by) REFERENCES members(id)
+member_invites member_invites_invited_by_not_null: NOT NULL invited_by
+member_invites member_invites_member_id_fkey: FOREIGN KEY (member_id) REFERENCES members(id)
+member_invites member_invites_member_id_not_null: NOT NULL member_id
+member_invites member_invites_pkey: PRIMARY KEY (member_id)
+member_invites member_invites_token_hash_key: UNIQUE (token_hash)
+member_invites member_invites_token_hash_not_null: NOT NULL token_hash
+member_recovery_codes member_recovery_codes_code_hash_not_null: NOT NULL code_hash
+member_recovery_codes member_recovery_codes_created_at_not_null: NOT NULL created_at
+member_recovery_codes member_recovery_codes_member_id_fkey: FOREIGN KEY (member_id) REFERENCES members(id)
+member_recovery_codes member_recovery_codes_member_id_not_null: NOT NULL member_id
+member_recovery_codes member_recovery_codes_pkey: PRIMARY KEY (member_id, code_hash)
+members members_auth_version_not_null: NOT NULL auth_version
+members members_created_at_not_null: NOT NULL created_at
+members members_email_not_null: NOT NULL email
+members members_id_not_null: NOT NULL id
+members members_owner_not_null: NOT NULL owner
+members members_permissions_not_null: NOT NULL permissions
+members members_pkey: PRIMARY KEY (id)
+members members_workspace_id_fkey: FOREIGN KEY (workspace_id) REFERENCES workspaces(id)
+members members_workspace_id_not_null: NOT NULL workspace_id
+outbound_budgets outbound_budgets_bucket_not_null: NOT NULL bucket
+outbound_budgets outbound_budgets_pkey: PRIMARY KEY (bucket)
+outbound_budgets outbound_budgets_tokens_not_null: NOT NULL tokens
+outbound_budgets outbound_budgets_updated_at_not_null: NOT NULL updated_at
+peer_nonces peer_nonces_expires_at_not_null: NOT NULL expires_at
+peer_nonces peer_nonces_fingerprint_not_null: NOT NULL fingerprint
+peer_nonces peer_nonces_nonce_not_null: NOT NULL nonce
+peer_nonces peer_nonces_pkey: PRIMARY KEY (fingerprint, nonce)
+schema_migrations schema_migrations_applied_at_not_null: NOT NULL applied_at
+schema_migrations schema_migrations_checksum_not_null: NOT NULL checksum
+schema_migrations schema_migrations_name_not_null: NOT NULL name
+schema_migrations schema_migrations_pkey: PRIMARY KEY (version)
+schema_migrations schema_migrations_version_not_null: NOT NULL version
+sessions sessions_created_at_not_null: NOT NULL created_at
+sessions sessions_expires_at_not_null: NOT NULL expires_at
+sessions sessions_id_not_null: NOT NULL id
+sessions sessions_member_id_fkey: FOREIGN KEY (member_id) REFERENCES members(id)
+sessions sessions_member_id_not_null: NOT NULL member_id
+sessions sessions_pkey: PRIMARY KEY (id)
+sessions sessions_token_hash_key: UNIQUE (token_hash)
+sessions sessions_token_hash_not_null: NOT NULL token_hash
+sign_in_known_addresses sign_in_known_addresses_account_not_null: NOT NULL account
+sign_in_known_addresses sign_in_known_addresses_address_not_null: NOT NULL address
+sign_in_known_addresses sign_in_known_addresses_last_seen_at_not_null: NOT NULL last_seen_at
+sign_in_known_addresses sign_in_known_addresses_pkey: PRIMARY KEY (account, address)
+webhook_deliveries webhook_deliveries_attempt_not_null: NOT NULL attempt
+webhook_deliveries webhook_deliveries_created_at_not_null: NOT NULL created_at
+webhook_deliveries webhook_deliveries_endpoint_id_not_null: NOT NULL endpoint_id
+webhook_deliveries webhook_deliveries_endpoint_in_workspace: FOREIGN KEY (workspace_id, endpoint_id) REFERENCES webhook_endpoints(workspace_id, id)
+webhook_deliveries webhook_deliveries_event_id_not_null: NOT NULL event_id
+webhook_deliveries webhook_deliveries_event_type_not_null: NOT NULL event_type
+webhook_deliveries webhook_deliveries_id_not_null: NOT NULL id
+webhook_deliveries webhook_deliveries_pkey: PRIMARY KEY (id)
+webhook_deliveries webhook_deliveries_status: CHECK ((status = ANY (ARRAY['pending'::text, 'sending'::text, 'delivered'::text, 'failed'::text, 'abandoned'::text])))
+webhook_deliveries webhook_deliveries_status_not_null: NOT NULL status
+webhook_deliveries webhook_deliveries_workspace_id_not_null: NOT NULL workspace_id
+webhook_endpoints webhook_endpoints_consecutive_failures_not_null: NOT NULL consecutive_failures
+webhook_endpoints webhook_endpoints_created_at_not_null: NOT NULL created_at
+webhook_endpoints webhook_endpoints_events_not_null: NOT NULL events
+webhook_endpoints webhook_endpoints_id_not_null: NOT NULL id
+webhook_endpoints webhook_endpoints_pkey: PRIMARY KEY (id)
+webhook_endpoints webhook_endpoints_status_check: CHECK ((status = ANY (ARRAY['active'::text, 'paused'::text])))
+webhook_endpoints webhook_endpoints_status_not_null: NOT NULL status
+webhook_endpoints webhook_endpoints_updated_at_not_null: NOT NULL updated_at
+webhook_endpoints webhook_endpoints_url_not_null: NOT NULL url
+webhook_endpoints webhook_endpoints_workspace_id_fkey: FOREIGN KEY (workspace_id) REFERENCES workspaces(id)
+webhook_endpoints webhook_endpoints_workspace_id_not_null: NOT NULL workspace_id
+workspaces workspaces_auth_version_not_null: NOT NULL auth_version
+workspaces workspaces_created_at_not_null: NOT NULL created_at
+workspaces workspaces_deletion_hold_not_null: NOT NULL deletion_hold
+workspaces workspaces_id_not_null: NOT NULL id
+workspaces workspaces_name_not_null: NOT NULL name
+workspaces workspaces_pkey: PRIMARY KEY (id)
+workspaces workspaces_suspended_not_null: NOT NULL suspended
+workspaces workspaces_webhooks_enabled_not_null: NOT NULL webhooks_enabled
+
+-- Indexes
+CREATE INDEX api_keys_member ON public.api_keys USING btree (member_id);
+CREATE UNIQUE INDEX api_keys_pkey ON public.api_keys USING btree (id);
+CREATE INDEX contacts_listing ON public.contacts USING btree (identity_id, created_at, fingerprint);
+CREATE UNIQUE INDEX contacts_pkey ON public.contacts USING btree (identity_id, fingerprint);
+CREATE UNIQUE INDEX events_pkey ON public.events USING btree (id);
+CREATE INDEX events_workspace ON public.events USING btree (workspace_id, created_at, id);
+CREATE UNIQUE INDEX idempotency_keys_pkey ON public.idempotency_keys USING btree (workspace_id, key);
+CREATE UNIQUE INDEX identities_pkey ON public.identities USING btree (id);
+CREATE UNIQUE INDEX identities_slug_key ON public.identities USING btree (slug);
+CREATE UNIQUE INDEX identity_keys_fingerprint_key ON public.identity_keys USING btree (fingerprint);
+CREATE UNIQUE INDEX identity_keys_pkey ON public.identity_keys USING btree (identity_id);
+CREATE UNIQUE INDEX integrations_identity_id_slug_key ON public.integrations USING btree (identity_id, slug);
+CREATE INDEX integrations_listing ON public.integrations USING btree (identity_id, created_at, slug);
+CREATE UNIQUE INDEX integrations_oauth_state_key ON public.integrations USING btree (oauth_state);
+CREATE UNIQUE INDEX integrations_pkey ON public.integrations USING btree (id);
+CREATE UNIQUE INDEX listener_secrets_pkey ON public.listener_secrets USING btree (workspace_id);
+CREATE UNIQUE INDEX member_invites_pkey ON public.member_invites USING btree (member_id);
+CREATE UNIQUE INDEX member_invites_token_hash_key ON public.member_invites USING btree (token_hash);
+CREATE UNIQUE INDEX member_recovery_codes_pkey ON public.member_recovery_codes USING btree (member_id, code_hash);
+CREATE UNIQUE INDEX members_email_live ON public.members USING btree (email) WHERE ((removed_at IS NULL) AND (password_hash IS NOT NULL));
+CREATE UNIQUE INDEX members_pkey ON public.members USING btree (id);
+CREATE UNIQUE INDEX outbound_budgets_pkey ON public.outbound_budgets USING btree (bucket);
+CREATE INDEX peer_nonces_expiry ON public.peer_nonces USING btree (expires_at);
+CREATE UNIQUE INDEX peer_nonces_pkey ON public.peer_nonces USING btree (fingerprint, nonce);
+CREATE UNIQUE INDEX schema_migrations_pkey ON public.schema_migrations USING btree (version);
+CREATE INDEX sessions_member ON public.sessions USING btree (member_id);
+CREATE UNIQUE INDEX sessions_pkey ON public.sessions USING btree (id);
+CREATE UNIQUE INDEX sessions_token_hash_key ON public.sessions USING btree (token_hash);
+CREATE UNIQUE INDEX sign_in_known_addresses_pkey ON public.sign_in_known_addresses USING btree (account, address);
+CREATE INDEX webhook_deliveries_newest ON public.webhook_deliveries USING btree (endpoint_id, created_at DESC, id DESC);
+CREATE INDEX webhook_deliveries_pending ON public.webhook_deliveries USING btree (created_at, id) WHERE (status = 'pending'::text);
+CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (id);
+CREATE INDEX webhook_deliveries_sending ON public.webhook_deliveries USING btree (claimed_at) WHERE (status = 'sending'::text);
+CREATE UNIQUE INDEX webhook_endpoints_in_workspace ON public.webhook_endpoints USING btree (workspace_id, id);
+CREATE UNIQUE INDEX webhook_endpoints_pkey ON public.webhook_endpoints USING btree (id);
+CREATE INDEX webhook_endpoints_workspace ON public.webhook_endpoints USING btree (workspace_id, created_at, id);
+CREATE UNIQUE INDEX workspaces_pkey ON public.workspaces USING btree (id);
+
+-- Functions
+CREATE OR REPLACE FUNCTION public.claim_webhook_deliveries(p_limit integer, p_worker text, p_now bigint, p_paused_text text, p_removed_text text)
+ RETURNS TABLE(id text, event_id text, event_type text, endpoint_id text, url text, secret_enc text, previous_secret_enc text, rotating_until bigint, body text, verdict text)
+ LANGUAGE plpgsql
+ SET enable_bitmapscan TO 'off'
+AS $function$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  WITH picked AS (
+    -- Picked and locked alone, in the order of the partial index: joining first would read the backlog.
+    -- The columns come with the lock (they never change), so the rows are not looked up again.
+    SELECT d.id, d.event_id, d.event_type, d.endpoint_id, d.workspace_id, d.created_at
+      FROM webhook_deliveries d
+     WHERE d.status = 'pending'
+     ORDER BY d.created_at, d.id
+     LIMIT p_limit
+     FOR UPDATE SKIP LOCKED
+  ),
+  -- Each endpoint's fate once, however many of its rows were picked (a burst is mostly one endpoint's).
+  targets AS MATERIALIZED (
+    SELECT t.endpoint_id, t.workspace_id, e.url, e.secret_enc, e.previous_secret_enc, e.rotating_until,
+           CASE WHEN NOT w.webhooks_enabled THEN 'off'
+                WHEN e.deleted_at IS NOT NULL OR e.secret_enc IS NULL THEN 'removed'
+                WHEN e.status <> 'active' THEN 'paused'
+                WHEN e.consecutive_failures = 0 THEN 'dial'
+                ELSE 'failing' END AS state
+      FROM (SELECT DISTINCT p.endpoint_id, p.workspace_id FROM picked p) t
+      JOIN webhook_endpoints e ON e.id = t.endpoint_id
+      JOIN workspaces w ON w.id = t.workspace_id
+  ),
+  candidates AS (
+    SELECT p.id, p.event_id, p.event_type, p.endpoint_id, p.created_at, t.url, t.secret_enc,
+           t.previous_secret_enc, t.rotating_until, ev.body, t.state
+      FROM picked p
+      JOIN targets t ON t.endpoint_id = p.endpoint_id AND t.workspace_id = p.workspace_id
+      JOIN events ev ON ev.id = p.event_id
+  ),
+  -- An endpoint in a failure run is dialled one attempt at a time, so that the attempt recording the 20th
+  -- failure is the last one made: its oldest picked row, and only while none of its rows is on the wire.
+  probes AS (
+    SELECT DISTINCT ON (c.endpoint_id) c.id FROM candidates c
+     WHERE c.state = 'failing'
+       AND NOT EXISTS (
+         SELECT 1 FROM webhook_deliveries s WHERE s.endpoint_id = c.endpoint_id AND s.status = 'sending'
+       )
+     ORDER BY c.endpoint_id, c.created_at, c.id
+  ),
+  verdicts AS (
+    SELECT c.*,
+           CASE WHEN c.state = 'dial' OR c.id IN (SELECT pr.id FROM probes pr) THEN 'dial'
+                WHEN c.state = 'failing' THEN 'deferred'
+                ELSE c.state END AS verdict
+      FROM candidates c
+  ),
+  settled AS (
+    UPDATE webhook_deliveries d
+       SET status = CASE WHEN v.verdict = 'dial' THEN 'sending' ELSE 'failed' END,
+           response_excerpt = CASE v.verdict WHEN 'paused' THEN p_paused_text
+                                             WHEN 'removed' THEN p_removed_text
+                                             ELSE d.response_excerpt END,
+           claimed_at = p_now,
+           claimed_by = p_worker
+      FROM verdicts v
+     WHERE d.id = v.id AND v.verdict IN ('dial', 'paused', 'removed')
+  ),
+  dropped AS (
+    DELETE FROM webhook_deliveries d USING verdicts v WHERE d.id = v.id AND v.verdict = 'off'
+  )
+  SELECT v.id, v.event_id, v.event_type, v.endpoint_id, v.url, v.secret_enc, v.previous_secret_enc,
+         v.rotating_until, v.body, v.verdict
+    FROM verdicts v
+   ORDER BY v.created_at, v.id;
+END
+$function$
+;
+CREATE OR REPLACE FUNCTION public.record_webhook_successes(p_ids text[], p_http_statuses integer[], p_latencies double precision[], p_excerpts text[])
+ RETURNS void
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+AS $function$
+#variable_conflict use_column
+BEGIN
+  WITH outcome AS (
+    SELECT * FROM unnest(p_ids, p_http_statuses, p_latencies, p_excerpts)
+      AS o(id, http_status, latency_ms, excerpt)
+  ),
+  settled AS (
+    UPDATE webhook_deliveries d
+       SET status = 'delivered', http_status = o.http_status, latency_ms = o.latency_ms,
+           response_excerpt = o.excerpt, next_attempt_at = NULL
+      FROM outcome o
+     WHERE d.id = o.id AND d.status IS NOT DISTINCT FROM 'sending'
+    RETURNING d.endpoint_id
+  )
+  UPDATE webhook_endpoints e
+     SET consecutive_failures = 0
+   WHERE e.id IN (SELECT endpoint_id FROM settled)
+     AND e.deleted_at IS NULL
+     AND e.status = 'active'
+     AND e.consecutive_failures <> 0;
+END
+$function$
+;
+CREATE OR REPLACE FUNCTION public.svc_announce_credential_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM pg_notify('svc_credentials', TG_ARGV[0] || ':' || OLD.id);
+  RETURN NULL;
+END
+$function$
+;
+CREATE OR REPLACE FUNCTION public.svc_next_auth_version()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  NEW.auth_version := nextval('svc_auth_versions');
+  RETURN NEW;
+END
+$function$
+;
+CREATE OR REPLACE FUNCTION public.webhook_delivery_id(p_event_id text, p_endpoint_id text)
+ RETURNS text
+ LANGUAGE sql
+ STABLE PARALLEL SAFE
+AS $function$
+  SELECT 'dlv_' || left(encode(sha256(convert_to(p_event_id || ' ' || p_endpoint_id, 'UTF8')), 'hex'), 24)
+$function$
+;
+
+-- Triggers
+CREATE TRIGGER api_keys_announce_change AFTER DELETE OR UPDATE ON public.api_keys FOR EACH ROW EXECUTE FUNCTION svc_announce_credential_change('key');
+CREATE TRIGGER api_keys_auth_version BEFORE INSERT OR UPDATE ON public.api_keys FOR EACH ROW EXECUTE FUNCTION svc_next_auth_version();
+CREATE TRIGGER members_announce_change AFTER DELETE OR UPDATE ON public.members FOR EACH ROW EXECUTE FUNCTION svc_announce_credential_change('member');
+CREATE TRIGGER members_auth_version BEFORE INSERT OR UPDATE ON public.members FOR EACH ROW EXECUTE FUNCTION svc_next_auth_version();
+CREATE TRIGGER workspaces_announce_change AFTER DELETE OR UPDATE ON public.workspaces FOR EACH ROW EXECUTE FUNCTION svc_announce_credential_change('workspace');
+CREATE TRIGGER workspaces_auth_version BEFORE INSERT OR UPDATE ON public.workspaces FOR EACH ROW EXECUTE FUNCTION svc_next_auth_version();
