@@ -161,7 +161,8 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
       answering.once('close', () => refuse(true));
       return;
     }
-    // Never in the middle of another answer (Node detaches a finished one).
-    refuse(answering === null || answering === undefined);
+    // Never in the middle of another answer (Node detaches a finished one); an answer not begun yet (a
+    // body that never arrived in full, past the request deadline) is replaced by the refusal.
+    refuse(answering === null || answering === undefined || !answering.headersSent);
   };
 }
