@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/context.js';
 import { newId } from '../../src/domain/ids.js';
@@ -9,6 +7,7 @@ import { openStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { createEmptyPostgres } from '../support/backends.js';
+import { startCountingReceiver } from '../support/counting-receiver.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
 import { createTenant, type Tenant, testResolve } from '../support/harness.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
@@ -26,23 +25,6 @@ const PER_ADDRESS = 64;
 
 const healthz = (baseUrl: string, from: string) => requestFrom(`${baseUrl}/healthz`, from);
 
-async function startReceiver() {
-  let received = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received++;
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received: () => received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 /**
  * Slow requests cannot pin the service: a process under an open-files limit of 1,024 is attacked from one
  * address with more connections than that, each sending a login's headers with a large Content-Length and
@@ -52,14 +34,14 @@ async function startReceiver() {
  */
 describe.each(['pglite', 'postgres'] as const)('slow requests on %s', (backend) => {
   let entry: Awaited<ReturnType<typeof buildEntryPoint>>;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Awaited<ReturnType<typeof startCountingReceiver>>;
   let database: { url: string; drop(): Promise<void> } | undefined;
   let service: ServiceProcess | undefined;
   let tenant: Tenant;
 
   beforeAll(async () => {
     entry = await buildEntryPoint();
-    receiver = await startReceiver();
+    receiver = await startCountingReceiver();
     const secretKey = randomBytes(32).toString('hex');
     const dataDir = await initialisedDataDir('svc-slow-');
     if (backend === 'postgres') database = await createEmptyPostgres();

@@ -42,6 +42,8 @@ export interface SlowClientsOptions {
 export interface SlowClients {
   /** Connections open now. */
   open(): number;
+  /** Connections open now that have been open for at least `ms` (held, not just being closed). */
+  heldFor(ms: number): number;
   /** Connections opened so far (reconnections included). */
   opened(): number;
   /** Connections the server closed after answering `408` (its request deadline). */
@@ -60,7 +62,8 @@ export interface SlowClients {
 export function startSlowClients(url: string, options: SlowClientsOptions): SlowClients {
   const target = new URL(url);
   const port = Number(target.port);
-  const sockets = new Set<Socket>();
+  /** Each open connection, with the moment it connected (undefined until then). */
+  const sockets = new Map<Socket, number | undefined>();
   let opened = 0;
   let timedOut = 0;
   let cutOff = 0;
@@ -75,10 +78,11 @@ export function startSlowClients(url: string, options: SlowClientsOptions): Slow
       opened++;
       const from = options.from?.[index % options.from.length];
       const socket = connect({ host: target.hostname, port, ...(from ? { localAddress: from } : {}) });
-      sockets.add(socket);
+      sockets.set(socket, undefined);
       let answer = '';
       let trickle: NodeJS.Timeout | undefined;
       socket.on('connect', () => {
+        sockets.set(socket, performance.now());
         socket.write(head);
         trickle = setInterval(() => socket.write(' '), options.byteEveryMs);
         settled();
@@ -104,13 +108,17 @@ export function startSlowClients(url: string, options: SlowClientsOptions): Slow
   );
   return {
     open: () => sockets.size,
+    heldFor: (ms) => {
+      const before = performance.now() - ms;
+      return [...sockets.values()].filter((at) => at !== undefined && at <= before).length;
+    },
     opened: () => opened,
     timedOut: () => timedOut,
     cutOff: () => cutOff,
     connected,
     stop() {
       stopped = true;
-      for (const socket of sockets) socket.destroy();
+      for (const socket of sockets.keys()) socket.destroy();
     },
   };
 }
