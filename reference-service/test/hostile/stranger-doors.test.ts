@@ -21,7 +21,7 @@ import {
   TestClock,
 } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
-import { startTestService } from '../support/harness.js';
+import { call, startTestService } from '../support/harness.js';
 
 const HOUR = 3_600_000;
 
@@ -120,6 +120,18 @@ describe.each(BACKENDS)('doors open to strangers are limited, on $name', (backen
     // A party the target asked is no stranger: its approval arrives and both sides are active.
     const other = await startInstance(await backend.open(), clock);
     try {
+      // A real service asking now is told to wait: the target's 429 becomes its caller's 429.
+      const asker = await createParty(other, 'asker');
+      const asked = await call(other, 'POST', `/v1/identities/${asker.slug}/contacts`, {
+        auth: { key: asker.key },
+        body: { card: target.card },
+      });
+      expect({ status: asked.status, body: asked.body }).toMatchObject({
+        status: 429,
+        body: { error: { code: 'rate_limited', retry_after: wait } },
+      });
+      expect(asked.headers.get('retry-after')).toBe(String(wait));
+      expect(await statusesOf(asker)).toEqual({});
       const friend = await createParty(other, 'friend');
       await target.api.contacts.request(target.slug, { card: friend.card });
       await friend.api.contacts.approve(friend.slug, target.fingerprint);
