@@ -10,6 +10,8 @@ export default defineConfig({
     'api-target': 'bench/api/target.ts',
     'memory-target': 'bench/memory-target.ts',
     'delivery-receiver': 'bench/delivery-receiver.ts',
+    // The service's own entry point, for modes that start it as a container would (bench/isolation/).
+    'service-main': 'src/main.ts',
   },
   format: ['esm'],
   target: 'node20',

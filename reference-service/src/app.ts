@@ -14,6 +14,7 @@ import { portalPlugin } from './features/portal-static/plugin.js';
 import { registerSandboxRoutes } from './features/sandbox/trigger.js';
 import { webhooksPlugin } from './features/webhooks/plugin.js';
 import { createHttpApp } from './http/base.js';
+import type { ConnectionLimits } from './http/connection-limits.js';
 import { type OperationEntry, registerOperations } from './http/operations.js';
 import type { Readiness } from './ops/health.js';
 import type { ServiceMetrics } from './ops/metrics.js';
@@ -37,6 +38,8 @@ export interface AppOptions {
   relay?: Relay | undefined;
   /** Proxies whose `X-Forwarded-For` names the client address (SVC_TRUSTED_PROXIES); none by default. */
   trustedProxies?: readonly string[];
+  /** Deadlines and caps of the public port's connections; unset: the defaults (http/connection-limits.ts). */
+  connections?: ConnectionLimits;
   /** Serve `/healthz` and `/readyz` (see ops/health.ts). */
   readiness?: Readiness;
   /** Count and time every answer (served on a port of its own, see ops/metrics-server.ts). */
@@ -56,6 +59,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     logger: options.logger,
     operations: { ...operations, ...options.extraOperations },
     trustedProxies: options.trustedProxies,
+    connections: options.connections,
     readiness: options.readiness,
     metrics: options.metrics,
   });

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import type { PasswordCost } from './domain/password.js';
 import { DEFAULT_INTEGRATION_SETTINGS, type IntegrationSettings } from './features/integrations/settings.js';
+import { type ConnectionLimits, readConnectionLimits } from './http/connection-limits.js';
 import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
 
 export interface Config {
@@ -25,6 +26,8 @@ export interface Config {
    * changes the public URL or origin.
    */
   trustedProxies: string[];
+  /** Deadlines and caps of the public port's connections (SVC_REQUEST_TIMEOUT_MS and three others). */
+  connections: ConnectionLimits;
   /** How long a delivery may stay `sending` before the sweeper abandons it; unset: the worker's default. */
   deliveryLeaseMs: number | undefined;
   /**
@@ -165,6 +168,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     allowLocalhostWebhooks,
     publicUrl,
     trustedProxies: readTrustedProxies(env.SVC_TRUSTED_PROXIES),
+    connections: readConnections(env),
     publicOrigin: readPublicUrl(env.SVC_PUBLIC_ORIGIN || undefined, 'SVC_PUBLIC_ORIGIN', production),
     production,
     databaseWaitMs,
@@ -201,6 +205,14 @@ function readPublicUrl(value: string | undefined, name: string, production: bool
     );
   }
   return value.replace(/\/+$/, '');
+}
+
+function readConnections(env: NodeJS.ProcessEnv): ConnectionLimits {
+  try {
+    return readConnectionLimits(env);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 function readTrustedProxies(value: string | undefined): string[] {

@@ -74,6 +74,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       peer: config.peer,
       integrations: config.integrations,
       trustedProxies: config.trustedProxies,
+      connections: config.connections,
       relay,
       // Not ready from the first moment of a shutdown: a load balancer stops sending before the drain.
       readiness: { deliveryRunning: () => !closing && (delivery?.running() ?? false) },

@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../src/config.js';
+import { defaultMaxConnections } from '../src/http/connection-limits.js';
 
 describe('configuration', () => {
   it('defaults to PGlite in the package’s .data folder on 127.0.0.1:8080', () => {
@@ -133,5 +137,37 @@ describe('configuration', () => {
   it('refuses an unusable port', () => {
     for (const PORT of ['-1', '65536', 'http', '1.5'])
       expect(() => readConfig({ PORT })).toThrow(ConfigError);
+  });
+
+  it('bounds the connections: a request deadline, an idle timeout and two caps, each checked', () => {
+    expect(readConfig({}).connections).toMatchObject({
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      connectionTimeoutMs: 60_000,
+      maxConnectionsPerAddress: 64,
+    });
+    const set = readConfig({ SVC_REQUEST_TIMEOUT_MS: '5000', SVC_MAX_CONNECTIONS: '100' }).connections;
+    expect(set).toMatchObject({ requestTimeoutMs: 5_000, headersTimeoutMs: 5_000, maxConnections: 100 });
+    for (const [name, value] of [
+      ['SVC_REQUEST_TIMEOUT_MS', '999'],
+      ['SVC_CONNECTION_TIMEOUT_MS', 'soon'],
+      ['SVC_MAX_CONNECTIONS', '0'],
+      ['SVC_MAX_CONNECTIONS_PER_ADDRESS', '1.5'],
+    ] as const) {
+      expect(() => readConfig({ [name]: value })).toThrow(new RegExp(name));
+      expect(() => readConfig({ [name]: value })).toThrow(ConfigError);
+    }
+  });
+
+  it('holds at most half the open-files limit by default', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-limits-'));
+    const file = join(dir, 'limits');
+    writeFileSync(
+      file,
+      'Limit                     Soft Limit           Hard Limit           Units     \n' +
+        'Max open files            1024                 524288               files     \n',
+    );
+    expect(defaultMaxConnections(file)).toBe(512);
+    expect(defaultMaxConnections(join(dir, 'missing'))).toBe(4_096);
   });
 });

@@ -10,6 +10,8 @@ import type { ServiceMetrics } from '../ops/metrics.js';
 import { recordRequestMetrics } from '../ops/request-metrics.js';
 import { registerAnswerHeaders } from './answer-headers.js';
 import { registerConditionalGet } from './conditional-get.js';
+import { CONNECTIONS_CHECK_MS, guardConnections } from './connection-guard.js';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './connection-limits.js';
 import { endConnectionsAsTheyGoIdle } from './drain.js';
 import {
   clientErrorHandler,
@@ -33,6 +35,8 @@ export interface HttpOptions {
   operations: Readonly<Record<string, Operation>>;
   /** Proxies whose `X-Forwarded-For` names the client address (SVC_TRUSTED_PROXIES); none by default. */
   trustedProxies?: readonly string[] | undefined;
+  /** Deadlines and caps of the connections (SVC_REQUEST_TIMEOUT_MS and others); unset: the defaults. */
+  connections?: ConnectionLimits | undefined;
   /** Serve `/healthz` and `/readyz` (see ops/health.ts). */
   readiness?: Readiness | undefined;
   /** Count and time every answer (served on a port of its own, see ops/metrics-server.ts). */
@@ -58,7 +62,8 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     // ...and those of Node's HTTP parser, which Fastify never sees.
     clientErrorHandler: clientErrorHandler(logger),
     // Node's own missing-Host refusal has an empty body: the onRequest hook below answers it instead.
-    http: { requireHostHeader: false },
+    // Deadlines are looked for every second rather than every 30 s (guardConnections sets them).
+    http: { requireHostHeader: false, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // Requests arriving while the server drains are served (Fastify's own 503 has another body).
     return503OnClosing: false,
     // Only `request.ip` follows it (the sign-in limits); the public URL and origin never come from a request.
@@ -68,6 +73,12 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
   });
 
   endConnectionsAsTheyGoIdle(app);
+  guardConnections(
+    app.server,
+    options.connections ?? DEFAULT_CONNECTION_LIMITS,
+    options.trustedProxies ?? [],
+    logger,
+  );
 
   // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).
   app.removeContentTypeParser('application/json');

@@ -162,8 +162,9 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
       answering.once('close', () => refuse(true));
       return;
     }
-    // Never in the middle of another answer (Node detaches a finished one). A request whose own body broke
-    // the framing (a chunk size that is not hexadecimal) has no answer begun yet: it gets the refusal.
+    // Never in the middle of another answer (Node detaches a finished one). An answer not begun yet is this
+    // request's own: a body that broke the framing (a chunk size that is not hexadecimal) or never arrived
+    // in full before the request deadline gets the refusal.
     refuse(answering === null || answering === undefined || !answering.headersSent);
   };
 }

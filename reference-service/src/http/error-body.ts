@@ -34,10 +34,14 @@ export function sendServiceError(request: FastifyRequest, reply: FastifyReply, e
 
 /** A refusal of the peer protocol (`/peer/v1`): its own codes, the status its code carries, the same body. */
 export function sendPeerRefusal(request: FastifyRequest, reply: FastifyReply, refusal: PeerRefusal) {
+  const body = errorBody(request, refusal.code, refusal.message);
+  const wait = refusal.retryAfterSeconds;
+  if (wait === undefined) return reply.code(refusal.status).type('application/json').send(body);
   return reply
     .code(refusal.status)
+    .header('retry-after', String(wait))
     .type('application/json')
-    .send(errorBody(request, refusal.code, refusal.message));
+    .send({ error: { ...body.error, retry_after: wait } });
 }
 
 /** The message of a 500: nothing of the failure itself, which stays in the log under the request id. */

@@ -22,8 +22,11 @@ import {
 
 export type PeerOutcome<V extends PeerVerb> =
   | { kind: 'ok'; body: z.output<(typeof peerAnswers)[V]> }
-  /** The peer answered and said no (a 4xx with its refusal code). */
-  | { kind: 'refused'; code: string; message: string }
+  /**
+   * The peer answered and said no (a 4xx with its refusal code); a 429 also says how many seconds to wait
+   * (its `retry_after`, at most a day; a minute when it names none).
+   */
+  | { kind: 'refused'; code: string; message: string; retryAfter?: number }
   /** No usable answer: network error, timeout, 5xx, or an answer that is not the protocol's. */
   | { kind: 'unreachable'; reason: string };
 
@@ -129,11 +132,19 @@ export async function callPeer<V extends PeerVerb>(
     return { kind: 'unreachable', reason: `the peer answered ${outcome.status} without JSON` };
   }
   if (outcome.status >= 400 && outcome.status < 500) {
-    const error = (json as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    const error = (json as { error?: { code?: unknown; message?: unknown; retry_after?: unknown } } | null)
+      ?.error;
+    const wait = error?.retry_after;
     return {
       kind: 'refused',
       code: typeof error?.code === 'string' ? error.code.slice(0, 64) : `http_${outcome.status}`,
       message: typeof error?.message === 'string' ? error.message.slice(0, 512) : 'refused',
+      ...(outcome.status === 429
+        ? {
+            retryAfter:
+              Number.isInteger(wait) && (wait as number) > 0 ? Math.min(wait as number, 86_400) : 60,
+          }
+        : {}),
     };
   }
   const parsed = peerAnswers[verb].safeParse(json);

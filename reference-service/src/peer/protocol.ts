@@ -115,4 +115,6 @@ export type PeerRefusalCode =
   | 'declined'
   | 'not_requested'
   | 'not_a_contact'
-  | 'not_permitted';
+  | 'not_permitted'
+  | 'rate_limited'
+  | 'requests_full';

@@ -14,15 +14,21 @@ export const PEER_REFUSAL_STATUS: Readonly<Record<PeerRefusalCode, number>> = {
   declined: 403,
   unknown_identity: 404,
   not_requested: 409,
+  rate_limited: 429,
+  requests_full: 429,
 };
 
-/** A refusal answered to a peer as `{ error: { code, message } }`, with its code's status. */
+/**
+ * A refusal answered to a peer as `{ error: { code, message } }`, with its code's status; a 429 also says
+ * when to retry, as `retry_after` in the body and `Retry-After`, as on /v1.
+ */
 export class PeerRefusal extends Error {
   readonly status: number;
 
   constructor(
     readonly code: PeerRefusalCode,
     message: string,
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.status = PEER_REFUSAL_STATUS[code];

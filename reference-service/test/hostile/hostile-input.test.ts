@@ -246,7 +246,8 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       path: `/peer/v1/identities/{fingerprint}/${verb}`,
       valid,
       fields: ['card', 'note', 'tool', 'arguments', 'reason'],
-      documented: statuses(400, 401, 403, 404, 409),
+      // 429: the budgets of a client address and of an identity (src/domain/door-limits.ts).
+      documented: statuses(400, 401, 403, 404, 409, 429),
       peer: true,
     }),
   );
@@ -379,7 +380,7 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       path: '/oauth/integrations/callback',
       valid,
       fields: [],
-      documented: statuses(400, 403, 404, 502),
+      documented: statuses(400, 403, 404, 429, 502),
     },
     {
       name: 'sandbox events',
@@ -427,7 +428,7 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       path: '/peer/v1/identities/{fingerprint}/card',
       valid,
       fields: [],
-      documented: statuses(400, 404),
+      documented: statuses(400, 404, 429),
       peer: true,
     },
     ...peer,

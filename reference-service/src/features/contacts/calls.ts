@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors.js';
+import { RateLimitedError, ServiceError } from '../../domain/errors.js';
 import { CardError, type VerifiedCard, verifyCard } from '../../peer/card.js';
 import type { PeerOutcome } from '../../peer/client.js';
 import type { Db } from '../../store/db.js';
@@ -55,8 +55,8 @@ export async function requestContact(
   if (outcome.kind === 'unreachable') throw unreachable(card, outcome.reason);
   if (outcome.kind === 'refused') {
     // The other side's policy refused (a declined request, most often): 403, as a local block is.
-    throw new ServiceError(
-      'forbidden',
+    throw refusedByPeer(
+      outcome,
       outcome.code === 'declined'
         ? 'this party declined an earlier request from the identity; it cannot be asked again'
         : `the party’s service refused the request (${outcome.code}: ${outcome.message})`,
@@ -118,13 +118,22 @@ export async function refreshContact(
   return { outcome: answer };
 }
 
+/** A peer's refusal as this service answers it: its 429 stays a 429 (spec part 7), anything else is 403. */
+function refusedByPeer(
+  outcome: { code: string; retryAfter?: number | undefined },
+  message: string,
+): ServiceError {
+  if (outcome.retryAfter === undefined) return new ServiceError('forbidden', message);
+  return new RateLimitedError(
+    outcome.retryAfter,
+    `the party’s service is limiting calls (${outcome.code}); retry after ${outcome.retryAfter} seconds`,
+  );
+}
+
 function toolsAnswer<V extends 'tools/list' | 'tools/call'>(row: ContactRow, outcome: PeerOutcome<V>) {
   if (outcome.kind === 'unreachable') throw unreachable(row, outcome.reason);
   if (outcome.kind === 'refused') {
-    throw new ServiceError(
-      'forbidden',
-      `the contact’s service refused (${outcome.code}: ${outcome.message})`,
-    );
+    throw refusedByPeer(outcome, `the contact’s service refused (${outcome.code}: ${outcome.message})`);
   }
   return outcome.body;
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { PENDING_FULL_RETRY_SECONDS, PENDING_REQUESTS_CAP } from '../../domain/door-limits.js';
 import type { VerifiedCard } from '../../peer/card.js';
 import {
   MAX_PEER_BODY_BYTES,
@@ -7,8 +8,8 @@ import {
   type peerBodies,
 } from '../../peer/protocol.js';
 import { PeerRefusal } from '../../peer/refusal.js';
-import type { Db } from '../../store/db.js';
-import { type ContactRow, getContact } from '../../store/queries/contacts.js';
+import type { Db, Queryable } from '../../store/db.js';
+import { type ContactRow, countPendingRequestsLocked, getContact } from '../../store/queries/contacts.js';
 import type { KeyedIdentity } from '../../store/queries/identity-keys.js';
 import { newContactRow } from './record.js';
 import { applyLocked } from './rows.js';
@@ -27,24 +28,34 @@ export interface InboundCall<B> {
 type Body<V extends keyof typeof peerBodies> = z.output<(typeof peerBodies)[V]>;
 type Reply<V extends keyof typeof peerAnswers> = z.output<(typeof peerAnswers)[V]>;
 
-/** Applies an inbound rule to the target's row for the caller, locked, in one transaction with its events. */
+type InboundRule<A> = (state: rules.ContactState) => rules.Outcome<PeerRefusalCode, A>;
+
+/**
+ * Applies an inbound rule to the target's row for the caller, locked, in one transaction with its events.
+ * The rule is made in that transaction first, so that it may depend on what is read there.
+ */
 async function transition<A>(
   call: InboundCall<unknown>,
-  rule: (state: rules.ContactState) => rules.Outcome<PeerRefusalCode, A>,
+  ruleIn: (tx: Queryable) => InboundRule<A> | Promise<InboundRule<A>>,
 ): Promise<A> {
   const identity = {
     id: call.target.identity_id,
     workspace_id: call.target.workspace_id,
     slug: call.target.slug,
   };
-  const outcome = await call.db.transaction((tx) =>
-    applyLocked(tx, identity, call.caller.fingerprint, call.now, rule),
-  );
+  const outcome = await call.db.transaction(async (tx) => {
+    const rule = await ruleIn(tx);
+    return applyLocked(tx, identity, call.caller.fingerprint, call.now, rule);
+  });
   if (rules.isRefusal(outcome)) {
-    throw new PeerRefusal(outcome.refused, outcome.message);
+    const wait = outcome.refused === 'requests_full' ? PENDING_FULL_RETRY_SECONDS : undefined;
+    throw new PeerRefusal(outcome.refused, outcome.message, wait);
   }
   return outcome.answer;
 }
+
+const REQUESTS_FULL =
+  'this identity holds as many unanswered contact requests as it may; ask again once it has answered some';
 
 /**
  * The receiving side of the state machine (spec 3.2): each verb is a rule of rules.ts, applied to our row
@@ -54,21 +65,26 @@ export const inbound = {
   request(call: InboundCall<Body<'request'>>): Promise<Reply<'request'>> {
     const owner = { identityId: call.target.identity_id, workspaceId: call.target.workspace_id };
     const fresh = newContactRow(owner, call.caller, 'pending_in', call.now);
-    return transition(call, (state) =>
-      rules.requestReceived(state, { fresh, note: call.body.note, now: call.now }),
-    );
+    return transition(call, async (tx) => {
+      const waiting = await countPendingRequestsLocked(tx, call.target.identity_id, PENDING_REQUESTS_CAP);
+      // A party we have a row for is never refused by the cap: only a new request would add a row.
+      return (state) =>
+        !state && waiting >= PENDING_REQUESTS_CAP
+          ? { refused: 'requests_full', message: REQUESTS_FULL }
+          : rules.requestReceived(state, { fresh, note: call.body.note, now: call.now });
+    });
   },
 
   accept(call: InboundCall<Body<'accept'>>): Promise<Reply<'accept'>> {
-    return transition(call, (state) => rules.acceptReceived(state, { now: call.now }));
+    return transition(call, () => (state) => rules.acceptReceived(state, { now: call.now }));
   },
 
   reject(call: InboundCall<Body<'reject'>>): Promise<Reply<'reject'>> {
-    return transition(call, rules.rejectReceived);
+    return transition(call, () => rules.rejectReceived);
   },
 
   remove(call: InboundCall<Body<'remove'>>): Promise<Reply<'remove'>> {
-    return transition(call, rules.removeReceived);
+    return transition(call, () => rules.removeReceived);
   },
 
   async toolsList(

@@ -22,6 +22,7 @@ import { PeerRefusal } from '../../peer/refusal.js';
 import { header, verifyPeerRequest } from '../../peer/verify-request.js';
 import { findKeyedIdentityByFingerprint, type KeyedIdentity } from '../../store/queries/identity-keys.js';
 import { type InboundCall, inbound, type OfferedToolsSource } from './inbound.js';
+import { spendAddressBudget, spendIdentityBudget } from './peer-limits.js';
 
 /**
  * Signs an answer as the identity that was called, bound to the request it answers (revision 2, see
@@ -82,6 +83,8 @@ export async function registerPeerRoutes(
   const answering = new WeakMap<FastifyRequest, KeyedIdentity>();
   await app.register(
     async (peer) => {
+      // Before the body is read or the target looked up: a refusal here is unsigned (no target yet).
+      peer.addHook('onRequest', async (request) => spendAddressBudget(ctx.db, request.ip, ctx.now()));
       peer.addHook('onSend', async (request, reply, payload) => {
         const target = answering.get(request);
         if (target === undefined || typeof payload !== 'string' || reply.statusCode >= 500) return payload;
@@ -157,6 +160,7 @@ export async function registerPeerRoutes(
             if (caller.fingerprint === target.fingerprint) {
               throw new PeerRefusal('invalid_request', 'an identity cannot call itself');
             }
+            await spendIdentityBudget(ctx.db, target, caller.fingerprint, now);
             const answer = await handle({ db: ctx.db, target, caller, body, now }, request);
             return reply.code(200).send(answer);
           },

@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
+import { OAUTH_STATE_GUESSES } from '../../domain/door-limits.js';
+import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
+import { spendGuess } from '../../http/sign-in-guard.js';
 import { sendCallbackRefusal } from '../portal-static/callback-page.js';
 import { carriesBinding, clearBindingCookie, setBindingCookie } from './oauth-binding.js';
 import { finishAuthorization } from './oauth-ceremony.js';
@@ -48,10 +51,15 @@ export function registerOAuthCallback(
         'forbidden',
         'this authorization was started in another browser (no binding cookie of its state came with it); start it again from the Integrations page here',
       );
+    // A state that names no waiting authorization is a guess (or a replay): counted per client address,
+    // 429 past the budget; the token comes back when the state was right.
+    const bucket = guessBucket('oauth-state', limitedAddress(request.ip));
+    const giveBack = await spendGuess(ctx.db, [[bucket, OAUTH_STATE_GUESSES]], ctx.now());
     try {
       const row = await finishAuthorization(service, ctx.db, state, code, ctx.now());
       if (!row)
         return sendCallbackRefusal(request, reply, 'not_found', 'no authorization is waiting for this state');
+      await giveBack();
       clearBindingCookie(reply);
       // A person's browser goes back to the portal's integrations page; a program gets the JSON answer.
       if (browser) {
@@ -60,6 +68,7 @@ export function registerOAuthCallback(
       return reply.code(200).send({ status: 'authorized', integration: row.slug });
     } catch (error) {
       if (error instanceof UpstreamFailure) {
+        await giveBack();
         // The upstream failed, not the caller's arguments: 502, in the service's own words.
         return sendCallbackRefusal(
           request,

@@ -143,3 +143,23 @@ export async function deleteContact(
   );
   return rows.length === 1;
 }
+
+/**
+ * The identity's unanswered requests (`pending_in`), counted up to `cap`, after locking the identity's row
+ * against other counts until the transaction ends: two requests arriving at once on PostgreSQL cannot both
+ * take the last place. `FOR NO KEY UPDATE` leaves the contacts' own foreign-key locks free.
+ */
+export async function countPendingRequestsLocked(
+  db: Queryable,
+  identityId: string,
+  cap: number,
+): Promise<number> {
+  await db.query('SELECT 1 FROM identities WHERE id = $1 FOR NO KEY UPDATE', [identityId]);
+  const rows = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (
+       SELECT 1 FROM contacts WHERE identity_id = $1 AND status = 'pending_in' LIMIT $2
+     ) AS waiting`,
+    [identityId, cap],
+  );
+  return rows[0]?.n ?? 0;
+}
