@@ -23,6 +23,8 @@ export class DuplicateGuard {
   readonly #prefix: string;
   readonly #failOpen: boolean;
   readonly #onStoreError: ((error: unknown) => void) | undefined;
+  /** Event ids being processed in this process: each resolves `true` once its handlers succeeded. */
+  readonly #running = new Map<string, Promise<boolean>>();
 
   constructor(store: DuplicateStore = new MemoryDuplicateStore(), options: DuplicateGuardOptions = {}) {
     this.#store = store;
@@ -39,6 +41,45 @@ export class DuplicateGuard {
       this.#report(error);
       if (this.#failOpen) return true;
       throw error;
+    }
+  }
+
+  /**
+   * Starts processing `eventId`: resolves to a function to call with the outcome when this delivery
+   * should run the handlers, or to `undefined` for a duplicate. A duplicate of an event still being
+   * processed in this process waits for it: it is a duplicate only if the first succeeded; if the first
+   * failed (and gave the id back), the waiting delivery claims the id and runs the handlers itself. So no
+   * sender is ever told an event was received while nobody has handled it yet.
+   */
+  async begin(eventId: string): Promise<((succeeded: boolean) => Promise<void>) | undefined> {
+    for (;;) {
+      const running = this.#running.get(eventId);
+      if (running !== undefined) {
+        if (await running) return undefined;
+        continue;
+      }
+      // Reserved before the store is asked, so that every later delivery of this process waits on this one.
+      let settle: (succeeded: boolean) => void = () => {};
+      this.#running.set(eventId, new Promise<boolean>((resolve) => (settle = resolve)));
+      let first: boolean;
+      try {
+        first = await this.claim(eventId);
+      } catch (error) {
+        this.#running.delete(eventId);
+        settle(false);
+        throw error;
+      }
+      if (!first) {
+        // Claimed earlier (or by another instance sharing the store): those waiting are duplicates too.
+        this.#running.delete(eventId);
+        settle(true);
+        return undefined;
+      }
+      return async (succeeded) => {
+        if (!succeeded) await this.release(eventId);
+        this.#running.delete(eventId);
+        settle(succeeded);
+      };
     }
   }
 

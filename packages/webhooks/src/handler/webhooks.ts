@@ -222,21 +222,21 @@ export class WebhooksCore {
       eventType: event.type,
     };
 
+    let finish: ((succeeded: boolean) => Promise<void>) | undefined;
     if (this.#dedupe !== undefined) {
-      let first: boolean;
       try {
-        first = await this.#dedupe.claim(event.id);
+        finish = await this.#dedupe.begin(event.id);
       } catch {
         return errorResponse(500, 'duplicate_store_failed', 'The receiver could not check for duplicates.');
       }
-      if (!first) return acceptedResponse({ duplicate: true });
+      if (finish === undefined) return acceptedResponse({ duplicate: true });
     }
 
     try {
       await this.receive(event, context);
     } catch (caught) {
       const error = caught instanceof WebhookHandlerError ? caught : new WebhookHandlerError(event, caught);
-      await this.#dedupe?.release(event.id);
+      await finish?.(false);
       await this.#reportError(error, context);
       // The handler's own message stays in the receiver: it may hold data the sender must not log.
       if (this.#acknowledgeHandlerErrors) return acceptedResponse({ handlerFailed: true });
@@ -246,6 +246,7 @@ export class WebhooksCore {
         `The delivery was verified but a handler failed while processing ${event.id}; see the receiver's logs.`,
       );
     }
+    await finish?.(true);
     return acceptedResponse();
   }
 

@@ -32,8 +32,8 @@ async function post(send: (init: RequestInit) => Promise<Response>) {
 }
 
 describe('examples', () => {
-  it('express.ts receives a delivery', async () => {
-    const { server } = (await import('../../examples/express')) as { server: Server };
+  it.each(['express', 'node-http', 'koa'])('%s.ts receives a delivery', async (name) => {
+    const { server } = (await import(`../../examples/${name}.ts`)) as { server: Server };
     if (!server.listening) await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
     try {
