@@ -62,6 +62,18 @@ describe('examples', () => {
     expect(result).toEqual({ accepted: 200, forged: 401, logged: [LOGGED] });
   });
 
+  it('h3.ts receives a delivery', async () => {
+    const { app } = await import('../../examples/h3');
+    const result = await post(async (init) => app.fetch(new Request('http://localhost/webhooks', init)));
+    expect(result).toEqual({ accepted: 200, forged: 401, logged: [LOGGED] });
+  });
+
+  it('elysia.ts receives a delivery', async () => {
+    const { app } = await import('../../examples/elysia');
+    const result = await post(async (init) => app.handle(new Request('http://localhost/webhooks', init)));
+    expect(result).toEqual({ accepted: 200, forged: 401, logged: [LOGGED] });
+  });
+
   it('hono.ts receives a delivery', async () => {
     const { default: app } = await import('../../examples/hono');
     const result = await post(async (init) => app.request('/webhooks', init));
