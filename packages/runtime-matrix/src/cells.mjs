@@ -13,11 +13,14 @@ import * as runtimes from './runtimes.mjs';
 const require = createRequire(import.meta.url);
 const APPS = fileURLToPath(new URL('../apps/', import.meta.url));
 const NEXT_BIN = fileURLToPath(import.meta.resolve('next/dist/bin/next'));
+// Secrets for the apps; and no runtime phones home (update checks, telemetry): only loopback is used.
 const ENV = {
   ...process.env,
   SVC_WEBHOOK_SECRET: SECRET,
   SVC_WEBHOOK_SECRET_NEW: NEW_SECRET,
   NEXT_TELEMETRY_DISABLED: '1',
+  DENO_NO_UPDATE_CHECK: '1',
+  DO_NOT_TRACK: '1',
 };
 
 /**
