@@ -215,3 +215,62 @@ describe('two concurrent deliveries of one event', () => {
     expect(await second).toEqual({ status: 200, body: { received: true } });
   });
 });
+
+describe('a duplicate reaching another instance while the first still runs', () => {
+  it('is refused as in progress (409) by a shared store that records success, then acknowledged', async () => {
+    const shared = new MemoryDuplicateStore();
+    let release: (ok: boolean) => void = () => {};
+    let started: () => void = () => {};
+    const firstStarted = new Promise<void>((resolve) => (started = resolve));
+    const instanceA = new Webhooks({ secret: SECRET, dedupe: new DuplicateGuard(shared) });
+    instanceA.on('message.received', async () => {
+      started();
+      if (!(await new Promise<boolean>((resolve) => (release = resolve)))) throw new Error('down');
+    });
+    const instanceB = new Webhooks({ secret: SECRET, dedupe: new DuplicateGuard(shared) });
+    const ranOnB: string[] = [];
+    instanceB.on('message.received', (event) => void ranOnB.push(event.id));
+
+    const delivery = await signedDelivery();
+    const request = { body: delivery.body, headers: delivery.headers, method: 'POST' };
+    const first = instanceA.handle(request);
+    await firstStarted;
+    const during = await instanceB.handle(request);
+    expect(during.status).toBe(409);
+    expect(JSON.parse(during.body).error.reason).toBe('duplicate_in_progress');
+
+    release(true);
+    expect((await first).status).toBe(200);
+    const after = await instanceB.handle(request);
+    expect([after.status, JSON.parse(after.body)]).toEqual([200, { received: true, duplicate: true }]);
+    expect(ranOnB).toEqual([]);
+  });
+
+  it('runs on the other instance once the first failed and gave the id back', async () => {
+    const shared = new MemoryDuplicateStore();
+    const instanceA = new Webhooks({ secret: SECRET, dedupe: new DuplicateGuard(shared) });
+    instanceA.on('message.received', () => {
+      throw new Error('down');
+    });
+    const instanceB = new Webhooks({ secret: SECRET, dedupe: new DuplicateGuard(shared) });
+    const ranOnB: string[] = [];
+    instanceB.on('message.received', (event) => void ranOnB.push(event.id));
+    const delivery = await signedDelivery();
+    const request = { body: delivery.body, headers: delivery.headers, method: 'POST' };
+    expect((await instanceA.handle(request)).status).toBe(500);
+    expect((await instanceB.handle(request)).status).toBe(200);
+    expect(ranOnB).toHaveLength(1);
+  });
+
+  it('MemoryDuplicateStore records success only for a live claim, and forgets it on release', async () => {
+    const store = new MemoryDuplicateStore();
+    await store.markDone('never-claimed');
+    expect(await store.isDone('never-claimed')).toBe(false);
+    expect(await store.claim('a')).toBe(true);
+    expect(await store.isDone('a')).toBe(false);
+    await store.markDone('a');
+    expect(await store.isDone('a')).toBe(true);
+    await store.release('a');
+    expect(await store.isDone('a')).toBe(false);
+  });
+});

@@ -46,12 +46,13 @@ export class DuplicateGuard {
 
   /**
    * Starts processing `eventId`: resolves to a function to call with the outcome when this delivery
-   * should run the handlers, or to `undefined` for a duplicate. A duplicate of an event still being
+   * should run the handlers, to `undefined` for a duplicate, or to `'in_progress'` when the store (shared
+   * with another instance, and able to say so) shows the first delivery still running elsewhere. A duplicate of an event still being
    * processed in this process waits for it: it is a duplicate only if the first succeeded; if the first
    * failed (and gave the id back), the waiting delivery claims the id and runs the handlers itself. So no
    * sender is ever told an event was received while nobody has handled it yet.
    */
-  async begin(eventId: string): Promise<((succeeded: boolean) => Promise<void>) | undefined> {
+  async begin(eventId: string): Promise<((succeeded: boolean) => Promise<void>) | 'in_progress' | undefined> {
     for (;;) {
       const running = this.#running.get(eventId);
       if (running !== undefined) {
@@ -70,13 +71,15 @@ export class DuplicateGuard {
         throw error;
       }
       if (!first) {
-        // Claimed earlier (or by another instance sharing the store): those waiting are duplicates too.
+        // Claimed earlier, or by another instance sharing the store: done there, or still running?
+        const done = await this.#isDone(eventId);
         this.#running.delete(eventId);
-        settle(true);
-        return undefined;
+        settle(done);
+        return done ? undefined : 'in_progress';
       }
       return async (succeeded) => {
-        if (!succeeded) await this.release(eventId);
+        if (succeeded) await this.#markDone(eventId);
+        else await this.release(eventId);
         this.#running.delete(eventId);
         settle(succeeded);
       };
@@ -87,6 +90,25 @@ export class DuplicateGuard {
   async release(eventId: string): Promise<void> {
     try {
       await this.#store.release(this.#prefix + eventId);
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  /** Without `isDone` in the store, a claimed id counts as handled (the store cannot tell). */
+  async #isDone(eventId: string): Promise<boolean> {
+    if (this.#store.isDone === undefined) return true;
+    try {
+      return (await this.#store.isDone(this.#prefix + eventId)) === true;
+    } catch (error) {
+      this.#report(error);
+      return true;
+    }
+  }
+
+  async #markDone(eventId: string): Promise<void> {
+    try {
+      await this.#store.markDone?.(this.#prefix + eventId);
     } catch (error) {
       this.#report(error);
     }

@@ -224,12 +224,21 @@ export class WebhooksCore {
 
     let finish: ((succeeded: boolean) => Promise<void>) | undefined;
     if (this.#dedupe !== undefined) {
+      let begun: Awaited<ReturnType<DuplicateGuard['begin']>>;
       try {
-        finish = await this.#dedupe.begin(event.id);
+        begun = await this.#dedupe.begin(event.id);
       } catch {
         return errorResponse(500, 'duplicate_store_failed', 'The receiver could not check for duplicates.');
       }
-      if (finish === undefined) return acceptedResponse({ duplicate: true });
+      if (begun === undefined) return acceptedResponse({ duplicate: true });
+      if (begun === 'in_progress') {
+        return errorResponse(
+          409,
+          'duplicate_in_progress',
+          `Another delivery of ${event.id} is still being handled (by another instance); this one was not.`,
+        );
+      }
+      finish = begun;
     }
 
     try {
