@@ -56,7 +56,7 @@ describe('the TypeScript reference', () => {
 
 describe('the adapters reference', () => {
   it('documents the types every adapter names in its signature: WebhookReceiver and BodyLimitOptions', () => {
-    for (const adapter of ['express', 'fastify', 'fetch']) {
+    for (const adapter of ['express', 'fastify', 'fetch', 'node-http', 'koa']) {
       const names = linkedNames(builtHtml(`/api/webhooks/${adapter}/index.html`));
       expect(names, adapter).toEqual(expect.arrayContaining(['WebhookReceiver', 'BodyLimitOptions']));
     }

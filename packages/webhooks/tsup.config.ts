@@ -11,6 +11,8 @@ const library = {
   'adapters/express': 'src/adapters/express.ts',
   'adapters/fastify': 'src/adapters/fastify.ts',
   'adapters/fetch': 'src/adapters/fetch.ts',
+  'adapters/node-http': 'src/adapters/node-http.ts',
+  'adapters/koa': 'src/adapters/koa.ts',
 };
 
 export default defineConfig([

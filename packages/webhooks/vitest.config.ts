@@ -11,7 +11,10 @@ export default defineConfig({
       { find: /^@svc-kit\/webhooks$/, replacement: src('index.node.ts') },
       { find: /^@svc-kit\/webhooks\/web$/, replacement: src('index.web.ts') },
       { find: /^@svc-kit\/webhooks\/node$/, replacement: src('index.node.ts') },
-      { find: /^@svc-kit\/webhooks\/(express|fastify|fetch)$/, replacement: src('adapters/$1.ts') },
+      {
+        find: /^@svc-kit\/webhooks\/(express|fastify|fetch|node-http|koa)$/,
+        replacement: src('adapters/$1.ts'),
+      },
     ],
   },
   test: {

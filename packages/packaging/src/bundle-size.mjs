@@ -19,6 +19,16 @@ export const CASES = /** @type {BundleCase[]} */ ([
     limitBytes: 6 * 1024,
   },
   {
+    name: 'webhooks: verifySignature (synchronous, pure-JS SHA-256)',
+    code: "export { verifySignature } from '@svc-kit/webhooks';",
+    limitBytes: 8 * 1024,
+  },
+  {
+    name: 'webhooks: verify (synchronous, typed events)',
+    code: "export { verify } from '@svc-kit/webhooks';",
+    limitBytes: 25 * 1024,
+  },
+  {
     name: 'webhooks: verifyAsync (typed events)',
     code: "export { verifyAsync } from '@svc-kit/webhooks';",
     limitBytes: 25 * 1024,

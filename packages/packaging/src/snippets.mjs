@@ -1,5 +1,5 @@
 // The TypeScript blocks of a README that a reader can paste into a project: those importing one of our
-// packages, whose other imports are installed in the test project.
+// packages, whose other imports are installed in the test project (or are Node built-ins).
 import { readFileSync } from 'node:fs';
 
 const BLOCK = /```ts\n([\s\S]*?)```/g;
@@ -16,8 +16,11 @@ export function readmeSnippets(readmePath, installed) {
     const code = /** @type {string} */ (match[1]);
     const sources = [...code.matchAll(IMPORT_FROM)].map((found) => /** @type {string} */ (found[1]));
     const ours = sources.some((source) => source.startsWith('@svc-kit/'));
-    const available = sources.every((source) =>
-      installed.some((name) => source === name || source.startsWith(`${name}/`)),
+    // Node's built-in modules are typed by @types/node, which every test project has.
+    const available = sources.every(
+      (source) =>
+        source.startsWith('node:') ||
+        installed.some((name) => source === name || source.startsWith(`${name}/`)),
     );
     return ours && available ? [{ index, code }] : [];
   });

@@ -8,7 +8,7 @@ import { packageDir, ROOT } from '../src/pack.mjs';
 import { consumerProject } from '../src/project.mjs';
 import { asCommonJsModule, readmeSnippets } from '../src/snippets.mjs';
 
-const THIRD_PARTY = ['zod', 'express', 'fastify', 'hono', '@types'];
+const THIRD_PARTY = ['zod', 'express', 'fastify', 'koa', 'hono', '@types'];
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 // What the snippets take from the reader's own code; typed, so the snippets' use of them is checked too.
@@ -34,7 +34,9 @@ import { Webhooks, verify, verifyAsync } from '@svc-kit/webhooks';
 import { webhookMiddleware } from '@svc-kit/webhooks/express';
 import { webhookPlugin } from '@svc-kit/webhooks/fastify';
 import { createFetchHandler } from '@svc-kit/webhooks/fetch';
+import { webhookMiddleware as koaMiddleware } from '@svc-kit/webhooks/koa';
 import { verifySignature } from '@svc-kit/webhooks/node';
+import { createNodeHandler } from '@svc-kit/webhooks/node-http';
 import { verifySignatureAsync } from '@svc-kit/webhooks/web';
 import { Client } from '@svc-kit/client';
 
@@ -49,6 +51,10 @@ export const b: string = verifyAsync('', {}, { secret: 's' });
 webhookMiddleware('webhooks');
 // @ts-expect-error: the fetch handler takes a Webhooks
 createFetchHandler(42);
+// @ts-expect-error: the node:http handler takes a Webhooks
+createNodeHandler('webhooks');
+// @ts-expect-error: the Koa middleware takes a Webhooks
+koaMiddleware(42);
 // @ts-expect-error: the plugin is a Fastify plugin, not a string
 export const c: string = webhookPlugin;
 // @ts-expect-error: verifySignature returns nothing
@@ -105,6 +111,8 @@ describe('README snippets against the packed tarballs', () => {
     expect(files.some((code) => code.includes("from '@svc-kit/webhooks/express'"))).toBe(true);
     expect(files.some((code) => code.includes("from '@svc-kit/webhooks/fastify'"))).toBe(true);
     expect(files.some((code) => code.includes("from '@svc-kit/webhooks/fetch'"))).toBe(true);
+    expect(files.some((code) => code.includes("from '@svc-kit/webhooks/koa'"))).toBe(true);
+    expect(files.some((code) => code.includes("from '@svc-kit/webhooks/node-http'"))).toBe(true);
     expect(files.some((code) => code.includes("import { Client } from '@svc-kit/client'"))).toBe(true);
     expect(SNIPPETS.length).toBeGreaterThanOrEqual(10);
   });

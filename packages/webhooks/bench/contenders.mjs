@@ -104,6 +104,11 @@ export function contenders(nowMs) {
       make: (d) => () => oursWeb.verifySignatureAsync(d.body, d.signature, options),
     },
     {
+      id: 'ours-sync-web',
+      label: 'ours verifySignature (web build, pure-JS SHA-256), Buffer',
+      make: (d) => () => oursWeb.verifySignature(d.body, d.signature, options),
+    },
+    {
       id: 'stripe-buffer',
       label: 'stripe-node verifyHeader, Buffer',
       make: (d) => () =>

@@ -1,5 +1,5 @@
-// The Web build: Web Crypto only, asynchronous API only; the synchronous names exist but throw, saying what
-// to use. Nothing here may import `node:*` or use Buffer (a test reads the built file to check).
+// The Web build: Web Crypto for the asynchronous API, a pure-JavaScript SHA-256 for the synchronous one.
+// Nothing here may import `node:*` or use Buffer (a test reads the built file to check).
 import { WebhooksCore, type WebhooksOptions } from './handler/webhooks';
 import { verifyAsync } from './web/api';
 
@@ -11,7 +11,7 @@ export {
   verifyAsync,
   verifySignatureAsync,
 } from './web/api';
-export { safeVerify, sign, verify, verifySignature } from './web/sync-unavailable';
+export { safeVerify, sign, verify, verifySignature } from './web/sync';
 
 /** Verifies deliveries and routes them to typed handlers; `handle()` is what the adapters call. */
 export class Webhooks extends WebhooksCore {

@@ -1,5 +1,6 @@
-import { DuplicateGuard, type DuplicateStore, MemoryDuplicateStore } from '@svc-kit/webhooks';
+import { DuplicateGuard, type DuplicateStore, MemoryDuplicateStore, Webhooks } from '@svc-kit/webhooks';
 import { describe, expect, it } from 'vitest';
+import { SECRET, signedDelivery } from './adapters/fixtures';
 
 describe('MemoryDuplicateStore', () => {
   it('claims an id once until it expires', async () => {
@@ -106,5 +107,170 @@ describe('DuplicateGuard', () => {
       },
     });
     expect(await guard.claim('evt_1')).toBe(true);
+  });
+});
+
+describe('two concurrent deliveries of one event', () => {
+  /** A receiver whose handler waits for the test to let each run finish, succeeding or failing. */
+  function gatedReceiver(dedupe?: DuplicateGuard) {
+    const webhooks = new Webhooks({ secret: SECRET, ...(dedupe === undefined ? {} : { dedupe }) });
+    const runs: { finish: (ok: boolean) => void }[] = [];
+    const log: string[] = [];
+    let started: () => void = () => {};
+    webhooks.on('message.received', async () => {
+      const run = runs.length + 1;
+      log.push(`run ${run} started`);
+      const ok = await new Promise<boolean>((resolve) => {
+        runs.push({ finish: resolve });
+        started();
+      });
+      log.push(`run ${run} ${ok ? 'succeeded' : 'failed'}`);
+      if (!ok) throw new Error('the database was down');
+    });
+    const nextRun = () => new Promise<void>((resolve) => (started = resolve));
+    return { webhooks, runs, log, nextRun };
+  }
+
+  async function deliver(
+    webhooks: Webhooks,
+    delivery: { body: string; headers: Record<string, string> },
+    answered: () => void = () => {},
+  ) {
+    const response = await webhooks.handle({
+      body: delivery.body,
+      headers: delivery.headers,
+      method: 'POST',
+    });
+    answered();
+    return { status: response.status, body: JSON.parse(response.body) as unknown };
+  }
+
+  it('runs the second itself when the first fails: never "received" while nobody handled it', async () => {
+    const { webhooks, runs, log, nextRun } = gatedReceiver();
+    const delivery = await signedDelivery();
+    const firstStarted = nextRun();
+    const first = deliver(webhooks, delivery);
+    await firstStarted;
+    const second = deliver(webhooks, delivery, () => log.push('second answered'));
+    // The second is not answered while the first runs.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(['run 1 started']);
+
+    const secondStarted = nextRun();
+    runs[0]!.finish(false);
+    expect(await first).toMatchObject({ status: 500 });
+    await secondStarted;
+    runs[1]!.finish(true);
+    expect(await second).toEqual({ status: 200, body: { received: true } });
+    expect(log).toEqual([
+      'run 1 started',
+      'run 1 failed',
+      'run 2 started',
+      'run 2 succeeded',
+      'second answered',
+    ]);
+  });
+
+  it('answers the second as a duplicate only once the first has succeeded', async () => {
+    const { webhooks, runs, log, nextRun } = gatedReceiver();
+    const delivery = await signedDelivery();
+    const firstStarted = nextRun();
+    const first = deliver(webhooks, delivery, () => log.push('first answered'));
+    await firstStarted;
+    const second = deliver(webhooks, delivery, () => log.push('second answered'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(['run 1 started']);
+
+    runs[0]!.finish(true);
+    expect(await first).toEqual({ status: 200, body: { received: true } });
+    expect(await second).toEqual({ status: 200, body: { received: true, duplicate: true } });
+    expect(log).toEqual(['run 1 started', 'run 1 succeeded', 'first answered', 'second answered']);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('holds with a store that answers slowly, whichever claim returns first', async () => {
+    const claimed = new Set<string>();
+    const delays = [5, 0];
+    const store: DuplicateStore = {
+      claim: async (key) => {
+        const first = !claimed.has(key);
+        claimed.add(key);
+        // The winning claim comes back last.
+        await new Promise((resolve) => setTimeout(resolve, delays.shift() ?? 0));
+        return first;
+      },
+      release: async (key) => void claimed.delete(key),
+    };
+    const { webhooks, runs, nextRun } = gatedReceiver(new DuplicateGuard(store));
+    const delivery = await signedDelivery();
+    const firstStarted = nextRun();
+    const first = deliver(webhooks, delivery);
+    const second = deliver(webhooks, delivery);
+    await firstStarted;
+    const secondStarted = nextRun();
+    runs[0]!.finish(false);
+    expect(await first).toMatchObject({ status: 500 });
+    await secondStarted;
+    runs[1]!.finish(true);
+    expect(await second).toEqual({ status: 200, body: { received: true } });
+  });
+});
+
+describe('a duplicate reaching another instance while the first still runs', () => {
+  it('is refused as in progress (409) by a shared store that records success, then acknowledged', async () => {
+    const shared = new MemoryDuplicateStore();
+    let release: (ok: boolean) => void = () => {};
+    let started: () => void = () => {};
+    const firstStarted = new Promise<void>((resolve) => (started = resolve));
+    const instanceA = new Webhooks({ secret: SECRET, dedupe: new DuplicateGuard(shared) });
+    instanceA.on('message.received', async () => {
+      started();
+      if (!(await new Promise<boolean>((resolve) => (release = resolve)))) throw new Error('down');
+    });
+    const instanceB = new Webhooks({ secret: SECRET, dedupe: new DuplicateGuard(shared) });
+    const ranOnB: string[] = [];
+    instanceB.on('message.received', (event) => void ranOnB.push(event.id));
+
+    const delivery = await signedDelivery();
+    const request = { body: delivery.body, headers: delivery.headers, method: 'POST' };
+    const first = instanceA.handle(request);
+    await firstStarted;
+    const during = await instanceB.handle(request);
+    expect(during.status).toBe(409);
+    expect(JSON.parse(during.body).error.reason).toBe('duplicate_in_progress');
+
+    release(true);
+    expect((await first).status).toBe(200);
+    const after = await instanceB.handle(request);
+    expect([after.status, JSON.parse(after.body)]).toEqual([200, { received: true, duplicate: true }]);
+    expect(ranOnB).toEqual([]);
+  });
+
+  it('runs on the other instance once the first failed and gave the id back', async () => {
+    const shared = new MemoryDuplicateStore();
+    const instanceA = new Webhooks({ secret: SECRET, dedupe: new DuplicateGuard(shared) });
+    instanceA.on('message.received', () => {
+      throw new Error('down');
+    });
+    const instanceB = new Webhooks({ secret: SECRET, dedupe: new DuplicateGuard(shared) });
+    const ranOnB: string[] = [];
+    instanceB.on('message.received', (event) => void ranOnB.push(event.id));
+    const delivery = await signedDelivery();
+    const request = { body: delivery.body, headers: delivery.headers, method: 'POST' };
+    expect((await instanceA.handle(request)).status).toBe(500);
+    expect((await instanceB.handle(request)).status).toBe(200);
+    expect(ranOnB).toHaveLength(1);
+  });
+
+  it('MemoryDuplicateStore records success only for a live claim, and forgets it on release', async () => {
+    const store = new MemoryDuplicateStore();
+    await store.markDone('never-claimed');
+    expect(await store.isDone('never-claimed')).toBe(false);
+    expect(await store.claim('a')).toBe(true);
+    expect(await store.isDone('a')).toBe(false);
+    await store.markDone('a');
+    expect(await store.isDone('a')).toBe(true);
+    await store.release('a');
+    expect(await store.isDone('a')).toBe(false);
   });
 });

@@ -118,6 +118,7 @@ describe('signature vectors', () => {
       'verifySignature and verifySignatureAsync, body as %s',
       async (_form, body) => {
         expect(observeThrow(() => nodeBuild.verifySignature(body, header, options))).toEqual(vector.expected);
+        expect(observeThrow(() => webBuild.verifySignature(body, header, options))).toEqual(vector.expected);
         expect(await observeReject(() => nodeBuild.verifySignatureAsync(body, header, options))).toEqual(
           vector.expected,
         );
@@ -129,6 +130,9 @@ describe('signature vectors', () => {
 
     it.each(bodyForms(vector.body))('safeVerify and safeVerifyAsync, body as %s', async (_form, body) => {
       expect(withoutEvent(observeSafe(nodeBuild.safeVerify(body, headers, options)))).toEqual(
+        vector.expected_event,
+      );
+      expect(withoutEvent(observeSafe(webBuild.safeVerify(body, headers, options)))).toEqual(
         vector.expected_event,
       );
       expect(withoutEvent(observeSafe(await nodeBuild.safeVerifyAsync(body, headers, options)))).toEqual(
@@ -143,6 +147,7 @@ describe('signature vectors', () => {
       'verify and verifyAsync (throwing forms), body as %s',
       async (_form, body) => {
         expect(observeThrow(() => nodeBuild.verify(body, headers, options))).toEqual(vector.expected_event);
+        expect(observeThrow(() => webBuild.verify(body, headers, options))).toEqual(vector.expected_event);
         expect(await observeReject(() => nodeBuild.verifyAsync(body, headers, options))).toEqual(
           vector.expected_event,
         );
@@ -155,6 +160,7 @@ describe('signature vectors', () => {
         const body = bytesOf(vector.body);
         const signOptions = { secret: signedWith.secrets, timestamp: signedWith.timestamp };
         expect(nodeBuild.sign(body, signOptions)).toBe(vector.signature_header);
+        expect(webBuild.sign(body, signOptions)).toBe(vector.signature_header);
         expect(await nodeBuild.signAsync(body, signOptions)).toBe(vector.signature_header);
         expect(await webBuild.signAsync(body, signOptions)).toBe(vector.signature_header);
       });

@@ -1,4 +1,5 @@
-// The Web build's use of Web Crypto: keys imported once per secret, a clear error where it is missing.
+// The Web build's use of Web Crypto (keys imported once per secret, a clear error where it is missing), and
+// its synchronous path, which needs none.
 import * as webBuild from '@svc-kit/webhooks/web';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { baseOptions, delivery, messageEvent } from './support/fixtures';
@@ -46,28 +47,19 @@ describe('the Web build', () => {
   });
 });
 
-describe("the Web build's synchronous names", () => {
-  const { body, headers } = delivery();
-
-  it.each([
-    ['verify', () => webBuild.verify(body, headers, baseOptions), 'verifyAsync'],
-    [
-      'verifySignature',
-      () => webBuild.verifySignature(body, 't=1,v1=00', baseOptions),
-      'verifySignatureAsync',
-    ],
-    ['sign', () => webBuild.sign(body, { secret: 'k' }), 'signAsync'],
-  ])('%s throws a typed set-up error naming the async function to use', (_name, call, replacement) => {
-    expect(call).toThrow(expect.objectContaining({ reason: 'invalid_options' }));
-    expect(call).toThrow(`await ${replacement}()`);
-  });
-
-  it('safeVerify keeps its promise: no throw, a typed result naming safeVerifyAsync', () => {
-    const result = webBuild.safeVerify(body, headers, baseOptions);
-    expect(result.ok).toBe(false);
-    if (!result.ok) {
-      expect(result.error.reason).toBe('invalid_options');
-      expect(result.error.message).toContain('await safeVerifyAsync()');
-    }
+describe("the Web build's synchronous functions", () => {
+  it('verify, verifySignature, safeVerify and sign work without Web Crypto (pure-JS SHA-256)', async () => {
+    const { body, headers } = delivery();
+    const header = headers['x-service-signature'];
+    // No Web Crypto at all: the synchronous path must not touch it.
+    vi.stubGlobal('crypto', undefined);
+    expect(webBuild.verify(body, headers, baseOptions).id).toBe(messageEvent().id);
+    expect(() => webBuild.verifySignature(body, header, baseOptions)).not.toThrow();
+    expect(webBuild.safeVerify(body, headers, baseOptions).ok).toBe(true);
+    const forged = webBuild.safeVerify(body.replace('thr_', 'thr_x'), headers, baseOptions);
+    expect(forged.ok || forged.error.reason).toBe('no_matching_signature');
+    vi.unstubAllGlobals();
+    const signOptions = { secret: 'k', timestamp: 1_700_000_000 };
+    expect(webBuild.sign(body, signOptions)).toBe(await webBuild.signAsync(body, signOptions));
   });
 });

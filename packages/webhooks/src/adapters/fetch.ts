@@ -2,7 +2,7 @@ import type { WebhookResponse } from '@svc-kit/webhooks';
 import { type BodyLimitOptions, declaredLength, resolveMaxBodyBytes } from './body-limit';
 import { createParsedBodyRefusal } from './parsed-body';
 import type { WebhookReceiver } from './receiver';
-import { bodyTooLarge } from './refusal';
+import { bodyIncomplete, bodyTooLarge } from './refusal';
 
 export type FetchHandlerOptions = BodyLimitOptions;
 
@@ -15,6 +15,7 @@ const BODY_ALREADY_READ =
   'handler(c.req.raw) before any c.req.json()).';
 
 const TOO_LARGE = Symbol('too large');
+const ABORTED = Symbol('aborted');
 
 // Statuses whose Response must have a null body (the constructor throws otherwise).
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -35,6 +36,7 @@ export function createFetchHandler(
     if (request.bodyUsed) return toResponse(await refuseUsedBody({ headers: request.headers }));
     const body = await readBody(request, maxBodyBytes);
     if (body === TOO_LARGE) return toResponse(bodyTooLarge(maxBodyBytes));
+    if (body === ABORTED) return toResponse(bodyIncomplete());
     return toResponse(await webhooks.handle({ body, headers: request.headers, method: request.method }));
   };
 }
@@ -43,7 +45,10 @@ export function createFetchHandler(
  * Reads the body chunk by chunk, so a body longer than announced (or sent without a length) is cut off at
  * the limit instead of being buffered whole as `arrayBuffer()` would.
  */
-async function readBody(request: Request, maxBodyBytes: number): Promise<Uint8Array | typeof TOO_LARGE> {
+async function readBody(
+  request: Request,
+  maxBodyBytes: number,
+): Promise<Uint8Array | typeof TOO_LARGE | typeof ABORTED> {
   const declared = declaredLength(request.headers.get('content-length'));
   if (declared !== undefined && declared > maxBodyBytes) {
     await request.body?.cancel().catch(() => {});
@@ -54,7 +59,10 @@ async function readBody(request: Request, maxBodyBytes: number): Promise<Uint8Ar
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    // A body stream that errors is a client that went away mid-upload: answered, never thrown.
+    const chunk = await reader.read().catch(() => undefined);
+    if (chunk === undefined) return ABORTED;
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > maxBodyBytes) {

@@ -23,6 +23,8 @@ export class DuplicateGuard {
   readonly #prefix: string;
   readonly #failOpen: boolean;
   readonly #onStoreError: ((error: unknown) => void) | undefined;
+  /** Event ids being processed in this process: each resolves `true` once its handlers succeeded. */
+  readonly #running = new Map<string, Promise<boolean>>();
 
   constructor(store: DuplicateStore = new MemoryDuplicateStore(), options: DuplicateGuardOptions = {}) {
     this.#store = store;
@@ -42,10 +44,71 @@ export class DuplicateGuard {
     }
   }
 
+  /**
+   * Starts processing `eventId`: resolves to a function to call with the outcome when this delivery
+   * should run the handlers, to `undefined` for a duplicate, or to `'in_progress'` when the store (shared
+   * with another instance, and able to say so) shows the first delivery still running elsewhere. A duplicate of an event still being
+   * processed in this process waits for it: it is a duplicate only if the first succeeded; if the first
+   * failed (and gave the id back), the waiting delivery claims the id and runs the handlers itself. So no
+   * sender is ever told an event was received while nobody has handled it yet.
+   */
+  async begin(eventId: string): Promise<((succeeded: boolean) => Promise<void>) | 'in_progress' | undefined> {
+    for (;;) {
+      const running = this.#running.get(eventId);
+      if (running !== undefined) {
+        if (await running) return undefined;
+        continue;
+      }
+      // Reserved before the store is asked, so that every later delivery of this process waits on this one.
+      let settle: (succeeded: boolean) => void = () => {};
+      this.#running.set(eventId, new Promise<boolean>((resolve) => (settle = resolve)));
+      let first: boolean;
+      try {
+        first = await this.claim(eventId);
+      } catch (error) {
+        this.#running.delete(eventId);
+        settle(false);
+        throw error;
+      }
+      if (!first) {
+        // Claimed earlier, or by another instance sharing the store: done there, or still running?
+        const done = await this.#isDone(eventId);
+        this.#running.delete(eventId);
+        settle(done);
+        return done ? undefined : 'in_progress';
+      }
+      return async (succeeded) => {
+        if (succeeded) await this.#markDone(eventId);
+        else await this.release(eventId);
+        this.#running.delete(eventId);
+        settle(succeeded);
+      };
+    }
+  }
+
   /** Gives the id back after a failed processing, so a redelivery is not taken for a duplicate. */
   async release(eventId: string): Promise<void> {
     try {
       await this.#store.release(this.#prefix + eventId);
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  /** Without `isDone` in the store, a claimed id counts as handled (the store cannot tell). */
+  async #isDone(eventId: string): Promise<boolean> {
+    if (this.#store.isDone === undefined) return true;
+    try {
+      return (await this.#store.isDone(this.#prefix + eventId)) === true;
+    } catch (error) {
+      this.#report(error);
+      return true;
+    }
+  }
+
+  async #markDone(eventId: string): Promise<void> {
+    try {
+      await this.#store.markDone?.(this.#prefix + eventId);
     } catch (error) {
       this.#report(error);
     }

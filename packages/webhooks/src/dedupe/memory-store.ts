@@ -33,6 +33,8 @@ export class MemoryDuplicateStore implements DuplicateStore {
   readonly #now: () => number;
   /** id → expiry. Insertion order is expiry order, since every claim lasts the same time. */
   readonly #expiries = new Map<string, number>();
+  /** Claimed ids whose handlers succeeded; always a subset of the keys of `#expiries`. */
+  readonly #done = new Set<string>();
 
   constructor(options: MemoryDuplicateStoreOptions = {}) {
     this.#ttlMs = checkPositive('ttlMs', options.ttlMs ?? DEFAULT_TTL_MS, false);
@@ -50,15 +52,29 @@ export class MemoryDuplicateStore implements DuplicateStore {
     this.#forgetExpired(now);
     const expiry = this.#expiries.get(key);
     if (expiry !== undefined && expiry > now) return Promise.resolve(false);
-    this.#expiries.delete(key);
+    this.#forget(key);
     this.#expiries.set(key, now + this.#ttlMs);
-    while (this.#expiries.size > this.#maxEntries) this.#expiries.delete(this.#oldest()!);
+    while (this.#expiries.size > this.#maxEntries) this.#forget(this.#oldest()!);
     return Promise.resolve(true);
   }
 
   release(key: string): Promise<void> {
-    this.#expiries.delete(key);
+    this.#forget(key);
     return Promise.resolve();
+  }
+
+  markDone(key: string): Promise<void> {
+    if (this.#expiries.has(key)) this.#done.add(key);
+    return Promise.resolve();
+  }
+
+  isDone(key: string): Promise<boolean> {
+    return Promise.resolve(this.#done.has(key));
+  }
+
+  #forget(key: string): void {
+    this.#expiries.delete(key);
+    this.#done.delete(key);
   }
 
   #oldest(): string | undefined {
@@ -68,7 +84,7 @@ export class MemoryDuplicateStore implements DuplicateStore {
   #forgetExpired(now: number): void {
     for (const [key, expiry] of this.#expiries) {
       if (expiry > now) return;
-      this.#expiries.delete(key);
+      this.#forget(key);
     }
   }
 }

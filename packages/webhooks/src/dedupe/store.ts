@@ -8,4 +8,12 @@ export interface DuplicateStore {
   claim(key: string): Promise<boolean>;
   /** Forgets `key`, so that a later delivery of the same event runs again (used after a handler failed). */
   release(key: string): Promise<void>;
+  /**
+   * Optional, with `isDone`: records that the handlers of `key`'s event succeeded. A store shared by
+   * several instances that has both lets a duplicate reaching one instance while the first delivery still
+   * runs on another be refused as in progress (409), instead of acknowledged before anyone handled it.
+   */
+  markDone?(key: string): Promise<void>;
+  /** Optional, with `markDone`: whether the handlers of `key`'s event have succeeded. */
+  isDone?(key: string): Promise<boolean>;
 }

@@ -12,6 +12,7 @@ export type WebhookResponseReason =
   | WebhookErrorReason
   | 'handler_failed'
   | 'duplicate_store_failed'
+  | 'duplicate_in_progress'
   | 'method_not_allowed';
 
 /**

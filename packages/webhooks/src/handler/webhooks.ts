@@ -222,21 +222,30 @@ export class WebhooksCore {
       eventType: event.type,
     };
 
+    let finish: ((succeeded: boolean) => Promise<void>) | undefined;
     if (this.#dedupe !== undefined) {
-      let first: boolean;
+      let begun: Awaited<ReturnType<DuplicateGuard['begin']>>;
       try {
-        first = await this.#dedupe.claim(event.id);
+        begun = await this.#dedupe.begin(event.id);
       } catch {
         return errorResponse(500, 'duplicate_store_failed', 'The receiver could not check for duplicates.');
       }
-      if (!first) return acceptedResponse({ duplicate: true });
+      if (begun === undefined) return acceptedResponse({ duplicate: true });
+      if (begun === 'in_progress') {
+        return errorResponse(
+          409,
+          'duplicate_in_progress',
+          `Another delivery of ${event.id} is still being handled (by another instance); this one was not.`,
+        );
+      }
+      finish = begun;
     }
 
     try {
       await this.receive(event, context);
     } catch (caught) {
       const error = caught instanceof WebhookHandlerError ? caught : new WebhookHandlerError(event, caught);
-      await this.#dedupe?.release(event.id);
+      await finish?.(false);
       await this.#reportError(error, context);
       // The handler's own message stays in the receiver: it may hold data the sender must not log.
       if (this.#acknowledgeHandlerErrors) return acceptedResponse({ handlerFailed: true });
@@ -246,6 +255,7 @@ export class WebhooksCore {
         `The delivery was verified but a handler failed while processing ${event.id}; see the receiver's logs.`,
       );
     }
+    await finish?.(true);
     return acceptedResponse();
   }
 

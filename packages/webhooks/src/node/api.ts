@@ -1,27 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { type RawBody, toBodyInput } from '../body/raw-body';
+import type { BodyInput, RawBody } from '../body/raw-body';
 import { nodeDigest, nodeMatches } from '../crypto/node-hmac';
 import type { WebhookEvent } from '../events/types';
 import type { HeaderInput } from '../headers/read-header';
-import { formatSignatureHeader, resolveSignOptions, type SignOptions } from '../options/sign-options';
+import type { SignOptions } from '../options/sign-options';
 import type { VerifyOptions } from '../options/verify-options';
 import { makeCreateTestHeaders } from '../testing/test-headers';
-import { completeVerification } from '../verify/complete';
-import { failure, type VerifyResult } from '../verify/result';
-import {
-  noMatchingSignature,
-  prepareSignatureCheck,
-  readSignatureHeader,
-  requireSignatureValue,
-  type SignatureCheck,
-} from '../verify/signature-steps';
-import { checkTimestamp } from '../verify/timestamp';
+import type { VerifyResult } from '../verify/result';
+import { safeVerifyWith, signWith, verifySignatureWith, verifyWith } from '../verify/sync-api';
 
-function checkSignature(check: SignatureCheck): void {
-  if (!nodeMatches(check.options.secrets, check.timestamp, check.body, check.signatures)) {
-    throw noMatchingSignature(check);
-  }
-  checkTimestamp(check.timestamp, check.options);
+function nodeSignatureHex(secret: string, timestamp: string, body: BodyInput): string {
+  return nodeDigest(secret, timestamp, body).toString('hex');
 }
 
 /**
@@ -33,33 +22,22 @@ export function verifySignature(
   signatureHeader: string | null | undefined,
   options: VerifyOptions,
 ): void {
-  checkSignature(prepareSignatureCheck(body, () => requireSignatureValue(signatureHeader), options));
+  verifySignatureWith(nodeMatches, body, signatureHeader, options);
 }
 
 /** Verifies a delivery and returns its typed event. Throws `WebhookVerificationError`. */
 export function verify(body: RawBody, headers: HeaderInput, options: VerifyOptions): WebhookEvent {
-  const check = prepareSignatureCheck(body, () => readSignatureHeader(headers), options);
-  checkSignature(check);
-  return completeVerification(check.body, headers);
+  return verifyWith(nodeMatches, body, headers, options);
 }
 
 /** Like `verify`, but returns `{ ok, event }` or `{ ok: false, error }`; never throws, whatever it is given. */
 export function safeVerify(body: unknown, headers: HeaderInput, options: VerifyOptions): VerifyResult {
-  try {
-    return { ok: true, event: verify(body as RawBody, headers, options) };
-  } catch (error) {
-    return failure(error);
-  }
+  return safeVerifyWith(nodeMatches, body, headers, options);
 }
 
 /** The `X-Service-Signature` value for `body`: one `v1` per secret, in the order given. */
 export function sign(body: RawBody, options: SignOptions): string {
-  const { secrets, timestamp } = resolveSignOptions(options);
-  const input = toBodyInput(body);
-  return formatSignatureHeader(
-    timestamp,
-    secrets.map((secret) => nodeDigest(secret, timestamp, input).toString('hex')),
-  );
+  return signWith(nodeSignatureHex, body, options);
 }
 
 // The async forms exist so that code written for the Web build runs unchanged on Node. Here they use

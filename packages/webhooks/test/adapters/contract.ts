@@ -1,9 +1,13 @@
 // The behaviour every adapter must share, run against each one over its real transport.
+
+import { connect } from 'node:net';
 import { MAX_RESPONSE_BYTES, type Webhooks } from '@svc-kit/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BODY, EVENT, errorOf, recordingWebhooks, signedDelivery } from './fixtures';
 
 export interface AdapterUnderTest {
+  /** The webhook route's URL, for adapters served over a socket. */
+  url?: string;
   /** Sends one request to the webhook route. */
   send(init: RequestInit): Promise<Response>;
   close(): Promise<void>;
@@ -33,6 +37,53 @@ function streamed(text: string): { body: ReadableStream<Uint8Array>; duplex: 'ha
     },
   });
   return { body, duplex: 'half' };
+}
+
+/** Half of `text`, then the stream fails: what a server sees when the client aborts mid-upload. */
+function abortedHalfWay(text: string): { body: ReadableStream<Uint8Array>; duplex: 'half' } {
+  const bytes = new TextEncoder().encode(text);
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) {
+        controller.error(new Error('the client gave up'));
+        return;
+      }
+      sent = true;
+      controller.enqueue(bytes.slice(0, bytes.length >> 1));
+    },
+  });
+  return { body, duplex: 'half' };
+}
+
+/**
+ * Over a raw socket: the request line, the headers announcing the whole body, half of it, then the socket
+ * is destroyed. Resolves once the socket is closed.
+ */
+async function abortOverSocket(url: string, headers: Record<string, string>, body: string): Promise<void> {
+  const { hostname, port, pathname } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const head = Object.entries({
+    ...headers,
+    host: `${hostname}:${port}`,
+    'content-length': String(Buffer.byteLength(body)),
+  })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  await new Promise<void>((resolve) =>
+    socket.write(`POST ${pathname} HTTP/1.1\r\n${head}\r\n${body.slice(0, body.length >> 1)}`, () =>
+      resolve(),
+    ),
+  );
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.destroy();
+  await closed;
+}
+
+/** Lets pending callbacks and rejections surface (each round is one turn of the event loop). */
+async function settleEventLoop(): Promise<void> {
+  for (let round = 0; round < 10; round++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 export function adapterContract(name: string, start: StartAdapter): void {
@@ -159,6 +210,38 @@ export function adapterContract(name: string, start: StartAdapter): void {
         expect((await errorOf(response)).reason).toBe('body_too_large');
       }
       expect(received).toEqual([]);
+    });
+
+    it('survives a client that aborts mid-upload, and keeps serving', async () => {
+      const { adapter, received, errors } = await setUp();
+      const rejections: unknown[] = [];
+      const onRejection = (reason: unknown) => rejections.push(reason);
+      process.on('unhandledRejection', onRejection);
+      try {
+        const delivery = await signedDelivery();
+        if (adapter.url !== undefined) {
+          await abortOverSocket(adapter.url, delivery.headers, delivery.body);
+        } else {
+          // Handed a Request whose body stream fails half-way, the adapter answers it.
+          const response = await adapter.send({
+            method: 'POST',
+            headers: delivery.headers,
+            ...abortedHalfWay(delivery.body),
+          });
+          expect([response.status, (await errorOf(response)).reason]).toEqual([400, 'body_incomplete']);
+        }
+        await settleEventLoop();
+
+        const next = await signedDelivery({ body: BODY.replace('thr_42', 'thr_42b') });
+        const response = await adapter.send({ method: 'POST', body: next.body, headers: next.headers });
+        expect(response.status).toBe(200);
+        await settleEventLoop();
+      } finally {
+        process.off('unhandledRejection', onRejection);
+      }
+      expect(rejections).toEqual([]);
+      expect(received.map((event) => event.data)).toEqual([{ ...EVENT.data, thread_id: 'thr_42b' }]);
+      expect(errors).toEqual([]);
     });
 
     it('refuses a malformed signature header with a typed reason, not a crash', async () => {

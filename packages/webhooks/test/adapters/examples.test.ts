@@ -32,8 +32,8 @@ async function post(send: (init: RequestInit) => Promise<Response>) {
 }
 
 describe('examples', () => {
-  it('express.ts receives a delivery', async () => {
-    const { server } = (await import('../../examples/express')) as { server: Server };
+  it.each(['express', 'node-http', 'koa'])('%s.ts receives a delivery', async (name) => {
+    const { server } = (await import(`../../examples/${name}.ts`)) as { server: Server };
     if (!server.listening) await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
     try {
@@ -59,6 +59,18 @@ describe('examples', () => {
   it('next-app-router.ts receives a delivery', async () => {
     const { POST } = await import('../../examples/next-app-router');
     const result = await post((init) => POST(new Request('https://app.example/webhooks', init)));
+    expect(result).toEqual({ accepted: 200, forged: 401, logged: [LOGGED] });
+  });
+
+  it('h3.ts receives a delivery', async () => {
+    const { app } = await import('../../examples/h3');
+    const result = await post(async (init) => app.fetch(new Request('http://localhost/webhooks', init)));
+    expect(result).toEqual({ accepted: 200, forged: 401, logged: [LOGGED] });
+  });
+
+  it('elysia.ts receives a delivery', async () => {
+    const { app } = await import('../../examples/elysia');
+    const result = await post(async (init) => app.handle(new Request('http://localhost/webhooks', init)));
     expect(result).toEqual({ accepted: 200, forged: 401, logged: [LOGGED] });
   });
 

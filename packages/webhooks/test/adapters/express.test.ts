@@ -26,7 +26,7 @@ adapterContract('express', async (webhooks, options) => {
   const app = express();
   app.post('/webhooks', webhookMiddleware(webhooks, options));
   const { base, close } = await serve(app);
-  return { send: (init) => fetch(`${base}/webhooks`, init), close };
+  return { url: `${base}/webhooks`, send: (init) => fetch(`${base}/webhooks`, init), close };
 });
 
 describe('express adapter', () => {

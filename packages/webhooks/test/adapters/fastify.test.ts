@@ -12,7 +12,11 @@ adapterContract('fastify', async (webhooks, options) => {
   const app = Fastify();
   await app.register(webhookPlugin, { webhooks, path: '/webhooks', ...options });
   const base = await listen(app);
-  return { send: (init) => fetch(`${base}/webhooks`, init), close: () => app.close() };
+  return {
+    url: `${base}/webhooks`,
+    send: (init) => fetch(`${base}/webhooks`, init),
+    close: () => app.close(),
+  };
 });
 
 describe('fastify adapter', () => {

@@ -39,6 +39,7 @@ adapterContract('fetch (served by node:http)', async (webhooks, options) => {
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
+    url: `http://127.0.0.1:${port}/webhooks`,
     send: (init) => fetch(`http://127.0.0.1:${port}/webhooks`, init),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

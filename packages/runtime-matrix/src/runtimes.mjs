@@ -1,0 +1,91 @@
+// Where each runtime's binary is, as installed from the npm registry. A package whose install script did
+// not run (npm can be set to skip them) still has its binary in the platform package it depends on, so
+// both places are tried, and a binary counts only once it has printed its version.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const NODE_VERSIONS_DIR = fileURLToPath(new URL('../node-versions/', import.meta.url));
+
+function packageDir(name, from) {
+  try {
+    const paths = from === undefined ? undefined : [from];
+    return dirname(require.resolve(`${name}/package.json`, paths === undefined ? undefined : { paths }));
+  } catch {
+    return undefined;
+  }
+}
+
+function candidatesIn(packages, file, from) {
+  return packages.flatMap((name) => {
+    const dir = packageDir(name, from);
+    return dir === undefined ? [] : [join(dir, file)];
+  });
+}
+
+/** The first candidate that runs; `{ path, version }`, or an error naming every place looked at. */
+function firstRunnable(name, candidates, versionOf = (output) => output.trim().split('\n')[0]) {
+  for (const path of candidates) {
+    if (!existsSync(path)) continue;
+    try {
+      const output = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+      return { path, version: versionOf(output) };
+    } catch {
+      // A placeholder left by a skipped install script: try the next place.
+    }
+  }
+  throw new Error(
+    `${name}: no runnable binary in ${candidates.join(', ') || '(its package is not installed)'}; run npm install.`,
+  );
+}
+
+const ARCH = { x64: 'x64', arm64: 'aarch64' }[process.arch] ?? process.arch;
+
+export function bun() {
+  return firstRunnable('bun', [
+    ...candidatesIn(['bun'], 'bin/bun.exe'),
+    ...candidatesIn([`@oven/bun-${process.platform}-${ARCH}`], 'bin/bun'),
+  ]);
+}
+
+export function deno() {
+  return firstRunnable('deno', [
+    ...candidatesIn(['deno'], 'deno'),
+    ...candidatesIn(
+      [`@deno/${process.platform}-${process.arch}-glibc`, `@deno/${process.platform}-${process.arch}`],
+      'deno',
+    ),
+  ]);
+}
+
+export function workerd() {
+  const platform = `${process.platform}-${process.arch === 'x64' ? '64' : process.arch}`;
+  return firstRunnable('workerd', [
+    ...candidatesIn(['workerd'], 'bin/workerd'),
+    ...candidatesIn([`@cloudflare/workerd-${platform}`], 'bin/workerd'),
+  ]);
+}
+
+/**
+ * Node 22 or 24 from node-versions/ (its own lockfile, outside the workspaces: see its package.json),
+ * installed there with `npm ci` on first use.
+ */
+export function node(major) {
+  const binary = join(NODE_VERSIONS_DIR, 'node_modules', `node${major}`, 'bin', 'node');
+  if (!existsSync(binary)) {
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: NODE_VERSIONS_DIR,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      timeout: 300_000,
+    });
+  }
+  return firstRunnable(`node${major}`, [binary]);
+}
+
+/** The Node running this process (the project's own, Node 20 in CI). */
+export function hostNode() {
+  return { path: process.execPath, version: process.version };
+}
