@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { describeIssues } from '@svc-kit/contract';
 import { z } from 'zod';
 import { fingerprintOf, isFingerprint, publicKeyFromRaw, signBytes, verifyBytes } from './keys.js';
 
@@ -75,7 +76,7 @@ export function verifyCard(text: string, now: number): VerifiedCard {
   }
   const parsed = payloadSchema.safeParse(json);
   if (!parsed.success) {
-    throw new CardError(`the card payload is invalid: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`);
+    throw new CardError(`the card payload is invalid: ${describeIssues(parsed.error.issues)}`);
   }
   const payload = parsed.data;
   const publicKeyObject = publicKeyFromRaw(payload.public_key);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { contactScenarios } from './contacts.js';
 import { integrationScenarios } from './integrations.js';
 import { openApiScenarios } from './openapi.js';
+import { parityScenarios } from './parity.js';
 import type { Target } from './target.js';
 import { webhookScenarios } from './webhooks.js';
 
@@ -25,4 +26,5 @@ export function runScenarios(start: () => Promise<Target>): void {
   describe('contacts', () => contactScenarios(current));
   describe('integrations', () => integrationScenarios(current));
   describe('OpenAPI document', () => openApiScenarios(current));
+  describe('parity of the mock and the service', () => parityScenarios(current));
 }

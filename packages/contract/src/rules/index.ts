@@ -5,5 +5,6 @@ export * from './cross-site.js';
 export * from './idempotency.js';
 export * from './ids.js';
 export * from './integrations.js';
+export * from './issues.js';
 export * from './webhook-url.js';
 export * from './webhooks.js';

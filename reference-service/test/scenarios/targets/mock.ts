@@ -12,6 +12,7 @@ import type { Party, Target } from '../target.js';
 const BASE_URL = 'https://api.scenarios.test';
 const CATALOGUE = 'scenario-tools';
 const OAUTH_CATALOGUE = 'scenario-oauth';
+const LOCKED_CATALOGUE = 'scenario-locked';
 const TOOLS = [
   { name: 'echo', description: 'Echoes the text back.' },
   { name: 'add', description: 'Adds two numbers.' },
@@ -32,12 +33,23 @@ export async function startMockTarget(): Promise<Target> {
           tools: TOOLS,
           oauth: true,
         },
+        // The mock's model of an upstream that asks for a credential: authorization is needed without one.
+        {
+          slug: LOCKED_CATALOGUE,
+          endpoint: 'https://locked-tools.scenarios.test/mcp',
+          tools: TOOLS,
+          oauth: true,
+        },
       ],
     },
   });
   const server = setupServer(...sandbox.handlers);
   server.listen({ onUnhandledRequest: 'error' });
   let made = 0;
+  const sessionHeaders = {
+    cookie: `${SESSION_COOKIE}=scenario-session`,
+    origin: new URL(BASE_URL).origin,
+  };
   const party = (label: string): Party => {
     made += 1;
     const slug = `${label}-${made}`;
@@ -66,8 +78,27 @@ export async function startMockTarget(): Promise<Target> {
         baseUrl: BASE_URL,
         maxRetries: 0,
         validateResponses: true,
-        headers: { cookie: `${SESSION_COOKIE}=scenario-session`, origin: new URL(BASE_URL).origin },
+        headers: sessionHeaders,
       }),
+    sessionHeaders: () => ({ ...sessionHeaders }),
+    async unreachableContact(who) {
+      const silent = party('silent');
+      sandbox.seed({
+        identities: {
+          [who.slug]: {
+            contacts: [
+              {
+                fingerprint: silent.fingerprint,
+                display_name: silent.slug,
+                status: 'active',
+                reachable: false,
+              },
+            ],
+          },
+        },
+      });
+      return silent.fingerprint;
+    },
     async deliverRequest(from, to) {
       await from.api.contacts.request(from.slug, { card: to.card });
       // What the peer protocol would have done on the other side: a received request.
@@ -84,6 +115,7 @@ export async function startMockTarget(): Promise<Target> {
     },
     catalogueEntry: CATALOGUE,
     oauthCatalogueEntry: OAUTH_CATALOGUE,
+    lockedCatalogueEntry: LOCKED_CATALOGUE,
     unansweredReceivers: async () => ({
       refused: 'https://hooks.example.com/refused',
       silent: 'https://hooks.example.com/silent',
