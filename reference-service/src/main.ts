@@ -7,7 +7,7 @@ import { createServiceLogger } from './http/logger.js';
 import { isStartRefusal } from './runtime.js';
 import { type RunningService, startService } from './server.js';
 
-const CLI = 'npm run sandbox -w @svc-kit/reference-service --';
+const CLI = 'npm run sandbox --';
 
 /** What a person starting the sandbox needs: where it listens and how to authenticate. */
 function printBanner(service: RunningService, config: Config): void {
@@ -118,6 +118,7 @@ function firstStartSecrets(service: RunningService): string[] {
 /** The sandbox identities' cards, to paste into requestContact (see PEER-PROTOCOL.md). */
 async function printSandboxCards(service: RunningService): Promise<void> {
   if (!service.seed) return;
+  console.log('==== Contact cards of the sandbox identities (for requestContact) ====');
   for (const { slug, fingerprint, card } of await sandboxCards(
     service.ctx,
     service.ctx.publicAddress.baseUrl,
@@ -130,8 +131,10 @@ async function main(): Promise<void> {
   const config = readConfig(process.env);
   const logger = createServiceLogger(config.logLevel);
   const service = await startService(config, logger);
-  await printSandboxCards(service);
+  // What a newcomer needs first (address, portal, secrets, mode) before the long cards.
   printBanner(service, config);
+  await printSandboxCards(service);
+  console.log('Ready. Ctrl-C stops the service.');
 
   let stopping = false;
   const stop = (signal: string) => {

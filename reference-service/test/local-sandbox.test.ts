@@ -93,10 +93,13 @@ describe('the local sandbox and its guard', () => {
 
   it('started with no setting, accepts a local receiver, the seeded identities’ contact and a local MCP server', async () => {
     const baseUrl = await sandbox.ready();
-    await sandbox.printed('portal-only operations');
+    await sandbox.printed('Ctrl-C stops the service');
     const output = sandbox.output();
     expect(output).toContain('Mode: local sandbox, because it listens on 127.0.0.1 only');
     expect(output).toContain('webhook receivers, peers and MCP servers on localhost are accepted');
+    // What a newcomer needs first: the address, the portal and the mode before the long contact cards.
+    expect(output.indexOf('listening on')).toBeLessThan(output.indexOf('contact card of'));
+    expect(output.indexOf('Mode: local sandbox')).toBeLessThan(output.indexOf('contact card of'));
     const seeded = firstStart(output);
     const api = new Client({ apiKey: seeded.apiKey, baseUrl, maxRetries: 0 });
 
@@ -167,7 +170,7 @@ describe('the local sandbox and its guard', () => {
     it(`with ${what}, refuses targets on localhost and names what would admit them`, async () => {
       const service = await start(env);
       const listening = await service.ready();
-      await service.printed('portal-only operations');
+      await service.printed('Ctrl-C stops the service');
       const output = service.output();
       expect(output).toContain(`Mode: reachable from elsewhere, because ${why}:`);
       expect(output).toContain('targets on localhost (webhook receivers, peers, MCP servers) are refused');
@@ -180,7 +183,7 @@ describe('the local sandbox and its guard', () => {
       expect(JSON.stringify(mcp.body)).toContain('SVC_ALLOW_LOCALHOST_INTEGRATIONS=1');
       expect(JSON.stringify(mcp.body)).toContain('this service may be reached from elsewhere');
       // The card of another local instance (the sandbox's) is refused the same way.
-      await sandbox.printed('portal-only operations');
+      await sandbox.printed('Ctrl-C stops the service');
       const card = firstStart(sandbox.output()).cards.get('sandbox-bob')!.card;
       const contact = await call('/v1/identities/sandbox-alice/contacts', { card });
       expectError(contact, 400, 'invalid_request');
@@ -197,7 +200,7 @@ describe('the local sandbox and its guard', () => {
       SVC_SECRET_KEY: 'c'.repeat(64),
     });
     await service.ready();
-    await service.printed('portal-only operations');
+    await service.printed('Ctrl-C stops the service');
     expect(service.output()).toContain('Mode: reachable from elsewhere, because NODE_ENV=production:');
   }, 120_000);
 });

@@ -60,8 +60,11 @@ describe('contacts between two service processes', () => {
 
   it('runs request then approve, and both sides list each other as active', async () => {
     const [first, second] = await Promise.all([startProcess(), startProcess()]);
-    // The banner is printed after the cards: once it is there, everything needed is.
-    await Promise.all([first.printed('portal-only operations'), second.printed('portal-only operations')]);
+    // The last line: once it is there, everything needed is.
+    await Promise.all([
+      first.printed('Ctrl-C stops the service'),
+      second.printed('Ctrl-C stops the service'),
+    ]);
     const one = bannerOf(first.output());
     const two = bannerOf(second.output());
     expect(one.baseUrl).not.toBe(two.baseUrl);
