@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
+import { type Reach, reachOf } from './domain/local-targets.js';
 import type { PasswordCost } from './domain/password.js';
 import { DEFAULT_INTEGRATION_SETTINGS, type IntegrationSettings } from './features/integrations/settings.js';
 import { type ConnectionLimits, readConnectionLimits } from './http/connection-limits.js';
@@ -14,6 +15,9 @@ export interface Config {
   dataDir: string;
   secretKey: string | undefined;
   logLevel: string;
+  /** Whether only this machine can reach the service: a local sandbox admits localhost targets. */
+  reach: Reach;
+  /** A local sandbox, or `SVC_ALLOW_LOCALHOST_WEBHOOKS=1` outside production. */
   allowLocalhostWebhooks: boolean;
   /** `SVC_PUBLIC_URL`: required in production; the sandbox falls back to the address it listens on. */
   publicUrl: string | undefined;
@@ -59,9 +63,9 @@ export interface Config {
   firstStartSecrets: 'stdout' | 'file' | undefined;
   /** The portal's build, served at `/` (`SVC_PORTAL_DIR`, default dist/portal in the package). */
   portalDir: string;
-  /** How contacts reach peers (`SVC_ALLOW_LOCALHOST_PEERS`). */
+  /** How contacts reach peers (a local sandbox, or `SVC_ALLOW_LOCALHOST_PEERS`). */
   peer: PeerSettings;
-  /** How integrations reach upstream MCP servers (`SVC_ALLOW_LOCALHOST_INTEGRATIONS`). */
+  /** How integrations reach upstream MCP servers (a local sandbox, or `SVC_ALLOW_LOCALHOST_INTEGRATIONS`). */
   integrations: IntegrationSettings;
 }
 
@@ -89,15 +93,6 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   const production = env.NODE_ENV === 'production';
   const port = Number(env.PORT ?? '8080');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT must be 0 to 65535');
-  const allowLocalhostWebhooks = sandboxFlag(env, 'SVC_ALLOW_LOCALHOST_WEBHOOKS', production);
-  const peer = {
-    ...DEFAULT_PEER_SETTINGS,
-    allowLocalhost: sandboxFlag(env, 'SVC_ALLOW_LOCALHOST_PEERS', production),
-  };
-  const integrations = {
-    ...DEFAULT_INTEGRATION_SETTINGS,
-    allowLocalhost: sandboxFlag(env, 'SVC_ALLOW_LOCALHOST_INTEGRATIONS', production),
-  };
   const lease = env.SVC_DELIVERY_LEASE_MS;
   const deliveryLeaseMs = lease === undefined || lease === '' ? undefined : Number(lease);
   if (deliveryLeaseMs !== undefined && (!Number.isInteger(deliveryLeaseMs) || deliveryLeaseMs < 1_000)) {
@@ -145,6 +140,12 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
         'check name this instance by it, never by what a request says',
     );
   }
+  const host = readListenHost(env.HOST || '127.0.0.1', 'HOST');
+  const publicOrigin = readPublicUrl(env.SVC_PUBLIC_ORIGIN || undefined, 'SVC_PUBLIC_ORIGIN', production);
+  const trustedProxies = readTrustedProxies(env.SVC_TRUSTED_PROXIES);
+  const reach = reachOf({ production, host, publicUrl, publicOrigin, trustedProxies });
+  // The opt-ins admit localhost targets on a sandbox others may reach (a container's, say): never in production.
+  const localTargets = (name: string) => sandboxFlag(env, name, production) || reach.local;
   const metricsPort = env.SVC_METRICS_PORT;
   let metrics: Config['metrics'];
   if (metricsPort !== undefined && metricsPort !== '') {
@@ -159,17 +160,18 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   }
   return {
     relay: relaySetting === '' ? !production : relaySetting === 'on',
-    host: readListenHost(env.HOST || '127.0.0.1', 'HOST'),
+    host,
     port,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.SVC_DATA_DIR ?? resolve(PACKAGE_DIR, '.data')),
     secretKey: env.SVC_SECRET_KEY || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
-    allowLocalhostWebhooks,
+    reach,
+    allowLocalhostWebhooks: localTargets('SVC_ALLOW_LOCALHOST_WEBHOOKS'),
     publicUrl,
-    trustedProxies: readTrustedProxies(env.SVC_TRUSTED_PROXIES),
+    trustedProxies,
     connections: readConnections(env),
-    publicOrigin: readPublicUrl(env.SVC_PUBLIC_ORIGIN || undefined, 'SVC_PUBLIC_ORIGIN', production),
+    publicOrigin,
     production,
     databaseWaitMs,
     shutdownGraceMs,
@@ -181,8 +183,12 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     testEventBudget: testEventBudget !== 'off',
     firstStartSecrets,
     portalDir: resolve(env.SVC_PORTAL_DIR ?? resolve(PACKAGE_DIR, 'dist', 'portal')),
-    peer,
-    integrations,
+    peer: { ...DEFAULT_PEER_SETTINGS, allowLocalhost: localTargets('SVC_ALLOW_LOCALHOST_PEERS'), reach },
+    integrations: {
+      ...DEFAULT_INTEGRATION_SETTINGS,
+      allowLocalhost: localTargets('SVC_ALLOW_LOCALHOST_INTEGRATIONS'),
+      reach,
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Reach } from './domain/local-targets.js';
 import type { PasswordCost } from './domain/password.js';
 import type { ResolveHost } from './domain/url-policy.js';
 import type { PublicAddress } from './public-address.js';
@@ -13,8 +14,10 @@ export interface ServiceContext {
   db: Db;
   secretBox: SecretBox;
   resolveHost: ResolveHost;
-  /** Sandbox opt-in (SVC_ALLOW_LOCALHOST_WEBHOOKS=1); never on in production. */
+  /** Receivers on localhost: a local sandbox, or SVC_ALLOW_LOCALHOST_WEBHOOKS=1; never in production. */
   allowLocalhostWebhooks: boolean;
+  /** Who may reach this instance, for the refusal of a receiver on localhost; unset: the rule in general. */
+  reach?: Reach | undefined;
   /** This instance's public URL and origin: configuration or the listening address, never the request. */
   publicAddress: PublicAddress;
   now(): number;

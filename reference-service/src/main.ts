@@ -7,11 +7,11 @@ import { createServiceLogger } from './http/logger.js';
 import { isStartRefusal } from './runtime.js';
 import { type RunningService, startService } from './server.js';
 
-const CLI = 'npm run sandbox -w @svc-kit/reference-service --';
+const CLI = 'npm run sandbox --';
 
 /** What a person starting the sandbox needs: where it listens and how to authenticate. */
 function printBanner(service: RunningService, config: Config): void {
-  const { allowLocalhostWebhooks, dataDir } = config;
+  const { dataDir } = config;
   const backend = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
   const secretsFile = service.seed?.seeded ? firstStartSecretsFile(config) : undefined;
   const secrets = firstStartSecrets(service);
@@ -22,13 +22,7 @@ function printBanner(service: RunningService, config: Config): void {
     `Health: ${service.baseUrl}/healthz, readiness: ${service.baseUrl}/readyz`,
   ];
   if (service.metricsUrl) lines.push(`Prometheus metrics: ${service.metricsUrl}`);
-  if (allowLocalhostWebhooks) {
-    lines.push(
-      'WARNING: SVC_ALLOW_LOCALHOST_WEBHOOKS=1, webhook receivers on localhost are accepted (sandbox only)',
-    );
-  } else if (!config.production) {
-    lines.push('Webhook receivers on localhost: start with SVC_ALLOW_LOCALHOST_WEBHOOKS=1 (sandbox only)');
-  }
+  lines.push(...localTargetsLines(config));
   lines.push(
     '',
     ...portalBlock(service, firstStartFileIn(dataDir, config.databaseUrl), secretsFile !== undefined),
@@ -50,6 +44,31 @@ function printBanner(service: RunningService, config: Config): void {
     '',
   );
   console.log(lines.join('\n'));
+}
+
+/**
+ * The mode, and why: whether webhook receivers, peers and MCP servers on localhost are accepted. An
+ * opt-in that admits them where others may reach the service is a warning.
+ */
+function localTargetsLines(config: Config): string[] {
+  const { reach } = config;
+  if (reach.local) {
+    return [
+      `Mode: local sandbox, because ${reach.why}:`,
+      '  webhook receivers, peers and MCP servers on localhost are accepted',
+    ];
+  }
+  const optIns = [
+    ['SVC_ALLOW_LOCALHOST_WEBHOOKS', config.allowLocalhostWebhooks],
+    ['SVC_ALLOW_LOCALHOST_PEERS', config.peer.allowLocalhost],
+    ['SVC_ALLOW_LOCALHOST_INTEGRATIONS', config.integrations.allowLocalhost],
+  ].flatMap(([name, on]) => (on ? [`${name}=1`] : []));
+  return [
+    `Mode: reachable from elsewhere, because ${reach.why}:`,
+    optIns.length === 0
+      ? '  targets on localhost (webhook receivers, peers, MCP servers) are refused'
+      : `  WARNING: ${optIns.join(', ')} admit targets on localhost although others may reach this service`,
+  ];
 }
 
 /**
@@ -99,6 +118,7 @@ function firstStartSecrets(service: RunningService): string[] {
 /** The sandbox identities' cards, to paste into requestContact (see PEER-PROTOCOL.md). */
 async function printSandboxCards(service: RunningService): Promise<void> {
   if (!service.seed) return;
+  console.log('==== Contact cards of the sandbox identities (for requestContact) ====');
   for (const { slug, fingerprint, card } of await sandboxCards(
     service.ctx,
     service.ctx.publicAddress.baseUrl,
@@ -111,8 +131,10 @@ async function main(): Promise<void> {
   const config = readConfig(process.env);
   const logger = createServiceLogger(config.logLevel);
   const service = await startService(config, logger);
-  await printSandboxCards(service);
+  // What a newcomer needs first (address, portal, secrets, mode) before the long cards.
   printBanner(service, config);
+  await printSandboxCards(service);
+  console.log('Ready. Ctrl-C stops the service.');
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -42,12 +42,6 @@ export async function openRuntime(
     onConnectionLost: (error) =>
       logger.warn({ err: error }, 'a database connection was lost; a new one is opened when needed'),
   });
-  if (config.allowLocalhostWebhooks) {
-    logger.warn(
-      'SVC_ALLOW_LOCALHOST_WEBHOOKS=1: webhook endpoints on http://localhost and 127.0.0.1 are accepted. ' +
-        'This is a sandbox setting; never use it where the service is reachable by others.',
-    );
-  }
   const atRest = loadSecretKey(config.secretKey, config.dataDir);
   const secretBox = createSecretBox(atRest.key);
   try {
@@ -63,6 +57,7 @@ export async function openRuntime(
     secretBox,
     resolveHost: resolveWithDns,
     allowLocalhostWebhooks: config.allowLocalhostWebhooks,
+    reach: config.reach,
     publicAddress: new PublicAddress({ publicUrl: config.publicUrl, publicOrigin: config.publicOrigin }),
     now: () => Date.now(),
     passwordCost: config.passwordCost,

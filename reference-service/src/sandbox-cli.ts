@@ -4,7 +4,7 @@ import { ADMIN_COMMANDS, AdminUsageError, runAdminCommand } from './features/san
 import { sendAdminCommand } from './features/sandbox/admin-socket.js';
 import { isStartRefusal, openRuntime } from './runtime.js';
 
-const USAGE = `usage: npm run sandbox -w @svc-kit/reference-service -- <command>
+const USAGE = `usage: npm run sandbox -- <command>
 
 commands:
   seed                  create the sandbox workspace if it does not exist (prints its API key once)

@@ -12,17 +12,101 @@ describe('configuration', () => {
       host: '127.0.0.1',
       port: 8080,
       databaseUrl: undefined,
-      allowLocalhostWebhooks: false,
     });
     expect(config.dataDir).toMatch(/reference-service[/\\]\.data$/);
   });
 
-  it('admits localhost receivers only on request, and never in production', () => {
-    expect(readConfig({ SVC_ALLOW_LOCALHOST_WEBHOOKS: '1' }).allowLocalhostWebhooks).toBe(true);
-    expect(readConfig({ SVC_ALLOW_LOCALHOST_WEBHOOKS: 'true' }).allowLocalhostWebhooks).toBe(false);
-    expect(() => readConfig({ SVC_ALLOW_LOCALHOST_WEBHOOKS: '1', NODE_ENV: 'production' })).toThrow(
-      ConfigError,
+  const localTargets = (config: ReturnType<typeof readConfig>) => [
+    config.allowLocalhostWebhooks,
+    config.peer.allowLocalhost,
+    config.integrations.allowLocalhost,
+  ];
+
+  it('is a local sandbox with no setting: receivers, peers and MCP servers on localhost are admitted', () => {
+    for (const env of [{}, { HOST: '::1' }, { HOST: 'localhost' }, { HOST: '127.0.0.2' }]) {
+      const config = readConfig(env);
+      expect(config.reach).toMatchObject({ local: true, reachableBecause: [] });
+      expect(config.reach.why).toContain('with no public URL, trusted proxy or NODE_ENV=production');
+      expect(localTargets(config)).toEqual([true, true, true]);
+    }
+    // A public URL on this machine (another port, a local TLS proxy) says nothing about others.
+    for (const SVC_PUBLIC_URL of ['http://127.0.0.1:9000', 'https://localhost', 'http://[::1]:8080']) {
+      expect(localTargets(readConfig({ SVC_PUBLIC_URL }))).toEqual([true, true, true]);
+      expect(localTargets(readConfig({ SVC_PUBLIC_ORIGIN: SVC_PUBLIC_URL }))).toEqual([true, true, true]);
+    }
+  });
+
+  it('keeps localhost targets refused whenever anything says others may reach the service', () => {
+    const production = { NODE_ENV: 'production', SVC_PUBLIC_URL: 'https://127.0.0.1:8443' };
+    const cases: [Record<string, string>, string, string][] = [
+      [
+        { SVC_PUBLIC_URL: 'https://svc.example' },
+        'SVC_PUBLIC_URL is not a loopback address',
+        'SVC_PUBLIC_URL=https://svc.example is not loopback',
+      ],
+      [
+        { SVC_PUBLIC_URL: 'http://192.168.1.4:8080' },
+        'SVC_PUBLIC_URL is not a loopback address',
+        '192.168.1.4',
+      ],
+      [
+        { SVC_PUBLIC_ORIGIN: 'https://portal.example' },
+        'SVC_PUBLIC_ORIGIN is not a loopback address',
+        'portal.example',
+      ],
+      [
+        { SVC_TRUSTED_PROXIES: '127.0.0.1' },
+        'SVC_TRUSTED_PROXIES names a reverse proxy',
+        'SVC_TRUSTED_PROXIES=127.0.0.1',
+      ],
+      [{ HOST: '0.0.0.0' }, 'HOST listens beyond loopback', 'HOST=0.0.0.0 listens beyond loopback'],
+      [{ HOST: '::' }, 'HOST listens beyond loopback', 'HOST=::'],
+      [{ HOST: '192.168.1.4' }, 'HOST listens beyond loopback', 'HOST=192.168.1.4'],
+      [{ HOST: 'svc.lan' }, 'HOST listens beyond loopback', 'HOST=svc.lan'],
+      [
+        { NODE_ENV: 'production', SVC_PUBLIC_URL: 'https://svc.example' },
+        'NODE_ENV=production',
+        'NODE_ENV=production',
+      ],
+    ];
+    for (const [env, reason, why] of cases) {
+      const config = readConfig(env);
+      expect(config.reach.local, JSON.stringify(env)).toBe(false);
+      expect(config.reach.reachableBecause).toContain(reason);
+      expect(config.reach.why).toContain(why);
+      expect(localTargets(config)).toEqual([false, false, false]);
+    }
+    // Production on a loopback URL (a proxy in front that the URL does not name) is still production.
+    expect(readConfig(production).reach).toMatchObject({ local: false, production: true });
+    expect(localTargets(readConfig(production))).toEqual([false, false, false]);
+  });
+
+  it('admits localhost targets where others may reach the service only on request, never in production', () => {
+    expect(localTargets(readConfig({ HOST: '0.0.0.0', SVC_ALLOW_LOCALHOST_WEBHOOKS: '1' }))).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect(
+      localTargets(
+        readConfig({
+          HOST: '0.0.0.0',
+          SVC_ALLOW_LOCALHOST_PEERS: '1',
+          SVC_ALLOW_LOCALHOST_INTEGRATIONS: '1',
+        }),
+      ),
+    ).toEqual([false, true, true]);
+    expect(readConfig({ HOST: '0.0.0.0', SVC_ALLOW_LOCALHOST_WEBHOOKS: 'true' }).allowLocalhostWebhooks).toBe(
+      false,
     );
+    for (const name of [
+      'SVC_ALLOW_LOCALHOST_WEBHOOKS',
+      'SVC_ALLOW_LOCALHOST_PEERS',
+      'SVC_ALLOW_LOCALHOST_INTEGRATIONS',
+    ])
+      expect(() =>
+        readConfig({ [name]: '1', NODE_ENV: 'production', SVC_PUBLIC_URL: 'https://svc.example' }),
+      ).toThrow(`${name}=1 is a sandbox setting and is refused with NODE_ENV=production`);
   });
 
   it('lowers the password cost only for test suites, never in production', () => {

@@ -84,7 +84,9 @@ function filledPath(id, request) {
     if (value === undefined) throw new Error(`${id}: the example has no value for {${name}}`);
     return encodeURIComponent(value).replace(/%3A/gi, ':');
   });
-  const query = request.query ? `?${new URLSearchParams(request.query)}` : '';
+  const query = request.query
+    ? `?${new URLSearchParams(Object.entries(request.query).map(([name, value]) => [name, String(value)]))}`
+    : '';
   return `${path}${query}`;
 }
 

@@ -1,1 +1,1 @@
-npm run --silent sandbox -w @svc-kit/reference-service -- trigger message.received
+npm run --silent sandbox -- trigger message.received

@@ -22,7 +22,7 @@ export const FIXTURE: SandboxData = {
   deliveries: [
     {
       endpoint_id: 'whk_5f0c6a1e9b2d4c7a8e3f1b06',
-      id: 'whd_8c2e4a6b0d1f3a5c7e9b2d40',
+      id: 'dlv_8c2e4a6b0d1f3a5c7e9b2d40',
       event_id: 'evt_3a9d1c7e5b2f4a8c6e0d1b37',
       event_type: 'message.received',
       latency_ms: 84,

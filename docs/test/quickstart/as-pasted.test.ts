@@ -127,7 +127,7 @@ function asPasted(text: string, ports: { receiver: number; service: number }): s
     .replaceAll('localhost:3000', `localhost:${ports.receiver}`)
     .replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.service}`)
     .replaceAll(
-      'npm run --silent sandbox -w @svc-kit/reference-service --',
+      'npm run --silent sandbox --',
       `node ${path.join(repoDir, 'reference-service', 'dist', 'sandbox.js')}`,
     );
 }
@@ -172,10 +172,11 @@ describe.each([
   it('receives a real delivery signed by the reference service', async () => {
     // `npm start` builds the service first; the build is already done, so the test runs the entry point it
     // starts (dist/main.js; its GC and allocator settings change timing and memory only).
-    expect(block('5.', 'service-start.sh').text).toContain('SVC_ALLOW_LOCALHOST_WEBHOOKS=1 npm start');
+    // As pasted: no setting admits the receiver on localhost, the local sandbox does.
+    expect(block('5.', 'service-start.sh').text).toMatch(/^npm start$/m);
+    expect(block('5.', 'service-start.sh').text).not.toContain('SVC_');
     const serviceEnv = {
       ...process.env,
-      SVC_ALLOW_LOCALHOST_WEBHOOKS: '1',
       PORT: String(ports.service),
       HOST: '127.0.0.1',
       SVC_DATA_DIR: path.join(root, 'service-data'),
@@ -202,6 +203,18 @@ describe.each([
     await receiver.waitFor('for sandbox-alice');
     expect(receiver.output).toMatch(/message\.received: thread thr_\w+ for sandbox-alice/);
     expect(receiver.output).not.toContain('refused delivery');
+    // The delivery log command, with the key of the first start (written to a file: no terminal here).
+    const secrets = readFileSync(path.join(root, 'service-data', 'first-start.txt'), 'utf8');
+    const apiKey = /API key \(all scopes\):\s+(svc_\S+)/.exec(secrets)?.[1] ?? 'no key printed';
+    const logCommand = asPasted(block('5.', 'service-deliveries.sh').text, ports);
+    expect(logCommand).toContain('SVC_API_KEY=svc_…');
+    const log = JSON.parse(
+      await shell(logCommand.replace('SVC_API_KEY=svc_…', `SVC_API_KEY=${apiKey}`), clone, serviceEnv),
+    );
+    expect(log.deliveries[0]).toMatchObject({
+      event_type: 'message.received',
+      id: expect.stringMatching(/^dlv_/),
+    });
     await receiver.stop();
     await service.stop();
   }, 300_000);

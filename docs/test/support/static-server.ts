@@ -1,41 +1,14 @@
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { CONTENT_TYPES, fileFor } from '../../scripts/static-files.mjs';
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.woff2': 'font/woff2',
-  '.txt': 'text/plain; charset=utf-8',
-  '.xml': 'application/xml',
-};
+export { fileFor };
 
 export interface StaticSite {
   readonly origin: string;
   close(): Promise<void>;
-}
-
-/** The file a URL path names inside `root`, the way a plain static host resolves it; undefined if none. */
-export function fileFor(root: string, urlPath: string): string | undefined {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(urlPath);
-  } catch {
-    return undefined;
-  }
-  const candidate = path.resolve(root, `.${decoded}`);
-  if (candidate !== path.resolve(root) && !candidate.startsWith(path.resolve(root) + path.sep))
-    return undefined;
-  for (const file of [candidate, path.join(candidate, 'index.html')]) {
-    if (existsSync(file) && statSync(file).isFile()) return file;
-  }
-  return undefined;
 }
 
 /** Serves a built site read-only from 127.0.0.1 on a free port: what `vitepress preview` or any CDN does. */

@@ -53,7 +53,7 @@ describe('operation examples', () => {
     for (const id of ids) {
       const op = operations[id];
       const object = doc.paths[op.path]?.[op.method.toLowerCase()] as {
-        parameters?: { name?: string; example?: unknown }[];
+        parameters?: { name?: string; example?: unknown; schema?: { type?: string } }[];
         requestBody?: { content: Record<string, { example?: unknown }> };
         responses: Record<string, { content?: Record<string, { example?: unknown; examples?: object }> }>;
       };
@@ -62,6 +62,8 @@ describe('operation examples', () => {
         if (parameter.name && parameter.name !== 'Idempotency-Key') {
           const given = { ...example.request.params, ...example.request.query }[parameter.name];
           expect(parameter.example, `${id} ${parameter.name}`).toBe(given);
+          // An example of the parameter's own type: `limit: 20`, not the string "20".
+          if (parameter.schema?.type === 'integer') expect(Number.isInteger(parameter.example)).toBe(true);
         }
       }
       if (op.body)

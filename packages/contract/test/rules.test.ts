@@ -107,6 +107,11 @@ describe('shared rules', () => {
     expect(reason('not a url')).toMatch(/absolute/);
     expect(reason('http://localhost:3000/hook')).toMatch(/https/);
     expect(reason('http://localhost:3000/hook', true)).toBeUndefined();
+    // Well-known ports belong to other protocols: refused without DNS, so by the mock as well.
+    for (const port of ['22', '25', '1023'])
+      expect(reason(`https://hooks.example.com:${port}/x`)).toMatch(/port/);
+    for (const port of ['443', '1024', '8443', '65535'])
+      expect(reason(`https://hooks.example.com:${port}/x`)).toBeUndefined();
   });
 
   it('delivery ids are dlv_ for everyone', () => {

@@ -111,16 +111,5 @@ export function isLoopbackAddress(address: string): boolean {
   return ipaddr.parse(address).range() === 'loopback';
 }
 
-/**
- * Ports an outbound URL may name: 443 (the https default) and 1024 to 65535. The well-known ports below
- * 1024 belong to other protocols (SMTP, SSH, LDAP, Redis-like admin services behind them): a receiver the
- * service POSTs to is never one of them, and refusing them keeps the service from being used to speak
- * HTTP at someone's mail or directory server. The sandbox's local opt-ins admit any port.
- */
-export function isAllowedPort(url: URL): boolean {
-  if (url.port === '') return true;
-  const port = Number(url.port);
-  return port === 443 || (port >= 1024 && port <= 65535);
-}
-
-export const PORT_RULE = 'the port must be 443 or 1024 to 65535';
+// The allowed ports are a rule on the URL alone: the contract's, applied by the mock too.
+export { isAllowedPort, PORT_RULE } from '@svc-kit/contract';

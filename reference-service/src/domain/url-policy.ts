@@ -1,6 +1,6 @@
 import { checkWebhookUrlShape, LOCAL_WEBHOOK_HOSTS } from '@svc-kit/contract';
 import ipaddr from 'ipaddr.js';
-import { isAllowedPort, isGlobalUnicast, isLoopbackAddress, PORT_RULE } from './address-policy.js';
+import { isGlobalUnicast, isLoopbackAddress } from './address-policy.js';
 
 /** Resolves a hostname to every address it has; injectable so tests choose what a name resolves to. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
@@ -26,8 +26,8 @@ export function isIpLiteral(hostname: string): boolean {
 /**
  * The URL rules of every outbound target at registration (createWebhook, createIntegration, a contact's
  * card): first the contract's rules that need no DNS (the mock applies the same: https, no credentials, a
- * fully qualified hostname that is not an IP literal or a conventionally private name), then an allowed
- * port and a name whose EVERY address is globally routable unicast (domain/address-policy.ts), the same
+ * fully qualified hostname that is not an IP literal or a conventionally private name, an allowed port),
+ * then a name whose EVERY address is globally routable unicast (domain/address-policy.ts), the same
  * rule the connection guard applies, so a target is never accepted here only to be refused on every
  * delivery. DNS can change after registration, so the guard (outbound/target-policy.ts) checks the
  * addresses it actually connects to as well.
@@ -40,7 +40,6 @@ export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): P
   const hostname = url.hostname.toLowerCase();
   // ipaddr.js also knows IP forms the URL parser leaves as names.
   if (isIpLiteral(hostname)) return { ok: false, reason: 'url must use a hostname, not an IP address' };
-  if (!isAllowedPort(url)) return { ok: false, reason: `url is refused: ${PORT_RULE}` };
   let addresses: string[];
   try {
     addresses = await options.resolve(hostname);

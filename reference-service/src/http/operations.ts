@@ -1,5 +1,6 @@
 import {
   answerJsonSchemas,
+  describeIssues,
   type Operation,
   type OperationGroup,
   type OperationId,
@@ -88,9 +89,10 @@ function validate<S extends z.core.$ZodType | null>(schema: S, value: unknown, w
     if (!empty) throw new ServiceError('invalid_request', `this operation takes no ${where}`);
     return undefined as OutputOf<S>;
   }
-  const result = z.safeParse(schema, value ?? (where === 'body' ? undefined : {}));
+  // A JSON `null` body is parsed as the value it is: a body, when given, must be an object (as in the mock).
+  const result = z.safeParse(schema, where === 'body' ? value : (value ?? {}));
   if (!result.success) {
-    throw new ServiceError('invalid_request', `invalid ${where}: ${z.prettifyError(result.error)}`);
+    throw new ServiceError('invalid_request', `invalid ${where}: ${describeIssues(result.error.issues)}`);
   }
   return result.data as OutputOf<S>;
 }

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { DISPLAY_TEXT_MESSAGE, isDisplayText } from '@svc-kit/contract';
+import { DISPLAY_TEXT_MESSAGE, describeIssues, isDisplayText } from '@svc-kit/contract';
 import { z } from 'zod';
 import { holdsNul } from '../domain/storable-text.js';
 import { fingerprintOf, isFingerprint, publicKeyFromRaw, signBytes, verifyBytes } from './keys.js';
@@ -91,7 +91,7 @@ export function verifyCard(text: string, now: number): VerifiedCard {
   if (holdsNul(json)) throw new CardError('the card payload holds a NUL character (U+0000)');
   const parsed = payloadSchema.safeParse(json);
   if (!parsed.success) {
-    throw new CardError(`the card payload is invalid: ${z.prettifyError(parsed.error).replace(/\n/g, ' ')}`);
+    throw new CardError(`the card payload is invalid: ${describeIssues(parsed.error.issues)}`);
   }
   const payload = parsed.data;
   const publicKeyObject = publicKeyFromRaw(payload.public_key);

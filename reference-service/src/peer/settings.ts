@@ -1,7 +1,11 @@
+import type { Reach } from '../domain/local-targets.js';
+
 /** How this instance talks to peers (read by config.ts; a test may pass its own). */
 export interface PeerSettings {
-  /** Sandbox opt-in (SVC_ALLOW_LOCALHOST_PEERS=1): peers on http(s)://localhost and 127.0.0.1. */
+  /** Peers on http(s)://localhost and 127.0.0.1: a local sandbox, or SVC_ALLOW_LOCALHOST_PEERS=1. */
   allowLocalhost: boolean;
+  /** Who may reach this instance, for the refusal of a peer on localhost; unset: the rule in general. */
+  reach?: Reach | undefined;
   /** Timeout of one outbound peer call. */
   timeoutMs: number;
 }

@@ -12,7 +12,14 @@ export interface RelayedDelivery {
 }
 
 /** Why a stream was ended by the service; sent to the CLI as the last message. */
-export type StreamEnd = 'replaced' | 'revoked' | 'removed' | 'shutting_down' | 'unavailable';
+export type StreamEnd =
+  | 'replaced'
+  | 'revoked'
+  | 'suspended'
+  | 'deletion_hold'
+  | 'removed'
+  | 'shutting_down'
+  | 'unavailable';
 
 /** A CLI's open stream, as the relay sees it (the routes write it as server-sent events). */
 export interface ListenerStream {

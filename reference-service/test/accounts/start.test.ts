@@ -46,8 +46,8 @@ describe('the started service and its portal block', () => {
     const file = join(dataDir, 'first-start.txt');
     expect(output).toContain(`are in ${file}`);
     expect(output).toContain('sign in with the sandbox owner (shown once, in the file below):');
-    // Started without the opt-in, it says how to admit a receiver on this machine.
-    expect(output).toContain('Webhook receivers on localhost: start with SVC_ALLOW_LOCALHOST_WEBHOOKS=1');
+    // Started with no setting, it says it is a local sandbox, and why.
+    expect(output).toContain('Mode: local sandbox, because it listens on 127.0.0.1 only');
     expect(output).not.toMatch(/password:|TOTP secret:|svc_[A-Za-z0-9]/);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const secrets = await readFile(file, 'utf8');

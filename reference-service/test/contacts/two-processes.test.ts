@@ -26,8 +26,8 @@ function bannerOf(output: string): Banner {
 }
 
 /**
- * Two service processes, each with its own PGlite data dir and port, and the sandbox opt-in for loopback
- * peers: contacts run between them over real sockets, exactly as two people's sandboxes would.
+ * Two service processes, each with its own PGlite data dir and port, started with no setting (local
+ * sandboxes): contacts run between them over real sockets, exactly as two people's sandboxes would.
  */
 describe('contacts between two service processes', () => {
   let built: Awaited<ReturnType<typeof buildEntryPoint>>;
@@ -52,15 +52,19 @@ describe('contacts between two service processes', () => {
   async function startProcess(): Promise<ServiceProcess> {
     const dataDir = await initialisedDataDir('svc-peer-data-');
     dataDirs.push(dataDir);
-    const service = spawnService(built.main, { SVC_DATA_DIR: dataDir, SVC_ALLOW_LOCALHOST_PEERS: '1' });
+    // No setting: two sandboxes on loopback admit each other's cards.
+    const service = spawnService(built.main, { SVC_DATA_DIR: dataDir });
     children.push(service.child);
     return service;
   }
 
   it('runs request then approve, and both sides list each other as active', async () => {
     const [first, second] = await Promise.all([startProcess(), startProcess()]);
-    // The banner is printed after the cards: once it is there, everything needed is.
-    await Promise.all([first.printed('portal-only operations'), second.printed('portal-only operations')]);
+    // The last line: once it is there, everything needed is.
+    await Promise.all([
+      first.printed('Ctrl-C stops the service'),
+      second.printed('Ctrl-C stops the service'),
+    ]);
     const one = bannerOf(first.output());
     const two = bannerOf(second.output());
     expect(one.baseUrl).not.toBe(two.baseUrl);

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedStore } from '../../src/store/open.js';
+import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
 import {
   createDeliveryTenant,
   deliveries,
@@ -316,6 +317,15 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
         [listener.id],
       );
       expect(rows[0]!.deleted_at).not.toBeNull();
+    });
+
+    it('stops saying the workspace is suspended, not that the key is bad, when it is suspended', async () => {
+      const app = await receiver();
+      const { cli } = await listen(app.url, [], watched);
+      expect(await setWorkspaceFlag(watchedStore.db, tenant.workspaceId, 'suspended', true)).toBe(true);
+      expect(await cli.exited).toBe(1);
+      expect(cli.stderr()).toContain('the workspace is suspended, so its listener was closed');
+      expect(cli.stderr()).not.toMatch(/no longer authorizes|API key was refused/);
     });
   });
 });

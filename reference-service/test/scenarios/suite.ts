@@ -3,6 +3,7 @@ import { contactScenarios } from './contacts.js';
 import { deliveryScenarios } from './deliveries.js';
 import { integrationScenarios } from './integrations.js';
 import { openApiScenarios } from './openapi.js';
+import { parityScenarios } from './parity.js';
 import type { Target } from './target.js';
 import { webhookScenarios } from './webhooks.js';
 
@@ -27,4 +28,5 @@ export function runScenarios(start: () => Promise<Target>): void {
   describe('contacts', () => contactScenarios(current));
   describe('integrations', () => integrationScenarios(current));
   describe('OpenAPI document', () => openApiScenarios(current));
+  describe('parity of the mock and the service', () => parityScenarios(current));
 }

@@ -31,6 +31,10 @@ export interface Target {
   pair(): Promise<[Party, Party]>;
   /** A client on a stepped-up session of the workspace of `party` (createWebhook needs one). */
   sessionClient(party: Party): Client;
+  /** The headers that client sends (cookie, origin), for a session call built by hand. */
+  sessionHeaders(party: Party): Record<string, string>;
+  /** Gives `party` an active contact whose peer no longer answers; resolves with its fingerprint. */
+  unreachableContact(party: Party): Promise<string>;
   /**
    * `from` asks `to` to become a contact. With peers the request travels; without, `from` sends it and the
    * target puts the received request on `to`'s side, as the peer would have.
@@ -40,6 +44,8 @@ export interface Target {
   catalogueEntry: string;
   /** A catalogue entry whose upstream asks for OAuth: connected without `auth`, it needs authorization. */
   oauthCatalogueEntry: string;
+  /** A catalogue entry whose upstream answers 401 to a request without its credential (no OAuth). */
+  lockedCatalogueEntry: string;
   /**
    * Receiver addresses that never answer, and webhooks turned on for the party's workspace: `refused`
    * refuses the connection, `silent` accepts it and says nothing past the delivery timeout.
@@ -58,3 +64,6 @@ export interface Target {
   fetch(party: Party, path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
+
+/** The credential the locked catalogue entry's upstream asks for. */
+export const LOCKED_UPSTREAM_CREDENTIAL = { header: 'X-Api-Key', value: 'scenario-credential' };

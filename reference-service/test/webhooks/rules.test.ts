@@ -3,24 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   capRefusal,
   eventFilter,
-  localReceiverHint,
   rotationEndsAt,
   SIGNING_SECRET_BYTES,
   signingSecretOf,
 } from '../../src/features/webhooks/rules.js';
 
 describe('the webhook endpoint rules', () => {
-  it('names the sandbox setting when a receiver on this machine is refused, and only then', () => {
-    const hint = localReceiverHint('http://localhost:3000/webhooks', false);
-    expect(hint).toContain('SVC_ALLOW_LOCALHOST_WEBHOOKS=1');
-    expect(localReceiverHint('http://127.0.0.1:3000/webhooks', false)).toBe(hint);
-    expect(localReceiverHint('https://LOCALHOST/webhooks', false)).toBe(hint);
-    expect(localReceiverHint('http://localhost:3000/webhooks', true)).toBe('');
-    expect(localReceiverHint('http://hooks.example.com/webhooks', false)).toBe('');
-    expect(localReceiverHint('http://10.0.0.1/webhooks', false)).toBe('');
-    expect(localReceiverHint('not a url', false)).toBe('');
-  });
-
   it('shapes a signing secret as whsec_ and its bytes in base64url', () => {
     const secret = signingSecretOf(new Uint8Array(SIGNING_SECRET_BYTES).fill(0xff));
     expect(secret).toBe(`whsec_${'_'.repeat(42)}8`);

@@ -1,4 +1,4 @@
-import { refusalRef, refusalResponses } from '../openapi/responses.js';
+import { refusalResponses } from '../openapi/responses.js';
 import type { OperationId } from '../operations/index.js';
 import { operationExamples } from './index.js';
 
@@ -14,8 +14,10 @@ function jsonContent(holder: unknown): Json | undefined {
 }
 
 /** A shared refusal (`$ref`) turned into its own copy, so that it can carry this operation's examples. */
-function refusalWithExamples(status: string, examples: Json): Json {
-  const name = refusalRef(Number(status)).$ref.split('/').pop() ?? '';
+function refusalWithExamples(reference: unknown, examples: Json): Json {
+  // The operation's own shared response: a 429 names the operation's outbound budgets or only the guessing limit.
+  const name =
+    isObject(reference) && typeof reference.$ref === 'string' ? (reference.$ref.split('/').pop() ?? '') : '';
   const shared = refusalResponses()[name];
   if (!isObject(shared)) throw new Error(`no shared refusal ${name}`);
   const media = jsonContent(shared) ?? {};
@@ -49,7 +51,7 @@ function addExamples(operation: Json, id: OperationId): void {
     byStatus.set(status, { ...byStatus.get(status), [key]: { summary: refusal.summary, value: body } });
   }
   for (const [status, examples] of byStatus) {
-    if (status in responses) responses[status] = refusalWithExamples(status, examples);
+    if (status in responses) responses[status] = refusalWithExamples(responses[status], examples);
   }
 }
 

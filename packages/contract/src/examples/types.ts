@@ -5,7 +5,8 @@ export type ExampleAuth = 'apiKey' | 'session' | 'none';
 export interface ExampleRequest {
   auth: ExampleAuth;
   params?: Readonly<Record<string, string>>;
-  query?: Readonly<Record<string, string>>;
+  /** As a typed caller passes it: an integer parameter is a number (the URL carries its digits). */
+  query?: Readonly<Record<string, string | number>>;
   body?: unknown;
 }
 

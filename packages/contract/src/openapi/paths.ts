@@ -87,8 +87,9 @@ export function operationObject(
   named: ReadonlyMap<z.core.$ZodType, string>,
 ): Record<string, unknown> {
   // The transport refusals can answer any request, before it reaches the operation: listed on every one.
+  const outbound = (op.errors as readonly number[]).includes(429);
   const refusals = Object.fromEntries(
-    [...op.errors, ...TRANSPORT_REFUSALS].map((status) => [String(status), refusalRef(status)]),
+    [...op.errors, ...TRANSPORT_REFUSALS].map((status) => [String(status), refusalRef(status, outbound)]),
   );
   const params = parameters(op);
   return {

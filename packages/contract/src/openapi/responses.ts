@@ -33,7 +33,7 @@ const refusals: Record<number, { name: string; description: string; example: Err
   429: {
     name: 'TooManyRequests',
     description:
-      'The outbound budget of the identity or of the peer is spent. `error.retry_after` and the Retry-After header say when to try again.',
+      'This client address sent too many refused credentials lately (a guessing limit, counted before the operation runs). `error.retry_after` and the Retry-After header say when to try again.',
     example: 'rate_limited',
   },
   431: {
@@ -55,11 +55,23 @@ const refusals: Record<number, { name: string; description: string; example: Err
   },
 };
 
+/**
+ * The 429 of an operation that calls a contact's peer: its outbound budgets as well as the guessing limit
+ * every operation has. Each operation names only the 429s it can answer.
+ */
+const OUTBOUND_429 = {
+  name: 'OutboundBudgetSpent',
+  description:
+    'The outbound budget is spent (per contact, for the identity, or to strangers), or this client address sent too many refused credentials lately. `error.retry_after` and the Retry-After header say when to try again.',
+  example: 'rate_limited' as const,
+};
+
 export const RETRY_AFTER_HEADER = 'RetryAfter';
 export const IDEMPOTENCY_KEY_PARAMETER = 'IdempotencyKey';
 
-export function refusalRef(status: number): { $ref: string } {
-  const refusal = refusals[status];
+/** The shared response of a refusal status; `outbound`: the operation calls a contact's peer. */
+export function refusalRef(status: number, outbound = false): { $ref: string } {
+  const refusal = status === 429 && outbound ? OUTBOUND_429 : refusals[status];
   if (!refusal) throw new Error(`no shared response for refusal status ${status}`);
   return { $ref: `#/components/responses/${refusal.name}` };
 }
@@ -76,7 +88,10 @@ function exampleBody(code: ErrorCode) {
 
 export function refusalResponses(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [status, { name, description, example }] of Object.entries(refusals)) {
+  for (const [status, { name, description, example }] of [
+    ...Object.entries(refusals),
+    ['429', OUTBOUND_429] as const,
+  ]) {
     out[name] = {
       description,
       ...(status === '429'

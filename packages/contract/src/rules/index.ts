@@ -7,5 +7,6 @@ export * from './display-text.js';
 export * from './idempotency.js';
 export * from './ids.js';
 export * from './integrations.js';
+export * from './issues.js';
 export * from './webhook-url.js';
 export * from './webhooks.js';

@@ -18,12 +18,21 @@ function escapeRegExp(text: string): string {
 
 /**
  * Goes first: msw's path matching decodes every parameter and throws on a malformed escape (`%E0%A4%A`),
- * which would surface as msw's own 500. A RegExp route without groups is matched without decoding, so this
+ * which would surface as msw's own 500, and matches a path with a trailing slash as the path without. A RegExp route without groups is matched without decoding, so this
  * handler can answer the spec's 400 instead; for a well-formed path it answers nothing and msw moves on.
  */
 export function malformedPathGuard(base: string, ids: () => IdSource): HttpHandler {
   return http.all(new RegExp(`^${escapeRegExp(base)}/v1(?:/|$)`), ({ request }) => {
-    if (isWellFormedPath(new URL(request.url).pathname)) return undefined;
+    const { pathname } = new URL(request.url);
+    // msw's matching takes `/a/` for `/a`; the service routes paths exactly, so a trailing slash is no route.
+    if (pathname.endsWith('/')) {
+      return errorResponse(ids().requestId(), {
+        status: 404,
+        code: 'not_found',
+        message: `no such route: ${request.method} ${pathname}`,
+      });
+    }
+    if (isWellFormedPath(pathname)) return undefined;
     return errorResponse(ids().requestId(), {
       status: 400,
       code: 'invalid_request',

@@ -1,6 +1,5 @@
 import { isRememberedRefusal, type Operation, type OperationId, toColonPath } from '@svc-kit/contract';
-import type { HttpHandler } from 'msw';
-import { delay, HttpResponse, http } from 'msw';
+import { delay, HttpHandler, HttpResponse, type HttpResponseResolver } from 'msw';
 import type { Injections } from '../faults/injection.js';
 import type { IdSource } from '../random/ids.js';
 import type { SandboxStore } from '../state/model.js';
@@ -59,8 +58,15 @@ export function operationHandler(
   behaviour: UntypedBehaviour,
   runtime: SandboxRuntime,
 ): HttpHandler {
-  const method = op.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
-  return http[method](`${base}${toColonPath(op.path)}`, async ({ request, params, cookies }) => {
+  // HEAD is a GET without the body, as the service (and HTTP) answers it: status and headers alike.
+  const method = op.method === 'GET' ? /^(GET|HEAD)$/ : op.method;
+  return new HttpHandler(method, `${base}${toColonPath(op.path)}`, async (info) => {
+    const answer = await answerOf(info);
+    if (info.request.method !== 'HEAD' || answer.type === 'error') return answer;
+    return new HttpResponse(null, { status: answer.status, headers: answer.headers });
+  });
+
+  async function answerOf({ request, params, cookies }: Parameters<HttpResponseResolver>[0]) {
     const ids = runtime.ids();
     const requestId = ids.requestId();
     const wait = drawLatency(runtime.latency(), ids.between);
@@ -121,5 +127,5 @@ export function operationHandler(
         message: `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
       });
     }
-  });
+  }
 }

@@ -18,16 +18,5 @@ export interface Schema<T = unknown> {
 /** The output type of a contract schema, `undefined` where the operation has none (`null`). */
 export type OutputOf<S> = S extends { _zod: { output: infer O } } ? O : undefined;
 
-/** `events[2]: not an event the service sends; …` — one line per problem, paths in JS notation. */
-export function describeIssues(issues: readonly Issue[]): string {
-  return issues
-    .map((issue) => {
-      const path = issue.path
-        .map((part, index) =>
-          typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`,
-        )
-        .join('');
-      return path === '' ? issue.message : `${path}: ${issue.message}`;
-    })
-    .join('; ');
-}
+/** One plain-text form of validation problems, the service's too: the contract's. */
+export { describeIssues } from '@svc-kit/contract';

@@ -156,7 +156,8 @@ export const contactBehaviours = {
       body: {
         fingerprint: params.fingerprint,
         notified: row.reachable,
-        refusal: row.reachable ? null : UNREACHABLE,
+        // A peer that does not answer refused nothing: `notified: false` says the acceptance did not arrive.
+        refusal: null,
       },
     };
   },

@@ -7,6 +7,7 @@ import {
   TO_STRANGERS_LIMIT,
 } from '@svc-kit/contract';
 import { RateLimitedError, ServiceError } from '../../domain/errors.js';
+import { localTargetHint } from '../../domain/local-targets.js';
 import { checkWebhookUrl, type ResolveHost } from '../../domain/url-policy.js';
 import { callPeer, type PeerOutcome, type PeerTarget } from '../../peer/client.js';
 import { type Signer, signerFor } from '../../peer/own-identity.js';
@@ -80,7 +81,8 @@ export async function endpointRefusal(deps: ContactsDeps, endpoint: string): Pro
     resolve: deps.resolveHost,
     allowLocalhost: deps.peer.allowLocalhost,
   });
-  return verdict.ok ? undefined : verdict.reason;
+  if (verdict.ok) return undefined;
+  return `${verdict.reason}${localTargetHint(endpoint, 'peers', deps.peer.allowLocalhost, deps.peer.reach)}`;
 }
 
 export const unreachable = (row: { endpoint: string }, reason: string) =>

@@ -10,6 +10,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
+import { localTargetHint } from '../../domain/local-targets.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import type { OperationCall } from '../../http/operations.js';
 import type { Db } from '../../store/db.js';
@@ -63,7 +64,11 @@ export async function createIntegrationFor(
     resolve: service.resolveHost,
     allowLocalhost: service.settings.allowLocalhost,
   });
-  if (!verdict.ok) throw new ServiceError('invalid_request', `the endpoint is refused: ${verdict.reason}`);
+  if (!verdict.ok) {
+    const { allowLocalhost, reach } = service.settings;
+    const hint = localTargetHint(endpoint, 'integrations', allowLocalhost, reach);
+    throw new ServiceError('invalid_request', `the endpoint is refused: ${verdict.reason}${hint}`);
+  }
   const slug = body.slug ?? body.catalogue ?? defaultIntegrationSlug(endpoint);
   if (!INTEGRATION_SLUG_PATTERN.test(slug)) {
     throw new ServiceError(

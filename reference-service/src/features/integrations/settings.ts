@@ -1,13 +1,16 @@
+import type { Reach } from '../../domain/local-targets.js';
 import type { IntegrationTransport } from './catalogue.js';
 import { BUILT_IN_CATALOGUE, type CatalogueEntry } from './catalogue.js';
 
 /** How this instance reaches upstream MCP servers (read by config.ts; a test may pass its own). */
 export interface IntegrationSettings {
   /**
-   * Sandbox opt-in (SVC_ALLOW_LOCALHOST_INTEGRATIONS=1): upstreams on http(s)://localhost and 127.0.0.1.
+   * Upstreams on http(s)://localhost and 127.0.0.1: a local sandbox, or SVC_ALLOW_LOCALHOST_INTEGRATIONS=1.
    * Everything else goes through the webhook delivery guard unchanged.
    */
   allowLocalhost: boolean;
+  /** Who may reach this instance, for the refusal of an upstream on localhost; unset: the rule in general. */
+  reach?: Reach | undefined;
   /** Time allowed to connect to an upstream, and for one MCP request. */
   timeoutMs: number;
   /** The catalogue createIntegration's `catalogue` field names; the built-in one by default. */

@@ -166,13 +166,29 @@ export async function withUpstream<T>(
   fn: (client: Client) => Promise<T>,
 ): Promise<T> {
   const client = new Client(CLIENT_INFO);
+  let refusedWith: number | undefined;
   try {
     return await withDeadline(guarded, exchangeDeadlineMs(timeoutMs), async (fetch) => {
-      await client.connect(transportFor(target, fetch), { timeout: timeoutMs });
+      const watched: FetchLike = async (url, init) => {
+        const response = await fetch(url, init);
+        if (response.status === 401 || response.status === 403) refusedWith = response.status;
+        return response;
+      };
+      await client.connect(transportFor(target, watched), { timeout: timeoutMs });
       return fn(client);
     });
   } catch (error) {
-    throw classifyFailure(error);
+    const failure = classifyFailure(error);
+    // Refused as unauthorized, then no OAuth the SDK could use (no metadata, no registration): still a
+    // matter of authorization, which the owner settles by giving the upstream's credential in `auth`.
+    if (failure.status === 'error' && refusedWith !== undefined) {
+      throw new UpstreamFailure(
+        'needs_authorization',
+        `the upstream refused the request as unauthorized (HTTP ${refusedWith}) and offers no OAuth ` +
+          'authorization this service can use: connect it with its credential in auth',
+      );
+    }
+    throw failure;
   } finally {
     await client.close().catch(() => undefined);
   }

@@ -199,7 +199,13 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
         if (!(error instanceof ServiceError)) throw error;
         // The CLI cannot close its listener without a key: the service does it for it.
         await removeEndpoint(ctx.db, workspace.id, endpointId, ctx.now());
-        stream.end('revoked');
+        stream.end(
+          error.code === 'workspace_suspended'
+            ? 'suspended'
+            : error.code === 'workspace_deletion_hold'
+              ? 'deletion_hold'
+              : 'revoked',
+        );
         return;
       }
       const current = await getListener(ctx.db, workspace.id, endpointId);

@@ -1,4 +1,4 @@
-import { endpointCapRefusal, LOCAL_WEBHOOK_HOSTS, ROTATION_OVERLAP_MS } from '@svc-kit/contract';
+import { endpointCapRefusal, ROTATION_OVERLAP_MS } from '@svc-kit/contract';
 
 /**
  * The webhook endpoint rules of spec 3.1 and 4.1 that need no I/O. Two live where their statement is:
@@ -32,14 +32,4 @@ export function rotationEndsAt(now: number): number {
 export function capRefusal(live: number): { code: 'forbidden'; message: string } | undefined {
   const message = endpointCapRefusal(live);
   return message === undefined ? undefined : { code: 'forbidden', message };
-}
-
-/**
- * Appended to the refusal of a receiver URL on this machine when the sandbox setting that admits one is
- * off: the developer trying a local receiver learns what to change. Empty for any other URL.
- */
-export function localReceiverHint(raw: string, allowLocalhost: boolean): string {
-  if (allowLocalhost || !URL.canParse(raw)) return '';
-  if (!LOCAL_WEBHOOK_HOSTS.has(new URL(raw).hostname.toLowerCase())) return '';
-  return ' (a receiver on localhost is accepted only by a sandbox started with SVC_ALLOW_LOCALHOST_WEBHOOKS=1)';
 }

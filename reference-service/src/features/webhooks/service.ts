@@ -3,6 +3,7 @@ import { ID_PREFIXES, type WebhookDelivery, type WebhookEndpoint } from '@svc-ki
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
+import { localTargetHint } from '../../domain/local-targets.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
@@ -17,17 +18,13 @@ import {
   type WebhookEndpointRow,
 } from '../../store/queries/webhook-endpoints.js';
 import { deliveryRecord, endpointRecord } from './records.js';
-import {
-  capRefusal,
-  eventFilter,
-  localReceiverHint,
-  rotationEndsAt,
-  SIGNING_SECRET_BYTES,
-  signingSecretOf,
-} from './rules.js';
+import { capRefusal, eventFilter, rotationEndsAt, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
 
 /** What the endpoint operations need of the service's context. */
-export type WebhooksDeps = Pick<ServiceContext, 'secretBox' | 'resolveHost' | 'allowLocalhostWebhooks'>;
+export type WebhooksDeps = Pick<
+  ServiceContext,
+  'secretBox' | 'resolveHost' | 'allowLocalhostWebhooks' | 'reach'
+>;
 
 const notFound = () => new ServiceError('not_found', 'no such webhook endpoint');
 
@@ -61,7 +58,7 @@ export async function createEndpoint(
   if (!verdict.ok) {
     throw new ServiceError(
       'invalid_request',
-      `invalid url: ${verdict.reason}${localReceiverHint(input.url, deps.allowLocalhostWebhooks)}`,
+      `invalid url: ${verdict.reason}${localTargetHint(input.url, 'webhooks', deps.allowLocalhostWebhooks, deps.reach)}`,
     );
   }
   const id = newId(ID_PREFIXES.webhookEndpoint);

@@ -14,6 +14,7 @@ import type { Party, Target } from '../target.js';
 const BASE_URL = 'https://api.scenarios.test';
 const CATALOGUE = 'scenario-tools';
 const OAUTH_CATALOGUE = 'scenario-oauth';
+const LOCKED_CATALOGUE = 'scenario-locked';
 const TOOLS = [
   { name: 'echo', description: 'Echoes the text back.' },
   { name: 'add', description: 'Adds two numbers.' },
@@ -40,6 +41,13 @@ export async function startMockTarget(): Promise<Target> {
           {
             slug: OAUTH_CATALOGUE,
             endpoint: 'https://oauth-tools.scenarios.test/mcp',
+            tools: TOOLS,
+            oauth: true,
+          },
+          // The mock's model of an upstream that asks for a credential: authorization is needed without one.
+          {
+            slug: LOCKED_CATALOGUE,
+            endpoint: 'https://locked-tools.scenarios.test/mcp',
             tools: TOOLS,
             oauth: true,
           },
@@ -81,6 +89,10 @@ export async function startMockTarget(): Promise<Target> {
     if (!sandbox) throw new Error(`no sandbox for ${who.slug}`);
     return sandbox;
   };
+  const sessionHeadersOf = (who: Party) => ({
+    cookie: `${SESSION_COOKIE}=scenario-session`,
+    origin: new URL(sandboxOf(who).baseUrl).origin,
+  });
   return {
     name: 'mock',
     // The mock never dials a peer or an upstream (on purpose: it is a sandbox).
@@ -94,8 +106,27 @@ export async function startMockTarget(): Promise<Target> {
         baseUrl,
         maxRetries: 0,
         validateResponses: true,
-        headers: { cookie: `${SESSION_COOKIE}=scenario-session`, origin: new URL(baseUrl).origin },
+        headers: sessionHeadersOf(who),
       });
+    },
+    sessionHeaders: (who) => sessionHeadersOf(who),
+    async unreachableContact(who) {
+      const silent = party('silent');
+      sandboxOf(who).seed({
+        identities: {
+          [who.slug]: {
+            contacts: [
+              {
+                fingerprint: silent.fingerprint,
+                display_name: silent.slug,
+                status: 'active',
+                reachable: false,
+              },
+            ],
+          },
+        },
+      });
+      return silent.fingerprint;
     },
     async deliverRequest(from, to) {
       await from.api.contacts.request(from.slug, { card: to.card });
@@ -109,6 +140,7 @@ export async function startMockTarget(): Promise<Target> {
     },
     catalogueEntry: CATALOGUE,
     oauthCatalogueEntry: OAUTH_CATALOGUE,
+    lockedCatalogueEntry: LOCKED_CATALOGUE,
     async unansweredReceivers() {
       const unanswered = await startUnansweredReceivers();
       receivers.push(unanswered);

@@ -10,12 +10,14 @@ import { TestClock } from '../../contacts/support.js';
 import { startIntegrationInstance } from '../../integrations/support.js';
 import { startOAuthUpstream, startStreamableUpstream, type Upstream } from '../../integrations/upstreams.js';
 import type { Backend } from '../../support/backends.js';
+import { freePort } from '../../support/free-port.js';
 import { createTenant } from '../../support/harness.js';
 import { startUnansweredReceivers } from '../receiver.js';
-import type { Party, Target } from '../target.js';
+import { LOCKED_UPSTREAM_CREDENTIAL, type Party, type Target } from '../target.js';
 
 const CATALOGUE = 'scenario-tools';
 const OAUTH_CATALOGUE = 'scenario-oauth';
+const LOCKED_CATALOGUE = 'scenario-locked';
 /** Short, so that a receiver that never answers is logged as such within a scenario's time. */
 const DELIVERY_TIMEOUT_MS = 1_000;
 
@@ -35,6 +37,7 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
   const store: OpenedStore = await backend.open();
   const upstream: Upstream = await startStreamableUpstream();
   const oauthUpstream: Upstream = await startOAuthUpstream();
+  const lockedUpstream: Upstream = await startStreamableUpstream(LOCKED_UPSTREAM_CREDENTIAL);
   const clock = new WallClock();
   const instance = await startIntegrationInstance(store, clock, {
     allowLocalhost: true,
@@ -45,6 +48,11 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
         endpoint: oauthUpstream.url,
         transport: 'streamable-http',
         description: 'echo and add, behind OAuth',
+      },
+      [LOCKED_CATALOGUE]: {
+        endpoint: lockedUpstream.url,
+        transport: 'streamable-http',
+        description: 'echo and add, behind a header credential',
       },
     },
   });
@@ -93,6 +101,23 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
     capabilities: { peers: true, upstreams: true },
     baseUrl: instance.baseUrl,
     pair: async () => [await party('alice'), await party('bob')],
+    sessionHeaders: (who) => ({
+      cookie: sessions.get(who.slug) ?? '',
+      origin: new URL(instance.baseUrl).origin,
+    }),
+    async unreachableContact(who) {
+      const silent = await party('silent');
+      await who.api.contacts.request(who.slug, { card: silent.card });
+      await silent.api.contacts.approve(silent.slug, who.fingerprint);
+      // The peer goes away: a port that was just free, where nothing listens.
+      const port = await freePort();
+      await instance.ctx.db.query(
+        `UPDATE contacts SET endpoint = $1
+          WHERE fingerprint = $2 AND identity_id = (SELECT id FROM identities WHERE slug = $3)`,
+        [`http://127.0.0.1:${port}/peer/v1`, silent.fingerprint, who.slug],
+      );
+      return silent.fingerprint;
+    },
     sessionClient: (who) =>
       new Client({
         session: true,
@@ -110,6 +135,7 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
     },
     catalogueEntry: CATALOGUE,
     oauthCatalogueEntry: OAUTH_CATALOGUE,
+    lockedCatalogueEntry: LOCKED_CATALOGUE,
     async unansweredReceivers(who) {
       await setWorkspaceFlag(instance.ctx.db, workspaces.get(who.slug) ?? '', 'webhooks_enabled', true);
       const unanswered = await startUnansweredReceivers();
@@ -131,6 +157,7 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
       await instance.close();
       await upstream.close();
       await oauthUpstream.close();
+      await lockedUpstream.close();
       await store.close();
     },
   };
