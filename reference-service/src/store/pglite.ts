@@ -83,16 +83,17 @@ export async function openPglite(
   }
 
   /** Sends to a thread that serves: a broken database is opened again first, at most once a second. */
-  async function send(message: ThreadMessage): Promise<Answer> {
+  function send(message: ThreadMessage): Promise<Answer> {
+    if (closed) return Promise.reject(closed);
+    return broken ? reopenThenSend(message) : thread.send(message);
+  }
+  async function reopenThenSend(message: ThreadMessage): Promise<Answer> {
+    reopening ??= reopen().finally(() => {
+      reopening = undefined;
+    });
+    await reopening;
     if (closed) throw closed;
-    if (broken) {
-      reopening ??= reopen().finally(() => {
-        reopening = undefined;
-      });
-      await reopening;
-      if (closed) throw closed;
-      if (broken) throw broken;
-    }
+    if (broken) throw broken;
     return thread.send(message);
   }
   async function run(bytes: Uint8Array): Promise<object[]> {
