@@ -4,19 +4,20 @@
  * (the soak exits 1 when something was lost or memory grew past its bound).
  *
  * Modes: `api` (request path beside its anchors), `events` (event intake), `memory` (resident memory of
- * the PGlite-backed service), `delivery` (the webhook worker beside a raw loop), `soak` (a mixed load
+ * the PGlite-backed service), `delivery` (the webhook worker beside a raw loop), `isolation` (what one tenant can do to others), `soak` (a mixed load
  * over minutes, with a chart). With no mode: every one but `soak`.
  */
 import { cpus } from 'node:os';
 import { API_HEADER, runApiBench } from './api/run.js';
 import { runDeliveryBench } from './delivery.js';
 import { EVENTS_HEADER, runEventsBench } from './events.js';
+import { runIsolationBench } from './isolation/run.js';
 import { MEMORY_HEADER, runMemoryBench } from './memory.js';
 import { runSoak } from './soak/run.js';
 import { type BenchBackend, type BenchEnv, onBackend } from './support/backends.js';
 import { flag, printTable } from './support/table.js';
 
-const MODES = ['api', 'events', 'memory', 'delivery', 'soak'] as const;
+const MODES = ['api', 'events', 'memory', 'delivery', 'isolation', 'soak'] as const;
 type Mode = (typeof MODES)[number];
 
 async function main(): Promise<void> {
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
       );
     }
     if (mode === 'delivery') await runDeliveryBench(backends);
+    if (mode === 'isolation') await runIsolationBench(backends, machine);
     if (mode === 'soak') {
       const backend = backends[0] ?? 'pglite';
       const passed = await onBackend(backend, (env) =>
