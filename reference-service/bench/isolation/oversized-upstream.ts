@@ -6,17 +6,17 @@
  * its resident memory at idle; the target is within 100 MB.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import {
-  type ExtraTools,
+  describedTools,
   startSseUpstream,
   startStreamableUpstream,
   type Upstream,
 } from '../../test/integrations/upstreams.js';
+import { statusBytes } from '../../test/support/proc-status.js';
 import { type Row, verdict } from '../support/table.js';
 import { targetCommand } from '../support/target-process.js';
 
@@ -26,19 +26,7 @@ const HEADROOM_MB = 100;
 const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
 
 /** 100 tools of 1 MiB descriptions: a tools/list answer of about 100 MB. */
-const hundredMegabytes: ExtraTools = (mcp) => {
-  const description = 'd'.repeat(1024 * 1024);
-  for (let i = 0; i < 100; i++) {
-    mcp.registerTool(`big-${i}`, { description, inputSchema: { text: z.string() } }, async () => ({
-      content: [],
-    }));
-  }
-};
-
-async function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
-}
+const hundredMegabytes = describedTools(100, 1024 * 1024);
 
 /** Starts dist/main.js (built first when stale, as `npm start` does) and reads its URL and sandbox key. */
 async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string }> {

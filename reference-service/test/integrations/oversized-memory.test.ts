@@ -1,29 +1,16 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
+import { statusBytes } from '../support/proc-status.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
-import { type ExtraTools, startSseUpstream, startStreamableUpstream, type Upstream } from './upstreams.js';
+import { describedTools, startSseUpstream, startStreamableUpstream, type Upstream } from './upstreams.js';
 
 /** The bound the issue sets: the service's memory under the attack stays within this of its idle memory. */
 const HEADROOM_BYTES = 100 * 1024 * 1024;
 
-/** 100 tools with a description of 1 MiB each: a tools/list answer of about 100 MB. */
-const hundredMegabytes: ExtraTools = (mcp) => {
-  const description = 'd'.repeat(1024 * 1024);
-  for (let i = 0; i < 100; i++) {
-    mcp.registerTool(`big-${i}`, { description, inputSchema: { text: z.string() } }, async () => ({
-      content: [],
-    }));
-  }
-};
-
-/** A figure of /proc/PID/status, in bytes (VmRSS: resident now; VmHWM: the peak since the last reset). */
-async function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
-}
+/** 100 tools of 1 MiB descriptions: a tools/list answer of about 100 MB. */
+const hundredMegabytes = describedTools(100, 1024 * 1024);
 
 describe('an upstream answering tools/list with 100 MB, against the service as a process', () => {
   let entry: Awaited<ReturnType<typeof buildEntryPoint>>;

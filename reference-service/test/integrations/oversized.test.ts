@@ -8,19 +8,13 @@ import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { startIntegrationInstance } from './support.js';
-import { type ExtraTools, startSseUpstream, startStreamableUpstream, type Upstream } from './upstreams.js';
-
-/** `count` tools whose descriptions are `chars` long each (one string, so the upstream's own cost is small). */
-function describedTools(count: number, chars: number): ExtraTools {
-  const description = 'd'.repeat(chars);
-  return (mcp) => {
-    for (let i = 0; i < count; i++) {
-      mcp.registerTool(`big-${i}`, { description, inputSchema: { text: z.string() } }, async () => ({
-        content: [],
-      }));
-    }
-  };
-}
+import {
+  describedTools,
+  type ExtraTools,
+  startSseUpstream,
+  startStreamableUpstream,
+  type Upstream,
+} from './upstreams.js';
 
 const schemaTool: ExtraTools = (mcp) => {
   mcp.registerTool(

@@ -31,6 +31,18 @@ export interface Upstream {
 /** More tools a test serves beside echo and add (oversized ones, say). */
 export type ExtraTools = (mcp: McpServer) => void;
 
+/** `count` tools whose descriptions are `chars` long each (one string, so the upstream's own cost is small). */
+export function describedTools(count: number, chars: number): ExtraTools {
+  const description = 'd'.repeat(chars);
+  return (mcp) => {
+    for (let i = 0; i < count; i++) {
+      mcp.registerTool(`big-${i}`, { description, inputSchema: { text: z.string() } }, async () => ({
+        content: [],
+      }));
+    }
+  };
+}
+
 function buildMcp(tools: Set<'echo' | 'add'>, extra?: ExtraTools): McpServer {
   const mcp = new McpServer({ name: 'test-upstream', version: '1.0.0' });
   extra?.(mcp);
