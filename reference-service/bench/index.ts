@@ -4,8 +4,8 @@
  * (the soak exits 1 when something was lost or memory grew past its bound).
  *
  * Modes: `api` (request path beside its anchors), `events` (event intake), `memory` (resident memory of
- * the PGlite-backed service), `delivery` (the webhook worker beside a raw loop), `isolation` (one tenant
- * or stranger against the others: `/healthz` under slow requests), `soak` (a mixed load
+ * the PGlite-backed service), `delivery` (the webhook worker beside a raw loop), `isolation` (what one
+ * tenant or stranger can do to the others), `soak` (a mixed load
  * over minutes, with a chart). With no mode: every one but `soak`.
  */
 import { cpus } from 'node:os';
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
       );
     }
     if (mode === 'delivery') await runDeliveryBench(backends);
-    if (mode === 'isolation') await runIsolationBench(backends, seconds);
+    if (mode === 'isolation') await runIsolationBench(backends, seconds, machine);
     if (mode === 'soak') {
       const backend = backends[0] ?? 'pglite';
       const passed = await onBackend(backend, (env) =>

@@ -18,7 +18,7 @@ export default defineConfig({
   platform: 'node',
   outDir: OUT_DIR,
   // Loaded from node_modules as they are (CommonJS, native bindings), not bundled.
-  external: ['autocannon', '@resvg/resvg-js'],
+  external: ['autocannon', '@resvg/resvg-js', 'express', '@modelcontextprotocol/sdk'],
   clean: true,
   silent: true,
   onSuccess: async () => copyRuntimeFiles(OUT_DIR),

@@ -6,6 +6,7 @@ import { type Reach, reachOf } from './domain/local-targets.js';
 import type { PasswordCost } from './domain/password.js';
 import { DEFAULT_INTEGRATION_SETTINGS, type IntegrationSettings } from './features/integrations/settings.js';
 import { type ConnectionLimits, readConnectionLimits } from './http/connection-limits.js';
+import { DEFAULT_RETENTION, type RetentionSettings } from './ops/retention.js';
 import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
 
 export interface Config {
@@ -67,6 +68,8 @@ export interface Config {
   peer: PeerSettings;
   /** How integrations reach upstream MCP servers (a local sandbox, or `SVC_ALLOW_LOCALHOST_INTEGRATIONS`). */
   integrations: IntegrationSettings;
+  /** What is kept and for how long (`SVC_RETENTION_DAYS`: events and delivery logs, 30 by default). */
+  retention: RetentionSettings;
 }
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
@@ -112,6 +115,10 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   const deliveryPrefetch = prefetch === undefined || prefetch === '' ? undefined : Number(prefetch);
   if (deliveryPrefetch !== undefined && (!/^\d+$/.test(prefetch ?? '') || deliveryPrefetch > 1_000)) {
     throw new ConfigError('SVC_DELIVERY_PREFETCH must be a whole number from 0 to 1000');
+  }
+  const retentionDays = env.SVC_RETENTION_DAYS || String(DEFAULT_RETENTION.keepMs / DAY_MS);
+  if (!/^[1-9]\d*$/.test(retentionDays) || Number(retentionDays) > 3650) {
+    throw new ConfigError('SVC_RETENTION_DAYS must be a whole number of days from 1 to 3650');
   }
   const relaySetting = env.SVC_RELAY ?? '';
   if (!['', 'on', 'off'].includes(relaySetting)) throw new ConfigError('SVC_RELAY must be on or off');
@@ -189,8 +196,11 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       allowLocalhost: localTargets('SVC_ALLOW_LOCALHOST_INTEGRATIONS'),
       reach,
     },
+    retention: { ...DEFAULT_RETENTION, keepMs: Number(retentionDays) * DAY_MS },
   };
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** An address to listen on: an IP address (`0.0.0.0`, `::` for every interface) or a host name. */
 function readListenHost(value: string, name: string): string {

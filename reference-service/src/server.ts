@@ -11,6 +11,7 @@ import { startAdminSocket } from './features/sandbox/admin-socket.js';
 import { type SeedResult, seedSandbox } from './features/sandbox/seed.js';
 import { ServiceMetrics } from './ops/metrics.js';
 import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
+import { type Retention, startRetention } from './ops/retention.js';
 import { runShutdownSteps } from './ops/shutdown-steps.js';
 import { timedDb } from './ops/timed-db.js';
 import { Relay } from './relay/relay.js';
@@ -39,6 +40,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let adminSocket: Server | undefined;
   let app: FastifyInstance | undefined;
   let delivery: RunningDelivery | undefined;
+  let retention: Retention | undefined;
   let metricsServer: MetricsServer | undefined;
   let closing = false;
   const metrics = config.metrics ? new ServiceMetrics(ctx.db) : undefined;
@@ -94,8 +96,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       },
       { relay, metrics },
     );
+    retention = startRetention(background, { now: ctx.now, settings: config.retention, log: logger });
     const started = app;
     const runningDelivery = delivery;
+    const runningRetention = retention;
     const runningMetrics = metricsServer;
     const runningCredentials = credentials;
     return {
@@ -116,6 +120,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
           ['closing the API port, with answers in progress', () => started.close()],
           ['closing the metrics port', () => runningMetrics?.close()],
           ['stopping the delivery worker', () => runningDelivery.stop()],
+          ['stopping retention', () => runningRetention.close()],
           ['stopping the credential cache', () => runningCredentials?.stop()],
           [
             'closing the admin socket',
@@ -129,6 +134,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   } catch (error) {
     await metricsServer?.close();
     await delivery?.stop();
+    await retention?.close();
     await app?.close();
     await credentials?.stop();
     await store.close();

@@ -155,6 +155,15 @@ describe('configuration', () => {
       expect(() => readConfig({ SVC_SHUTDOWN_GRACE_MS })).toThrow(/SVC_SHUTDOWN_GRACE_MS/);
   });
 
+  it('reads how many days events and delivery logs are kept, from 1 to 3650', () => {
+    const day = 24 * 60 * 60 * 1000;
+    expect(readConfig({}).retention.keepMs).toBe(30 * day);
+    expect(readConfig({ SVC_RETENTION_DAYS: '1' }).retention.keepMs).toBe(day);
+    expect(readConfig({ SVC_RETENTION_DAYS: '3650' }).retention.keepMs).toBe(3650 * day);
+    for (const SVC_RETENTION_DAYS of ['0', '3651', '1.5', '1e2', 'forever', ' 7', '07', '-3'])
+      expect(() => readConfig({ SVC_RETENTION_DAYS })).toThrow(/SVC_RETENTION_DAYS/);
+  });
+
   it('reads how many rows a worker claims ahead, from 0 to 1000', () => {
     expect(readConfig({}).deliveryPrefetch).toBeUndefined();
     expect(readConfig({ SVC_DELIVERY_PREFETCH: '0' }).deliveryPrefetch).toBe(0);

@@ -1,14 +1,27 @@
 /**
- * The `isolation` mode: figures of issue 40, each with its target and PASS / MISS. (This branch holds only
- * the slow-request figure; the mode's other figures are added beside it.)
+ * `isolation`: what one tenant or stranger can do to the others (issue 40), each figure with its target
+ * and PASS / MISS.
  */
 import { type BenchBackend, onBackend } from '../support/backends.js';
-import { printTable } from '../support/table.js';
+import { printTable, type Row } from '../support/table.js';
+import { runOversizedUpstreamBench } from './oversized-upstream.js';
+import { runRetentionBench } from './retention.js';
 import { measureSlowRequests, SLOW_REQUESTS_HEADER } from './slow-requests.js';
 
-export async function runIsolationBench(backends: readonly BenchBackend[], seconds: number): Promise<void> {
+export const ISOLATION_HEADER: Row = ['measure', 'value', 'target', 'result'];
+
+export async function runIsolationBench(
+  backends: readonly BenchBackend[],
+  seconds: number,
+  machine: string,
+): Promise<void> {
+  const rows: Row[] = [...(await runOversizedUpstreamBench())];
   for (const backend of backends) {
-    const rows = await onBackend(backend, (env) => measureSlowRequests(env, seconds));
-    if (rows) printTable(`Slow requests on ${backend}, ${seconds} s of attack`, SLOW_REQUESTS_HEADER, rows);
+    rows.push(...((await onBackend(backend, (env) => runRetentionBench(env, backend))) ?? []));
+  }
+  printTable(`Isolation, ${machine}`, ISOLATION_HEADER, rows);
+  for (const backend of backends) {
+    const slow = await onBackend(backend, (env) => measureSlowRequests(env, seconds));
+    if (slow) printTable(`Slow requests on ${backend}, ${seconds} s of attack`, SLOW_REQUESTS_HEADER, slow);
   }
 }

@@ -47,10 +47,13 @@ export function sendPeerRefusal(request: FastifyRequest, reply: FastifyReply, re
 /** The message of a 500: nothing of the failure itself, which stays in the log under the request id. */
 export const INTERNAL_MESSAGE = 'the service failed; quote the request id when reporting it';
 
+/** When a caller answered 503 because of the database is told to try again, in seconds. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /**
- * An error no feature turned into a refusal: 503 `service_unavailable` when the database gave the request
- * no connection in time or cut its statement short (a warning: the database's state, not a fault here),
- * else 500 `internal_error`.
+ * An error no feature turned into a refusal: 503 `service_unavailable` with `Retry-After` when the
+ * database gave the request no connection in time, cut its statement short, has no space left to write
+ * or is being opened again (a warning: the database's state, not a fault here), else 500 `internal_error`.
  */
 export function sendFailure(
   request: FastifyRequest,
@@ -60,11 +63,12 @@ export function sendFailure(
 ) {
   if (error instanceof DatabaseUnavailableError) {
     request.log.warn({ err: error }, 'the database is unavailable');
+    reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
     return sendError(
       request,
       reply,
       'service_unavailable',
-      'the database is busy or out of reach and did not serve this request in time; retry in a moment',
+      'the database is busy, out of reach or out of space and did not serve this request; retry in a moment',
     );
   }
   request.log.error({ err: error }, failed.log);

@@ -49,3 +49,16 @@ export interface Db extends Queryable {
 export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
 }
+
+/** disk_full: a file could not be extended or written for want of space (the data dir's or the log's). */
+const NO_SPACE = '53100';
+
+/**
+ * A statement refused because the database's disk is full becomes DatabaseUnavailableError: nothing of it
+ * was written (its transaction rolls back), and it may succeed once space is freed, which is what a 503
+ * says. Other errors are returned as they are.
+ */
+export function unavailableIfNoSpace(error: unknown): unknown {
+  if ((error as { code?: unknown } | null)?.code !== NO_SPACE) return error;
+  return new DatabaseUnavailableError('the database has no space left to write', { cause: error });
+}

@@ -1,123 +1,107 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import type { Db, Queryable } from './db.js';
+import { DatabaseUnavailableError, type Db, type Queryable, unavailableIfNoSpace } from './db.js';
 import { EmbeddedDatabaseError, initialiseDataDir } from './pglite-init.js';
 import { PreparedStatements, STALE_PREPARED_STATEMENT } from './pglite-prepared.js';
-import { type Answer, decodeAnswer, encodeScript, encodeStatement } from './pglite-wire.js';
+import { type Answer, encodeScript, encodeStatement } from './pglite-wire.js';
+import { type EmbeddedThread, startEmbeddedThread, type ThreadMessage } from './pglite-worker.js';
 
 export { EmbeddedDatabaseError };
 
-const THREAD_YOUNG_GENERATION_MB = 4;
-
-type Reply = {
-  id: number;
-  bytes?: Uint8Array;
-  memory?: Record<string, number>;
-  error?: { message: string };
-};
+/** How often a broken database is opened again, at most, while requests keep coming. */
+const REOPEN_EVERY_MS = 1_000;
 
 /**
- * PGlite on a thread of its own (src/store/pglite-thread.js): PostgreSQL compiled to WebAssembly runs
- * synchronously, so on the main thread every statement would hold up the HTTP work and the delivery
- * worker's requests. Here the two run side by side. Statements travel as wire-protocol bytes, encoded and
- * decoded on this side with the `pg` driver's codec (pglite-wire.ts), so values and errors read as on the
- * PostgreSQL backend and the database's thread spends its time on nothing but the database. Statements
- * are sent as soon as they are made, and the thread runs them in that order without waiting for this
- * side to read each answer. PGlite has a single session: while a transaction is open, statements from
- * outside it wait here, so row locks and unique-constraint waits behave as on PostgreSQL with one client
- * at a time. BIGINT columns are read as numbers. `threadHeapLimitMb` caps the thread's JavaScript heap (the
- * tests use it to show that the thread keeps nothing of what it ran).
+ * PGlite on a thread of its own (src/store/pglite-thread.js, started by pglite-worker.ts): PostgreSQL
+ * compiled to WebAssembly runs synchronously, so on the main thread every statement would hold up the
+ * HTTP work and the delivery worker's requests. Here the two run side by side. Statements travel as
+ * wire-protocol bytes, encoded and decoded on this side with the `pg` driver's codec (pglite-wire.ts), so
+ * values and errors read as on the PostgreSQL backend and the database's thread spends its time on
+ * nothing but the database. Statements are sent as soon as they are made, and the thread runs them in
+ * that order without waiting for this side to read each answer. PGlite has a single session: while a
+ * transaction is open, statements from outside it wait here, so row locks and unique-constraint waits
+ * behave as on PostgreSQL with one client at a time. BIGINT columns are read as numbers.
+ * `threadHeapLimitMb` caps the thread's JavaScript heap (the tests use it to show that the thread keeps
+ * nothing of what it ran).
+ *
+ * A database that can no longer serve (a write-ahead log that could not be written for want of space
+ * leaves PGlite inside a transaction it cannot end; its thread may die) is broken, not closed: its
+ * statements fail with DatabaseUnavailableError (503), and the data dir is opened again on a new thread,
+ * at most once a second while statements keep coming, which replays the log as after a crash. Once the
+ * disk has room again the open succeeds and the service goes on without a restart.
  */
 export async function openPglite(
   dataDir: string | undefined,
   options: { threadHeapLimitMb?: number; snapshot?: Uint8Array | undefined } = {},
 ): Promise<Db> {
   if (dataDir !== undefined && !existsSync(join(dataDir, 'PG_VERSION'))) await initialiseDataDir(dataDir);
-  const thread = new Worker(new URL('./pglite-thread.js', import.meta.url), {
-    workerData: { dataDir, snapshot: options.snapshot },
-    resourceLimits: {
-      // The thread only hands bytes over: a small young generation is plenty, and what a larger one
-      // grows to after a burst stays resident.
-      maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB,
-      ...(options.threadHeapLimitMb === undefined
-        ? {}
-        : { maxOldGenerationSizeMb: options.threadHeapLimitMb }),
-    },
-  });
-  const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
-  const memoryWaiters = new Map<number, (memory: Record<string, number>) => void>();
   const listeners = new Map<string, Set<(payload: string) => void>>();
-  let nextId = 1;
-  let stopped: Error | undefined;
+  let closed: EmbeddedDatabaseError | undefined;
+  let broken: DatabaseUnavailableError | undefined;
+  let reopening: Promise<void> | undefined;
+  let triedAt = 0;
 
-  // The thread keeps the process alive only while a batch is waiting for it.
-  const settle = (id: number) => {
-    const waiter = pending.get(id);
-    pending.delete(id);
-    if (pending.size === 0) thread.unref();
-    return waiter;
-  };
-  const failAll = (error: Error) => {
-    stopped ??= error;
-    for (const id of [...pending.keys()]) settle(id)?.reject(error);
-  };
-
-  await new Promise<void>((resolve, reject) => {
-    const onFirst = (message: { ready?: boolean; failed?: { message: string } }) => {
-      thread.off('error', reject);
-      if (message.failed) reject(new EmbeddedDatabaseError(message.failed.message));
-      else resolve();
-    };
-    thread.once('message', onFirst);
-    thread.once('error', reject);
-  });
-
-  thread.on('message', (reply: Reply) => {
-    if (reply.memory) {
-      memoryWaiters.get(reply.id)?.(reply.memory);
-      memoryWaiters.delete(reply.id);
-      settle(reply.id);
-      return;
-    }
-    const waiter = settle(reply.id);
-    if (reply.error) {
-      waiter?.reject(new EmbeddedDatabaseError(`the embedded database failed: ${reply.error.message}`));
-      return;
-    }
-    let answer: Answer;
-    try {
-      answer = decodeAnswer(reply.bytes ?? new Uint8Array(0));
-    } catch (error) {
-      waiter?.reject(error as Error);
-      return;
-    }
-    waiter?.resolve(answer);
-    for (const { channel, payload } of answer.notified) {
-      for (const onNotify of listeners.get(channel) ?? []) queueMicrotask(() => onNotify(payload));
-    }
-  });
-  thread.on('error', (error) =>
-    failAll(new EmbeddedDatabaseError(`the embedded database stopped: ${error.message}`)),
-  );
-  thread.on('exit', () => failAll(new EmbeddedDatabaseError('the embedded database is closed')));
-  thread.unref();
-
-  function send(message: { bytes: Uint8Array } | { close: true } | { memory: true }): Promise<Answer> {
-    if (stopped) return Promise.reject(stopped);
-    const id = nextId++;
-    if (pending.size === 0) thread.ref();
-    return new Promise<Answer>((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-      thread.postMessage({ id, ...message }, 'bytes' in message ? [message.bytes.buffer as ArrayBuffer] : []);
+  const start = () =>
+    startEmbeddedThread(dataDir, {
+      threadHeapLimitMb: options.threadHeapLimitMb,
+      snapshot: options.snapshot,
+      onNotify(channel, payload) {
+        for (const onNotify of listeners.get(channel) ?? []) onNotify(payload);
+      },
+      onLost: (error) => breakDown(error),
     });
+  let thread: EmbeddedThread = await start();
+
+  /** Stops serving from the current thread: what waits on it fails with 503, the next use opens again. */
+  function breakDown(cause: Error): void {
+    if (closed || broken) return;
+    broken = new DatabaseUnavailableError('the embedded database stopped and is being opened again', {
+      cause,
+    });
+    thread.stop(broken);
+    void thread.terminate();
+  }
+
+  /** Opens the data dir again on a new thread (never an in-memory database, which would come back empty). */
+  async function reopen(): Promise<void> {
+    if (dataDir === undefined || Date.now() - triedAt < REOPEN_EVERY_MS) return;
+    triedAt = Date.now();
+    let next: EmbeddedThread;
+    try {
+      next = await start();
+    } catch {
+      return;
+    }
+    thread = next;
+    statements = new PreparedStatements();
+    broken = undefined;
+    for (const [channel, set] of listeners) {
+      await session.exec(`LISTEN ${quoteIdentifier(channel)}`).catch(() => {});
+      // Notifications sent while it was down are lost: listeners are told to look for themselves.
+      for (const onNotify of set) queueMicrotask(() => onNotify(''));
+    }
+  }
+
+  /** Sends to a thread that serves: a broken database is opened again first, at most once a second. */
+  function send(message: ThreadMessage): Promise<Answer> {
+    if (closed) return Promise.reject(closed);
+    return broken ? reopenThenSend(message) : thread.send(message);
+  }
+  async function reopenThenSend(message: ThreadMessage): Promise<Answer> {
+    reopening ??= reopen().finally(() => {
+      reopening = undefined;
+    });
+    await reopening;
+    if (closed) throw closed;
+    if (broken) throw broken;
+    return thread.send(message);
   }
   async function run(bytes: Uint8Array): Promise<object[]> {
     const { rows, error } = await send({ bytes });
-    if (error) throw error;
+    if (error) throw unavailableIfNoSpace(error);
     return rows;
   }
-  const statements = new PreparedStatements();
+  let statements = new PreparedStatements();
   async function runStatement(sql: string, params: readonly unknown[]): Promise<object[]> {
     const prepared = statements.for(sql);
     const { rows, error, parsed } = await send({ bytes: encodeStatement(sql, params, prepared) });
@@ -127,7 +111,7 @@ export async function openPglite(
       statements.forget(sql);
       return run(encodeStatement(sql, params));
     }
-    if (error) throw error;
+    if (error) throw unavailableIfNoSpace(error);
     return rows;
   }
   const session: Queryable = {
@@ -139,17 +123,16 @@ export async function openPglite(
   };
 
   // Ends the open transaction. Were the single session left inside it, every later statement would join a
-  // transaction that never commits: the database is stopped instead, with a typed error.
+  // transaction that never commits: the database is broken down instead, and opened again.
   async function end(command: 'COMMIT' | 'ROLLBACK'): Promise<void> {
     const { error, idle } = await send({ bytes: encodeScript(command) });
     if (!idle) {
-      failAll(
+      breakDown(
         new EmbeddedDatabaseError(`the embedded database stayed inside a transaction after ${command}`),
       );
-      await thread.terminate();
     }
-    if (error) throw error;
-    if (stopped) throw stopped;
+    if (error) throw unavailableIfNoSpace(error);
+    if (broken) throw broken;
   }
 
   // The open transaction's end, while one is open: statements from outside it wait for it. Each waiter
@@ -191,14 +174,11 @@ export async function openPglite(
       }
     },
     memory() {
-      if (stopped) return Promise.reject(stopped);
-      return new Promise<Record<string, number>>((resolve, reject) => {
-        memoryWaiters.set(nextId, resolve);
-        send({ memory: true }).catch(reject);
-      });
+      if (closed) return Promise.reject(closed);
+      return thread.memory();
     },
     // One statement runs on the thread at a time; the others sent are queued behind it.
-    pressure: () => ({ waiting: Math.max(0, pending.size - 1), busy: pending.size > 0 ? 1 : 0 }),
+    pressure: () => ({ waiting: Math.max(0, thread.waiting - 1), busy: thread.waiting > 0 ? 1 : 0 }),
     // One process owns a PGlite data dir (see data-dir-lock.ts), so there is nobody to lock out.
     withAdvisoryLock: (_key, fn) => fn(root),
     async listen(channel, onNotify) {
@@ -217,13 +197,18 @@ export async function openPglite(
       };
     },
     async close() {
-      if (stopped) return;
+      if (closed) return;
       // An open transaction ends first; statements made from now on are refused.
       while (open) await open;
-      const closing = send({ close: true });
-      stopped = new EmbeddedDatabaseError('the embedded database is closed');
-      await closing;
-      await thread.terminate();
+      await reopening;
+      const closing = broken ? Promise.resolve() : thread.send({ close: true });
+      closed = new EmbeddedDatabaseError('the embedded database is closed');
+      try {
+        await closing;
+      } finally {
+        thread.stop(closed);
+        await thread.terminate();
+      }
     },
     // One in-process session: there is no connection to wait for, only the statement or transaction ahead.
     withWaitLimit: () => db,

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { columnTypes } from './column-types.js';
-import { DatabaseUnavailableError, type Db, type Queryable } from './db.js';
+import { DatabaseUnavailableError, type Db, type Queryable, unavailableIfNoSpace } from './db.js';
 import { listenOnOwnConnection } from './postgres-listen.js';
 
 /** How many distinct statements are prepared by name (per connection); any beyond are parsed each time. */
@@ -40,7 +40,9 @@ const CUT_SHORT = new Set(['57014', '55P03']);
  * leave the error as it is.
  */
 function unavailableIfCutShort(limitMs: number | undefined, error: unknown): unknown {
-  if (limitMs === undefined) return error;
+  // A full disk is the database being unavailable on every view: no write of any caller can succeed.
+  const noSpace = unavailableIfNoSpace(error);
+  if (limitMs === undefined || noSpace !== error) return noSpace;
   if (!(error instanceof pg.DatabaseError) || !CUT_SHORT.has(error.code ?? '')) return error;
   // The cause's message is appended by the log's serializer: not repeated here.
   return new DatabaseUnavailableError('the database cut a statement short', { cause: error });

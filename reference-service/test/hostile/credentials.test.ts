@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errorBodySchema, operations } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/settings.js';
 import type { Db, Queryable } from '../../src/store/db.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
@@ -111,7 +112,12 @@ describe.each(BACKENDS)('credentials and upstream failures on $name', (backend) 
       withFailingEventInserts(store, () => failEventInserts),
       {
         extra: {
-          integrations: { allowLocalhost: true, timeoutMs: 1_000, catalogue: {} },
+          integrations: {
+            ...DEFAULT_INTEGRATION_SETTINGS,
+            allowLocalhost: true,
+            timeoutMs: 1_000,
+            catalogue: {},
+          },
         },
       },
     );

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSession } from '../../src/features/accounts/session.js';
+import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/settings.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
 import { ensureIdentityKey } from '../../src/peer/own-identity.js';
 import { PEER_VERBS } from '../../src/peer/protocol.js';
@@ -460,7 +461,12 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
         relay,
         sandboxRoutes: true,
         signUpOpen: true,
-        integrations: { allowLocalhost: false, timeoutMs: 500, catalogue: {} },
+        integrations: {
+          ...DEFAULT_INTEGRATION_SETTINGS,
+          allowLocalhost: false,
+          timeoutMs: 500,
+          catalogue: {},
+        },
       },
     });
     tenant = await createTenant(service.ctx);

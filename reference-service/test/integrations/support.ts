@@ -4,6 +4,7 @@ import pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import type { ServiceContext } from '../../src/context.js';
 import type { CatalogueEntry } from '../../src/features/integrations/catalogue.js';
+import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/settings.js';
 import { loggerOptions } from '../../src/http/logger.js';
 import { PublicAddress } from '../../src/public-address.js';
 import type { OpenedStore } from '../../src/store/open.js';
@@ -41,6 +42,7 @@ export async function startIntegrationInstance(
       logger: pino(loggerOptions('info'), sink),
       peer: { allowLocalhost: true, timeoutMs: 5000 },
       integrations: {
+        ...DEFAULT_INTEGRATION_SETTINGS,
         allowLocalhost: options.allowLocalhost,
         timeoutMs: 5000,
         catalogue: options.catalogue ?? {},

@@ -28,8 +28,24 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
-function buildMcp(tools: Set<'echo' | 'add'>): McpServer {
+/** More tools a test serves beside echo and add (oversized ones, say). */
+export type ExtraTools = (mcp: McpServer) => void;
+
+/** `count` tools whose descriptions are `chars` long each (one string, so the upstream's own cost is small). */
+export function describedTools(count: number, chars: number): ExtraTools {
+  const description = 'd'.repeat(chars);
+  return (mcp) => {
+    for (let i = 0; i < count; i++) {
+      mcp.registerTool(`big-${i}`, { description, inputSchema: { text: z.string() } }, async () => ({
+        content: [],
+      }));
+    }
+  };
+}
+
+function buildMcp(tools: Set<'echo' | 'add'>, extra?: ExtraTools): McpServer {
   const mcp = new McpServer({ name: 'test-upstream', version: '1.0.0' });
+  extra?.(mcp);
   if (tools.has('echo')) {
     mcp.registerTool(
       'echo',
@@ -61,10 +77,10 @@ function closer(server: Server): () => Promise<void> {
 }
 
 /** Streamable HTTP, stateless (no session id: one MCP server per request), optionally requiring one header. */
-export async function startStreamableUpstream(required?: {
-  header: string;
-  value: string;
-}): Promise<Upstream> {
+export async function startStreamableUpstream(
+  required?: { header: string; value: string },
+  extra?: ExtraTools,
+): Promise<Upstream> {
   const tools = new Set<'echo' | 'add'>(['echo', 'add']);
   const headers: IncomingHttpHeaders[] = [];
   const server = createServer(async (req, res) => {
@@ -77,7 +93,7 @@ export async function startStreamableUpstream(required?: {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
-    const mcp = buildMcp(tools);
+    const mcp = buildMcp(tools, extra);
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -91,7 +107,7 @@ export async function startStreamableUpstream(required?: {
 }
 
 /** The older HTTP+SSE transport: GET /sse opens the stream, POST /messages carries requests. */
-export async function startSseUpstream(): Promise<Upstream> {
+export async function startSseUpstream(extra?: ExtraTools): Promise<Upstream> {
   const tools = new Set<'echo' | 'add'>(['echo', 'add']);
   const headers: IncomingHttpHeaders[] = [];
   const sessions = new Map<string, SSEServerTransport>();
@@ -102,7 +118,7 @@ export async function startSseUpstream(): Promise<Upstream> {
       const transport = new SSEServerTransport('/messages', res);
       sessions.set(transport.sessionId, transport);
       res.on('close', () => sessions.delete(transport.sessionId));
-      await buildMcp(tools).connect(transport);
+      await buildMcp(tools, extra).connect(transport);
       return;
     }
     const session = sessions.get(url.searchParams.get('sessionId') ?? '');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAllowedPort, isGlobalUnicast } from '../../src/domain/address-policy.js';
+import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/settings.js';
 import { createGuardedClient } from '../../src/outbound/guarded-client.js';
 import { createGuardedFetch } from '../../src/outbound/guarded-fetch.js';
 import { OutboundBlockedError, resolveCheckedAddresses } from '../../src/outbound/target-policy.js';
@@ -116,7 +117,12 @@ describe.each(BACKENDS)('registration refuses every embedded form on $name', (ba
     store = await backend.open();
     service = await startTestService(store, {
       extra: {
-        integrations: { allowLocalhost: false, timeoutMs: 2_000, catalogue: {} },
+        integrations: {
+          ...DEFAULT_INTEGRATION_SETTINGS,
+          allowLocalhost: false,
+          timeoutMs: 2_000,
+          catalogue: {},
+        },
       },
     });
   });

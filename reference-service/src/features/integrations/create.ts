@@ -23,7 +23,7 @@ import {
 } from '../../store/queries/integrations.js';
 import { type Identity, integrationRecord, recordEvent } from './records.js';
 import { authBinding, type IntegrationService } from './service.js';
-import type { UpstreamFailure } from './upstream.js';
+import { OverBound, type UpstreamFailure } from './upstream.js';
 
 function troubleOf(failure: UpstreamFailure | undefined): string | null {
   return failure ? failure.message : null;
@@ -116,8 +116,10 @@ export async function createIntegrationFor(
     const redirectUri = service.redirectUri();
     refreshed = await service.refresh(row, now, { db, redirectUri, mayStartAuthorization: true });
     // No transport named: an older server may speak only SSE. Tried once, when Streamable HTTP failed
-    // for a reason other than authorization or reachability.
-    if (transport === undefined && refreshed.failure?.status === 'error') {
+    // for a reason other than authorization or reachability, or than an answer or catalog over its bound
+    // (which says it was served).
+    const failure = refreshed.failure;
+    if (transport === undefined && failure?.status === 'error' && !(failure instanceof OverBound)) {
       const viaSse = await service.refresh(row, now, {
         db,
         redirectUri,
@@ -125,7 +127,7 @@ export async function createIntegrationFor(
         mayStartAuthorization: true,
       });
       if (!viaSse.failure) refreshed = viaSse;
-      else if (refreshed.failure) await service.recordFailure(row, refreshed.failure, now, db);
+      else await service.recordFailure(row, failure, now, db);
     }
     stored = await db.transaction(async (tx) => {
       await recordEvent(tx, identity, { type: 'integration.created', data: { integration: slug } }, now);

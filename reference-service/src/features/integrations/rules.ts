@@ -66,6 +66,41 @@ export function offeredTools(rows: readonly IntegrationRow[]): OfferedTool[] {
   return [...offered.values()];
 }
 
+/** Bounds of what an upstream's catalog may hold, each in characters of JSON (the stored catalog's text). */
+export const CATALOG_BOUNDS = {
+  toolName: 128,
+  toolDescription: 8 * 1024,
+  toolSchema: 32 * 1024,
+  catalog: 1024 * 1024,
+} as const;
+
+/**
+ * Counts a catalog as its tools are listed: the first tool over a bound, or the tool that takes the whole
+ * catalog over its bound, is named in our words (never the upstream's text), and the listing fails, so
+ * what is stored and shown by getExposure stays small.
+ */
+export class CatalogBound {
+  #chars = 2;
+
+  add(tool: UpstreamTool): string | undefined {
+    if (tool.name.length > CATALOG_BOUNDS.toolName) {
+      return `a tool of the upstream has a name over ${CATALOG_BOUNDS.toolName} characters`;
+    }
+    if (tool.description.length > CATALOG_BOUNDS.toolDescription) {
+      return `a tool of the upstream has a description over ${CATALOG_BOUNDS.toolDescription} characters`;
+    }
+    const schema = JSON.stringify(tool.input_schema) ?? '';
+    if (schema.length > CATALOG_BOUNDS.toolSchema) {
+      return `a tool of the upstream has an input schema over ${CATALOG_BOUNDS.toolSchema} characters`;
+    }
+    this.#chars += JSON.stringify(tool).length + 1;
+    if (this.#chars > CATALOG_BOUNDS.catalog) {
+      return `the upstream's catalog of tools is over ${CATALOG_BOUNDS.catalog} characters`;
+    }
+    return undefined;
+  }
+}
+
 /** Room left for a tool result in a peer answer (the protocol caps answers at 64 KiB). */
 const MAX_RESULT_CHARS = MAX_PEER_BODY_BYTES - 4096;
 

@@ -131,7 +131,7 @@ export class IntegrationService {
         : undefined;
     const target = this.target(db, row, provider, options.transport);
     try {
-      const tools = await withUpstream(target, this.#guarded, this.settings.timeoutMs, (client) =>
+      const tools = await withUpstream(target, this.#guarded, this.settings, (client) =>
         listUpstreamTools(client, this.settings.timeoutMs),
       );
       await updateIntegration(db, row.id, {
@@ -166,7 +166,8 @@ export class IntegrationService {
 
   /** One exchange with an authorization server, through the guarded agent, under the exchange deadline. */
   exchange<T>(work: (fetch: FetchLike) => Promise<T>): Promise<T> {
-    return withDeadline(this.#guarded, exchangeDeadlineMs(this.settings.timeoutMs), work);
+    const { timeoutMs, maxAnswerBytes } = this.settings;
+    return withDeadline(this.#guarded, { totalMs: exchangeDeadlineMs(timeoutMs), maxAnswerBytes }, work);
   }
 
   /** The tools an identity's exposures offer its contacts right now (read on every call). */
@@ -185,11 +186,8 @@ export class IntegrationService {
     if (!tool) return undefined;
     const row = tool.integration;
     try {
-      const outcome = await withUpstream(
-        this.target(this.db, row),
-        this.#guarded,
-        this.settings.timeoutMs,
-        (client) => callUpstreamTool(client, tool.upstreamName, args, this.settings.timeoutMs),
+      const outcome = await withUpstream(this.target(this.db, row), this.#guarded, this.settings, (client) =>
+        callUpstreamTool(client, tool.upstreamName, args, this.settings.timeoutMs),
       );
       if (row.status !== 'healthy') {
         await updateIntegration(this.db, row.id, { status: 'healthy', trouble: null, updated_at: now });

@@ -13,16 +13,24 @@ export interface IntegrationSettings {
   reach?: Reach | undefined;
   /** Time allowed to connect to an upstream, and for one MCP request. */
   timeoutMs: number;
+  /**
+   * Bytes read of one answer from an upstream or its authorization server (an MCP message, a whole SSE
+   * stream, OAuth metadata, a token): past it the exchange ends and nothing of the answer is kept.
+   */
+  maxAnswerBytes: number;
   /** The catalogue createIntegration's `catalogue` field names; the built-in one by default. */
   catalogue: Readonly<Record<string, CatalogueEntry>>;
 }
 
 export const DEFAULT_INTEGRATION_TIMEOUT_MS = 10_000;
+/** A catalog is stored under 1 MiB of JSON (rules.ts): an answer twice that size holds nothing storable. */
+export const DEFAULT_MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 
 /** The settings when none are given: no sandbox opt-in, the built-in catalogue. */
 export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
   allowLocalhost: false,
   timeoutMs: DEFAULT_INTEGRATION_TIMEOUT_MS,
+  maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
   catalogue: BUILT_IN_CATALOGUE,
 };
 

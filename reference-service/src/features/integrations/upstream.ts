@@ -9,9 +9,11 @@ import {
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AUTHORIZATION_NEEDED_TROUBLE } from '@svc-kit/contract';
+import { AnswerTooLargeError, boundedAnswer } from '../../outbound/bounded-answer.js';
 import type { GuardedFetch } from '../../outbound/guarded-fetch.js';
 import { OutboundBlockedError } from '../../outbound/target-policy.js';
 import type { IntegrationStatus } from '../../store/queries/integrations.js';
+import { CatalogBound } from './rules.js';
 
 /** A tool of the upstream, in the shape contacts see (spec 2.6). */
 export interface UpstreamTool {
@@ -40,8 +42,24 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/** The upstream answered, with an answer or a catalog over one of the service's bounds. */
+export class OverBound extends UpstreamFailure {
+  constructor(message: string) {
+    super('error', message);
+  }
+}
+
+const tooLargeFailure = (maxBytes: number) =>
+  new OverBound(`the upstream sent an answer over ${maxBytes} bytes; it was dropped unread`);
+
 /** More tools than this are not listed (a catalog is stored and shown whole). */
 const MAX_TOOLS = 500;
+
+/** What one exchange may take: its total time, and the bytes of each answer read in it. */
+export interface ExchangeLimits {
+  totalMs: number;
+  maxAnswerBytes: number;
+}
 const CLIENT_INFO = { name: 'svc-kit-reference-service', version: '0.1.0' };
 
 function causes(error: unknown): unknown[] {
@@ -65,6 +83,8 @@ export function classifyFailure(error: unknown): UpstreamFailure {
   if (blocked instanceof Error) {
     return new UpstreamFailure('unreachable', `the upstream address is refused: ${blocked.message}`);
   }
+  const tooLarge = chain.find((item) => item instanceof AnswerTooLargeError);
+  if (tooLarge instanceof AnswerTooLargeError) return tooLargeFailure(tooLarge.maxBytes);
   if (error instanceof UnauthorizedError) {
     return new UpstreamFailure('needs_authorization', AUTHORIZATION_NEEDED_TROUBLE);
   }
@@ -112,28 +132,39 @@ export function classifyFailure(error: unknown): UpstreamFailure {
  * Runs one exchange with an upstream (MCP session, OAuth discovery or token call) under a total deadline:
  * every request of the exchange goes through a fetch tied to one abort signal, so when the deadline passes
  * every request still open is aborted and its socket closed, whatever the SDK is waiting for (an SSE
- * stream that never sends its `endpoint` event, a body that trickles in forever).
+ * stream that never sends its `endpoint` event, a body that trickles in forever). Every answer is read
+ * as a stream up to `maxAnswerBytes`: one that goes past it ends the exchange at once, with nothing of it
+ * kept, whichever of the SDK's readers was reading it.
  */
 export async function withDeadline<T>(
   guarded: GuardedFetch,
-  totalMs: number,
+  limits: ExchangeLimits,
   work: (fetch: FetchLike) => Promise<T>,
 ): Promise<T> {
   const controller = new AbortController();
-  const fetch: FetchLike = (url, init) =>
-    guarded.fetch(url, {
-      ...init,
-      signal: init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal,
-    });
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error('deadline'));
-      reject(new UpstreamFailure('unreachable', `the upstream did not finish within ${totalMs} ms`));
-    }, totalMs);
+  let stop!: (failure: UpstreamFailure) => void;
+  const stopped = new Promise<never>((_resolve, reject) => {
+    stop = reject;
   });
+  const tooLarge = () => {
+    stop(tooLargeFailure(limits.maxAnswerBytes));
+    controller.abort(new Error('answer too large'));
+  };
+  const fetch: FetchLike = async (url, init) =>
+    boundedAnswer(
+      await guarded.fetch(url, {
+        ...init,
+        signal: init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal,
+      }),
+      limits.maxAnswerBytes,
+      tooLarge,
+    );
+  const timer = setTimeout(() => {
+    controller.abort(new Error('deadline'));
+    stop(new UpstreamFailure('unreachable', `the upstream did not finish within ${limits.totalMs} ms`));
+  }, limits.totalMs);
   try {
-    return await Promise.race([work(fetch), deadline]);
+    return await Promise.race([work(fetch), stopped]);
   } finally {
     clearTimeout(timer);
     controller.abort(new Error('exchange over'));
@@ -162,13 +193,14 @@ function transportFor(target: UpstreamTarget, fetch: FetchLike): Transport {
 export async function withUpstream<T>(
   target: UpstreamTarget,
   guarded: GuardedFetch,
-  timeoutMs: number,
+  { timeoutMs, maxAnswerBytes }: { timeoutMs: number; maxAnswerBytes: number },
   fn: (client: Client) => Promise<T>,
 ): Promise<T> {
   const client = new Client(CLIENT_INFO);
+  const limits = { totalMs: exchangeDeadlineMs(timeoutMs), maxAnswerBytes };
   let refusedWith: number | undefined;
   try {
-    return await withDeadline(guarded, exchangeDeadlineMs(timeoutMs), async (fetch) => {
+    return await withDeadline(guarded, limits, async (fetch) => {
       const watched: FetchLike = async (url, init) => {
         const response = await fetch(url, init);
         if (response.status === 401 || response.status === 403) refusedWith = response.status;
@@ -194,17 +226,23 @@ export async function withUpstream<T>(
   }
 }
 
+/** The upstream's tools, page after page; a tool or a catalog over its bound fails the listing. */
 export async function listUpstreamTools(client: Client, timeoutMs: number): Promise<UpstreamTool[]> {
   const tools: UpstreamTool[] = [];
+  const bound = new CatalogBound();
   let cursor: string | undefined;
   do {
     const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-    for (const tool of page.tools) {
-      tools.push({
-        name: tool.name,
-        description: tool.description ?? '',
-        input_schema: tool.inputSchema as Record<string, unknown>,
-      });
+    for (const listed of page.tools) {
+      if (tools.length === MAX_TOOLS) break;
+      const tool = {
+        name: listed.name,
+        description: listed.description ?? '',
+        input_schema: listed.inputSchema as Record<string, unknown>,
+      };
+      const problem = bound.add(tool);
+      if (problem !== undefined) throw new OverBound(problem);
+      tools.push(tool);
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined && tools.length < MAX_TOOLS);

@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import type { ServiceContext } from '../../../src/context.js';
 import { type RunningDelivery, startDelivery } from '../../../src/delivery/start.js';
+import { DEFAULT_INTEGRATION_SETTINGS } from '../../../src/features/integrations/settings.js';
 import { loggerOptions } from '../../../src/http/logger.js';
 import { PublicAddress } from '../../../src/public-address.js';
 import type { OpenedStore } from '../../../src/store/open.js';
@@ -36,7 +37,7 @@ export async function startPortalInstance(store: OpenedStore): Promise<PortalIns
     sandboxRoutes: true,
     signUpOpen: true,
     peer: { allowLocalhost: true, timeoutMs: 5000 },
-    integrations: { allowLocalhost: true, timeoutMs: 5000, catalogue: {} },
+    integrations: { ...DEFAULT_INTEGRATION_SETTINGS, allowLocalhost: true, timeoutMs: 5000, catalogue: {} },
     portalDir: inject('portalDir'),
   });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });

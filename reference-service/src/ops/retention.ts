@@ -1,0 +1,96 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Db } from '../store/db.js';
+import { PRUNABLE, pagesOf, prunePages, type RetentionWindow } from '../store/queries/retention.js';
+
+/** What the service keeps and how often it looks (config.ts reads the window, `SVC_RETENTION_DAYS`). */
+export interface RetentionSettings extends RetentionWindow {
+  /** Time between the end of one pass and the start of the next. */
+  everyMs: number;
+  /** Pages each statement reads: the bound on how long one statement holds the database. */
+  pagesPerStatement: number;
+}
+
+export const RETENTION_DAYS_DEFAULT = 30;
+
+export const DEFAULT_RETENTION: RetentionSettings = {
+  keepMs: RETENTION_DAYS_DEFAULT * 24 * 60 * 60 * 1000,
+  everyMs: 10 * 60 * 1000,
+  pagesPerStatement: 64,
+};
+
+export interface Retention {
+  /** One whole pass now (tests and the benchmark); resolves with the rows removed per table. */
+  runOnce(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Removes what the service no longer keeps (store/queries/retention.ts), on every instance: each pass
+ * walks each table a few pages per statement, so no statement holds the database for long and delivery
+ * goes on between them; rows in use are skipped. Instances that pass at once share the work harmlessly.
+ * The tables a pass removed rows from are vacuumed after it, so that their space is used again by the
+ * next rows rather than the files growing (PostgreSQL's autovacuum comes later, at a fifth of a table
+ * dead; PGlite has none).
+ */
+export function startRetention(
+  db: Db,
+  options: { now: () => number; settings: RetentionSettings; log: Logger },
+): Retention {
+  const { now, settings, log } = options;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<Record<string, number>> | undefined;
+
+  async function pass(): Promise<Record<string, number>> {
+    const removed: Record<string, number> = {};
+    for (const kind of PRUNABLE) {
+      const cutoff = kind.cutoff(now(), settings);
+      const pages = await pagesOf(db, kind.table);
+      let count = 0;
+      for (let from = 0; from < pages && !closed; from += settings.pagesPerStatement) {
+        count += await prunePages(db, kind, from, from + settings.pagesPerStatement, cutoff);
+        // The next statement waits a turn: whatever else the service sends goes first.
+        await nextTurn();
+      }
+      if (count > 0) removed[kind.table] = count;
+    }
+    // PGlite's delivery log is vacuumed every pass: its rows change state in place, and nothing else
+    // would ever make that space usable again. A table another instance is vacuuming is skipped.
+    const vacuumed =
+      db.kind === 'pglite' ? ['webhook_deliveries', ...Object.keys(removed)] : Object.keys(removed);
+    for (const table of new Set(vacuumed)) {
+      if (!closed) await db.exec(`VACUUM (SKIP_LOCKED) ${table}`);
+    }
+    if (Object.keys(removed).length > 0) log.info({ removed }, 'retention removed old rows');
+    return removed;
+  }
+
+  const runOnce = () => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const schedule = () => {
+    if (closed) return;
+    timer = setTimeout(() => {
+      runOnce()
+        .catch((error: unknown) =>
+          log.warn({ err: error }, 'a retention pass failed; the next one tries again'),
+        )
+        .finally(schedule);
+    }, settings.everyMs);
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    runOnce,
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await running?.catch(() => {});
+    },
+  };
+}
