@@ -177,8 +177,37 @@ function examplesBlock(id) {
   return parts.join('\n\n');
 }
 
-/** @param {Json} doc @param {Operation} op */
-function operationSection(doc, op) {
+/** The refusals of an operation, each as the row its table shows. @param {Json} doc @param {Operation} op */
+function refusalRows(doc, op) {
+  const { operation } = op;
+  return Object.entries(isSchema(operation.responses) ? operation.responses : {})
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, raw]) => {
+      const response = resolve(doc, raw);
+      const headers = isSchema(response.headers) ? Object.keys(response.headers) : [];
+      const meaning = [
+        typeof response.description === 'string' ? prose(response.description) : '',
+        headers.length > 0 ? `Headers: ${headers.map((name) => code(name)).join(', ')}.` : '',
+      ].filter(Boolean);
+      const content = isSchema(response.content) ? Object.values(response.content) : [];
+      const schema = content.map((media) => (isSchema(media) ? media.schema : undefined)).find(isSchema);
+      return [text(status), meaning.join(' '), schema ? typeOf(schema, SCHEMAS_PAGE) : 'none'];
+    });
+}
+
+/**
+ * The refusal rows every operation of a page shares word for word (a slow request's 408, say): shown once
+ * at the top of the page rather than under each operation, which keeps a page of many operations light.
+ * @param {Json} doc @param {Operation[]} ops
+ */
+function sharedRefusals(doc, ops) {
+  if (ops.length < 2 || ops.some((op) => op.webhook)) return new Set();
+  const [first, ...rest] = ops.map((op) => new Set(refusalRows(doc, op).map((row) => row.join('\u0000'))));
+  return new Set([...(first ?? [])].filter((row) => rest.every((set) => set.has(row))));
+}
+
+/** @param {Json} doc @param {Operation} op @param {Set<string>} shared */
+function operationSection(doc, op, shared) {
   const { operation } = op;
   const id = operationId(op);
   const parts = [`## ${text(id)} {#${slug(id)}}`, requestLine(op)];
@@ -242,24 +271,10 @@ function operationSection(doc, op) {
     parts.push(contentBlock(doc, response.content) || 'No body.');
   }
   if (!op.webhook) parts.push(examplesBlock(/** @type {any} */ (id)));
-  const refusals = responses.filter(([status]) => !status.startsWith('2'));
+  const refusals = refusalRows(doc, op).filter((row) => !shared.has(row.join('\u0000')));
   if (refusals.length > 0) {
-    parts.push('**Refusals**');
-    parts.push(
-      table(
-        ['Status', 'Meaning', 'Body'],
-        refusals.map(([status, response]) => {
-          const headers = isSchema(response.headers) ? Object.keys(response.headers) : [];
-          const meaning = [
-            typeof response.description === 'string' ? prose(response.description) : '',
-            headers.length > 0 ? `Headers: ${headers.map((name) => code(name)).join(', ')}.` : '',
-          ].filter(Boolean);
-          const content = isSchema(response.content) ? Object.values(response.content) : [];
-          const schema = content.map((media) => (isSchema(media) ? media.schema : undefined)).find(isSchema);
-          return [text(status), meaning.join(' '), schema ? typeOf(schema, SCHEMAS_PAGE) : 'none'];
-        }),
-      ),
-    );
+    parts.push(shared.size > 0 ? '**Refusals** (besides those at the top of the page)' : '**Refusals**');
+    parts.push(table(['Status', 'Meaning', 'Body'], refusals));
   }
   return parts.join('\n\n');
 }
@@ -383,7 +398,23 @@ export function buildHttpReference() {
   for (const [tag, ops] of groups) {
     count += ops.length;
     const description = tagDescription(doc, tag);
-    const body = [`# ${text(tag)}`, description, ...ops.map((op) => operationSection(doc, op))]
+    const shared = sharedRefusals(doc, ops);
+    const common =
+      shared.size > 0
+        ? [
+            '**Refusals any operation of this page may give**',
+            table(
+              ['Status', 'Meaning', 'Body'],
+              [...shared].map((row) => row.split('\u0000')),
+            ),
+          ]
+        : [];
+    const body = [
+      `# ${text(tag)}`,
+      description,
+      ...common,
+      ...ops.map((op) => operationSection(doc, op, shared)),
+    ]
       .filter(Boolean)
       .join('\n\n');
     writeFileSync(path.join(OUT, `${slug(tag)}.md`), generatedPage({ title: tag, outline: 2 }, body));

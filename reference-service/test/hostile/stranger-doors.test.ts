@@ -7,6 +7,7 @@ import {
   PENDING_REQUESTS_CAP,
   STRANGER_CALLS_PER_IDENTITY,
 } from '../../src/domain/door-limits.js';
+import { OAUTH_BINDING_COOKIE, stateBinding } from '../../src/features/integrations/oauth-binding.js';
 import { OAUTH_CALLBACK_PATH } from '../../src/features/integrations/oauth-provider.js';
 import { CARD_VALIDITY_MS, mintCard } from '../../src/peer/card.js';
 import { generateIdentityKeyPair, privateKeyFromPkcs8, signBytes } from '../../src/peer/keys.js';
@@ -195,8 +196,13 @@ describe.each(BACKENDS)('doors open to strangers are limited, on $name', (backen
 
   it('limits OAuth callbacks with unknown states per client address', async () => {
     clock.advance(HOUR);
-    const callback = () =>
-      fetch(`${one.baseUrl}${OAUTH_CALLBACK_PATH}?state=${randomBytes(16).toString('hex')}&code=abc`);
+    // A program can present the binding of any state it makes up: the guess is counted after that check.
+    const callback = () => {
+      const state = randomBytes(16).toString('hex');
+      return fetch(`${one.baseUrl}${OAUTH_CALLBACK_PATH}?state=${state}&code=abc`, {
+        headers: { cookie: `${OAUTH_BINDING_COOKIE}=${stateBinding(state)}` },
+      });
+    };
     for (let i = 0; i < OAUTH_STATE_GUESSES.capacity; i++) expect((await callback()).status).toBe(404);
     await expectTooMany(await callback(), 'rate_limited');
   });
