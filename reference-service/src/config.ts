@@ -237,18 +237,9 @@ function readTrustedProxies(value: string | undefined): string[] {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
   for (const entry of entries) {
-    if (!ipaddr.isValid(entry) && !isCidr(entry)) {
+    if (!ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry)) {
       throw new ConfigError(`SVC_TRUSTED_PROXIES: ${entry} is neither an IP address nor a CIDR range`);
     }
   }
   return entries;
-}
-
-function isCidr(entry: string): boolean {
-  try {
-    ipaddr.parseCIDR(entry);
-    return true;
-  } catch {
-    return false;
-  }
 }

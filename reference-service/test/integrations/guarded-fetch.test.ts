@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyFailure } from '../../src/features/integrations/upstream.js';
+import { classifyFailure } from '../../src/features/integrations/upstream-failure.js';
 import { createGuardedFetch } from '../../src/outbound/guarded-fetch.js';
 import { OutboundBlockedError } from '../../src/outbound/target-policy.js';
 import { testResolve } from '../support/harness.js';

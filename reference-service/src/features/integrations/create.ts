@@ -23,7 +23,7 @@ import {
 } from '../../store/queries/integrations.js';
 import { type Identity, integrationRecord, recordEvent } from './records.js';
 import { authBinding, type IntegrationService } from './service.js';
-import { OverBound, type UpstreamFailure } from './upstream.js';
+import { OverBound, type UpstreamFailure } from './upstream-failure.js';
 
 function troubleOf(failure: UpstreamFailure | undefined): string | null {
   return failure ? failure.message : null;

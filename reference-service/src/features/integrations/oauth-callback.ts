@@ -8,7 +8,7 @@ import { carriesBinding, clearBindingCookie, setBindingCookie } from './oauth-bi
 import { finishAuthorization } from './oauth-ceremony.js';
 import { OAUTH_CALLBACK_PATH } from './oauth-provider.js';
 import type { IntegrationService } from './service.js';
-import { UpstreamFailure } from './upstream.js';
+import { UpstreamFailure } from './upstream-failure.js';
 
 /**
  * Where the upstream's authorization server sends the owner back (`redirect_uri`). No session is needed:

@@ -8,7 +8,7 @@ import {
 import { StoredOAuthProvider } from './oauth-provider.js';
 import { recordAuthorized } from './records.js';
 import type { IntegrationService } from './service.js';
-import { classifyFailure, UpstreamFailure } from './upstream.js';
+import { classifyFailure, UpstreamFailure } from './upstream-failure.js';
 
 // The OAuth ceremony of an integration, on the handle its caller passes: started by authorizeIntegration,
 // finished by the callback. Every exchange goes through the service's guarded agent (service.exchange).

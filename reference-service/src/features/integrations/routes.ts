@@ -15,7 +15,7 @@ import { startAuthorization } from './oauth-ceremony.js';
 import { type Identity, integrationRecord, recordEvent } from './records.js';
 import { catalogOf, entriesOf, staleTools } from './rules.js';
 import type { IntegrationService } from './service.js';
-import { UpstreamFailure } from './upstream.js';
+import { UpstreamFailure } from './upstream-failure.js';
 
 // Those that call the upstream run in mode `own` and are given the database; the others run on the
 // handle their mode gives (operations.ts).

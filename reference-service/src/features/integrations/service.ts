@@ -15,15 +15,14 @@ import { boundedResult, offeredTools } from './rules.js';
 import type { IntegrationSettings } from './settings.js';
 import {
   callUpstreamTool,
-  classifyFailure,
   exchangeDeadlineMs,
   listUpstreamTools,
-  type UpstreamFailure,
   type UpstreamTarget,
   type UpstreamTool,
   withDeadline,
   withUpstream,
 } from './upstream.js';
+import { classifyFailure, type UpstreamFailure } from './upstream-failure.js';
 
 /** The outcome of one connection to list an upstream's tools. */
 export interface Refreshed {

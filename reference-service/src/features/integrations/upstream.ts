@@ -1,19 +1,12 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { AUTHORIZATION_NEEDED_TROUBLE } from '@svc-kit/contract';
-import { AnswerTooLargeError, boundedAnswer } from '../../outbound/bounded-answer.js';
+import { boundedAnswer } from '../../outbound/bounded-answer.js';
 import type { GuardedFetch } from '../../outbound/guarded-fetch.js';
-import { OutboundBlockedError } from '../../outbound/target-policy.js';
-import type { IntegrationStatus } from '../../store/queries/integrations.js';
 import { CatalogBound } from './rules.js';
+import { classifyFailure, OverBound, tooLargeFailure, UpstreamFailure } from './upstream-failure.js';
 
 /** A tool of the upstream, in the shape contacts see (spec 2.6). */
 export interface UpstreamTool {
@@ -31,27 +24,6 @@ export interface UpstreamTarget {
   authProvider?: OAuthClientProvider;
 }
 
-/** How a failed exchange with an upstream leaves the integration: its status, and why in words. */
-export class UpstreamFailure extends Error {
-  constructor(
-    readonly status: Exclude<IntegrationStatus, 'healthy'>,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'UpstreamFailure';
-  }
-}
-
-/** The upstream answered, with an answer or a catalog over one of the service's bounds. */
-export class OverBound extends UpstreamFailure {
-  constructor(message: string) {
-    super('error', message);
-  }
-}
-
-const tooLargeFailure = (maxBytes: number) =>
-  new OverBound(`the upstream sent an answer over ${maxBytes} bytes; it was dropped unread`);
-
 /** More tools than this are not listed (a catalog is stored and shown whole). */
 const MAX_TOOLS = 500;
 
@@ -61,72 +33,6 @@ export interface ExchangeLimits {
   maxAnswerBytes: number;
 }
 const CLIENT_INFO = { name: 'svc-kit-reference-service', version: '0.1.0' };
-
-function causes(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
-    chain.push(current);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return chain;
-}
-
-/**
- * Words for the owner, and only ours: the HTTP status, the MCP error code or the network error code, never
- * the upstream's own text nor an exception's message (which can quote a header value, a token or a body).
- */
-export function classifyFailure(error: unknown): UpstreamFailure {
-  if (error instanceof UpstreamFailure) return error;
-  const chain = causes(error);
-  const blocked = chain.find((item) => item instanceof OutboundBlockedError);
-  if (blocked instanceof Error) {
-    return new UpstreamFailure('unreachable', `the upstream address is refused: ${blocked.message}`);
-  }
-  const tooLarge = chain.find((item) => item instanceof AnswerTooLargeError);
-  if (tooLarge instanceof AnswerTooLargeError) return tooLargeFailure(tooLarge.maxBytes);
-  if (error instanceof UnauthorizedError) {
-    return new UpstreamFailure('needs_authorization', AUTHORIZATION_NEEDED_TROUBLE);
-  }
-  if (
-    (error instanceof StreamableHTTPError || error instanceof SseError) &&
-    (error.code === 401 || error.code === 403)
-  ) {
-    return new UpstreamFailure(
-      'needs_authorization',
-      `the upstream refused the request as unauthorized (HTTP ${error.code})`,
-    );
-  }
-  const code = chain
-    .map((item) => (item as { code?: unknown }).code)
-    .find((value): value is string => typeof value === 'string');
-  if (code !== undefined && /^(E[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(code)) {
-    return new UpstreamFailure('unreachable', `the upstream could not be reached (${code})`);
-  }
-  // The SSE transport keeps only the text of a network failure (no `cause`): read the code from it, but
-  // only when no HTTP status came back, so an upstream's own words are never taken for one.
-  if (error instanceof SseError && typeof error.code !== 'number') {
-    const inText = /\b(E[A-Z][A-Z_]+|UND_ERR_[A-Z_]+)\b/.exec(error.message)?.[1];
-    if (inText !== undefined) {
-      return new UpstreamFailure('unreachable', `the upstream could not be reached (${inText})`);
-    }
-  }
-  if (error instanceof McpError && error.code === -32001) {
-    return new UpstreamFailure('unreachable', 'the upstream did not answer in time');
-  }
-  if (error instanceof McpError) {
-    return new UpstreamFailure('error', `the upstream answered with an MCP error (code ${error.code})`);
-  }
-  if (
-    (error instanceof StreamableHTTPError || error instanceof SseError) &&
-    typeof error.code === 'number' &&
-    error.code >= 100 &&
-    error.code <= 599
-  ) {
-    return new UpstreamFailure('error', `the upstream answered HTTP ${error.code}`);
-  }
-  return new UpstreamFailure('error', 'the upstream failed or did not answer as an MCP server');
-}
 
 /**
  * Runs one exchange with an upstream (MCP session, OAuth discovery or token call) under a total deadline:
@@ -212,8 +118,9 @@ export async function withUpstream<T>(
   } catch (error) {
     const failure = classifyFailure(error);
     // Refused as unauthorized, then no OAuth the SDK could use (no metadata, no registration): still a
-    // matter of authorization, which the owner settles by giving the upstream's credential in `auth`.
-    if (failure.status === 'error' && refusedWith !== undefined) {
+    // matter of authorization, which the owner settles by giving the upstream's credential in `auth`. An
+    // answer over its bound is the upstream's fault whatever came before it, and says so.
+    if (failure.status === 'error' && refusedWith !== undefined && !(failure instanceof OverBound)) {
       throw new UpstreamFailure(
         'needs_authorization',
         `the upstream refused the request as unauthorized (HTTP ${refusedWith}) and offers no OAuth ` +
