@@ -70,7 +70,8 @@ function narrow(message: ParsedMessage): BackendMessage {
  * Reads one complete answer's messages, in order, before returning, with a parser of its own (nothing
  * left from an answer that failed). `parse` consumes a stream's `data` events; the answer is one such
  * event, emitted here at once rather than through a stream's machinery, which cost more than the parse.
- * Should `parse` ever read its stream another way, the answer is not read to its end and this throws.
+ * Should `parse` ever read its stream another way, the answer is not read to its end (neither a
+ * ReadyForQuery nor an error came) and this throws.
  */
 export function readMessages(bytes: Uint8Array, onMessage: (message: BackendMessage) => void): void {
   let emitData: ((chunk: Buffer) => void) | undefined;
@@ -86,7 +87,9 @@ export function readMessages(bytes: Uint8Array, onMessage: (message: BackendMess
     if (failure) return;
     try {
       const message = narrow(parsed);
-      if (message.name === 'readyForQuery') ended = true;
+      // An error is an answer too: a database that cannot write (a full disk) may end with it, before any
+      // ReadyForQuery.
+      if (message.name === 'readyForQuery' || message.name === 'error') ended = true;
       onMessage(message);
     } catch (error) {
       failure = { error };

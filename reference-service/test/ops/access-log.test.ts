@@ -76,7 +76,8 @@ describe('access log', () => {
       const oauth = await fetch(
         `${service.baseUrl}${OAUTH_CALLBACK_PATH}?code=planted-oauth-code&state=planted-oauth-state`,
       );
-      expect(oauth.status).toBe(404);
+      // Refused before its state is looked up: no binding cookie of that state came with it.
+      expect(oauth.status).toBe(403);
       expect(service.logs()).toContain('"/v1/workspace/webhooks#[redacted]"');
       expect(service.logs()).toContain('"/#[redacted]"');
       expect(service.logs()).toContain('/v1/workspace/webhooks/[redacted]');
