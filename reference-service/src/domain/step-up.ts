@@ -13,8 +13,10 @@ export function isSteppedUp(mfaEnrolled: boolean, steppedUpAt: number | null, no
  */
 export const STEP_UP_IF_ENROLLED: ReadonlySet<string> = new Set([
   'rotateWebhookSecret',
+  'requestContact',
   'approveContact',
   'updateContact',
   'unblockContact',
+  'setTrust',
   'setExposure',
 ]);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/json-depth.js';
 import type { ResolveHost } from '../domain/url-policy.js';
 import { createGuardedClient, type PostOutcome } from '../outbound/guarded-client.js';
 import { publicKeyFromRaw, signBytes, verifyBytes } from './keys.js';
@@ -125,6 +126,11 @@ export async function callPeer<V extends PeerVerb>(
   };
   const unproven = answerProofFailure(target, answered, outcome.status, outcome.headers, text, options.now);
   if (unproven !== undefined) return { kind: 'unreachable', reason: unproven };
+  // Read like a request body: a value nested thousands deep parses, but every recursion over it after
+  // (validation, the reply's serialiser) would exhaust the stack.
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    return { kind: 'unreachable', reason: `the peer’s answer nests deeper than ${MAX_JSON_DEPTH} levels` };
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldName, imitatedIdentity } from '../../portal/src/pages/imitation.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
+import { startFakePeer } from '../support/fake-peer.js';
 import { stranger } from '../support/stranger.js';
 import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
@@ -70,6 +71,7 @@ describe.each(BACKENDS)(
     let watch: { errors: string[] };
     let recovery: string[];
     let oldSecret: string;
+    let oldApp: ReturnType<typeof authenticator>;
 
     beforeAll(async () => {
       [store, browser] = await Promise.all([backend.open(), launchChromium()]);
@@ -77,7 +79,10 @@ describe.each(BACKENDS)(
       page = await (await browser.newContext({ viewport: { width: 1200, height: 800 } })).newPage();
       watch = watchPage(page);
       await signUp(page, service.baseUrl, EMAIL, PASSWORD, 'Recovery');
-      oldSecret = await enrolMfa(page, (secret) => authenticator(secret).next());
+      oldSecret = await enrolMfa(page, (secret) => {
+        oldApp = authenticator(secret);
+        return oldApp.next();
+      });
       recovery = (await shownOnce(page, 'recovery-codes')).split('\n');
     }, 90_000);
     afterAll(async () => {
@@ -114,6 +119,28 @@ describe.each(BACKENDS)(
       const honest = page.locator('section.card', { hasText: 'an honest stranger' });
       expect(await honest.getByTestId('imitation').count()).toBe(0);
       await expectAccessible(page, 'contacts with a look-alike');
+    });
+
+    it('a request from a session that has not stepped up asks for the authenticator first', async () => {
+      // The peer accepts at once: the request would end active, a grant a password alone must not make.
+      const peer = await startFakePeer(Date.now, (verb) =>
+        JSON.stringify(verb === 'request' ? { status: 'active' } : {}),
+      );
+      try {
+        const laptop = await newDevice();
+        await laptop.goto(`${service.baseUrl}/#/contacts`);
+        await laptop.getByLabel('Their card').fill(peer.card);
+        await laptop.getByRole('button', { name: 'Send request' }).click();
+        const asked = laptop.getByRole('dialog', { name: 'Confirm it is you' });
+        await asked.waitFor();
+        await asked.getByLabel('Code from your authenticator app').fill(await oldApp.next());
+        await asked.getByRole('button', { name: 'Confirm' }).click();
+        await laptop.getByText(/already a contact/).waitFor();
+        await laptop.locator(`[data-contact="${peer.fingerprint}"][data-status="active"]`).waitFor();
+        await laptop.close();
+      } finally {
+        await peer.close();
+      }
     });
 
     it('a lost authenticator: a recovery code steps up, a new authenticator replaces the old one', async () => {

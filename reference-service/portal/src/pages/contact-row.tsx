@@ -33,7 +33,7 @@ export function ContactRow({
   const [tools, setTools] = useState<Tool[] | undefined>(undefined);
   const [said, setSaid] = useState('');
   const act = useAction();
-  // Approving, a preset and unblocking grant a party access: with MFA, the dialog asks a fresh step-up.
+  // Approving, a preset, trust and unblocking grant a party access: with MFA, the dialog asks a fresh step-up.
   const guard = useStepUp();
   const run = async (what: string, action: () => Promise<unknown>) => {
     setSaid('');

@@ -5,6 +5,7 @@ import { api } from '../api/service.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { IdentityPicker } from '../ui/identity-picker.js';
 import { ProblemNote } from '../ui/problem-note.js';
+import { useStepUp } from '../ui/step-up.js';
 import { useAction } from '../ui/use-action.js';
 import { ContactRow } from './contact-row.js';
 import { imitatedIdentity } from './imitation.js';
@@ -19,6 +20,8 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
   const own = useAction();
   const load = useAction();
   const ask = useAction();
+  // A request can end active at once (the peer accepts): with MFA, the dialog asks a fresh step-up.
+  const guard = useStepUp();
   const reload = () => load.run(async () => setContacts((await api.contacts.list(slug)).contacts));
   // The workspace's own identities with their keys: a contact named like one of them, with another key,
   // is marked (imitation.ts).
@@ -39,7 +42,9 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
     event.preventDefault();
     setSaid('');
     const answer = await ask.run(() =>
-      api.contacts.request(slug, { card: pasted.trim(), ...(note.trim() ? { note: note.trim() } : {}) }),
+      guard(() =>
+        api.contacts.request(slug, { card: pasted.trim(), ...(note.trim() ? { note: note.trim() } : {}) }),
+      ),
     );
     if (answer) {
       setSaid(

@@ -26,6 +26,12 @@ import { CredentialWatch } from './credential-watch.js';
 import { holdAndSupervise } from './stream-supervision.js';
 
 const ADMIN: Requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true };
+/**
+ * Handing out the signing secret or opening (or taking over) a listener: a session of a member with MFA
+ * must be stepped up, as for rotating an endpoint's secret ("Step-up for account changes" on the
+ * open-choices page). A stream already open is not ended when its step-up lapses: it hands out nothing new.
+ */
+const ADMIN_STEPPED_UP: Requirements = { ...ADMIN, stepUpIfEnrolled: 'the relay’s secret or a listener' };
 
 /** Text PostgreSQL can store: no NUL character. */
 const text = (max: number) =>
@@ -138,18 +144,18 @@ async function openListener(
  * receives deliveries like any endpoint, relayed over the stream; the CLI posts back the local answer.
  */
 export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, relay: Relay): void {
-  const auth = (request: FastifyRequest) =>
-    authorize(ctx.db, request, ADMIN, { now: ctx.now(), publicOrigin: ctx.publicAddress.origin });
+  const auth = (request: FastifyRequest, requirements = ADMIN) =>
+    authorize(ctx.db, request, requirements, { now: ctx.now(), publicOrigin: ctx.publicAddress.origin });
   const credentialWatch = new CredentialWatch(ctx.db);
   app.addHook('onClose', () => credentialWatch.stop());
 
   app.get('/relay/v1/secret', async (request) => {
-    const { workspace } = await auth(request);
+    const { workspace } = await auth(request, ADMIN_STEPPED_UP);
     return { secret: await listenerSecret(ctx, workspace.id, ctx.now()) };
   });
 
   app.get('/relay/v1/listen', async (request, reply) => {
-    const { principal, workspace } = await auth(request);
+    const { principal, workspace } = await auth(request, ADMIN_STEPPED_UP);
     const query = parse(listenQuery, request.query, 'query');
     const now = ctx.now();
     const secret = await listenerSecret(ctx, workspace.id, now);

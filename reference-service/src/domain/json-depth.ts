@@ -1,0 +1,24 @@
+/**
+ * Bounds on what JSON text from outside (a request body, a peer's answer) may be before anything reads it.
+ * JSON nested deeper than this is refused (a request body with a 400): the service's own bodies are at most
+ * a few levels deep, and a tool's `arguments` rarely more than ten; recursion over a 5,000-level value
+ * (validation, fingerprinting, re-serialising) would exhaust the stack instead.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text nests arrays and objects deeper than `max` (one linear pass, strings skipped). */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) index++;
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) {
+      if (++depth > max) return true;
+    } else if (char === 0x5d || char === 0x7d) depth--;
+  }
+  return false;
+}
