@@ -131,11 +131,7 @@ async function main(): Promise<void> {
   const config = readConfig(process.env);
   const logger = createServiceLogger(config.logLevel);
   const service = await startService(config, logger);
-  // What a newcomer needs first (address, portal, secrets, mode) before the long cards.
-  printBanner(service, config);
-  await printSandboxCards(service);
-  console.log('Ready. Ctrl-C stops the service.');
-
+  // Signals are handled from here on: the banner's cards are awaited, and a stop may come meanwhile.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -154,6 +150,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+
+  // What a newcomer needs first (address, portal, secrets, mode) before the long cards.
+  printBanner(service, config);
+  // A stop during the cards closes the database under them: their failure is the stop's, not a crash.
+  await printSandboxCards(service).catch((error: unknown) => {
+    if (!stopping) throw error;
+  });
+  if (!stopping) console.log('Ready. Ctrl-C stops the service.');
 }
 
 main().catch((error: unknown) => {
