@@ -19,4 +19,5 @@ export const STEP_UP_IF_ENROLLED: ReadonlySet<string> = new Set([
   'unblockContact',
   'setTrust',
   'setExposure',
+  'authorizeIntegration',
 ]);

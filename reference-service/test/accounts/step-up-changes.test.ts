@@ -125,6 +125,8 @@ describe.each(BACKENDS)('account changes of a member with MFA need a step-up, on
       ['PATCH', contact, { preset: 'close' }],
       ['POST', `${contact}/unblock`, undefined],
       ['POST', `/v1/identities/${owner.slug}/integrations/any/exposure`, { entries: [] }],
+      // New OAuth tokens would put another upstream account behind the tools already offered.
+      ['POST', `/v1/identities/${owner.slug}/integrations/any/authorize`, {}],
     ] as const) {
       const refused = await call(method, path, { cookie: attacker, ...(body === undefined ? {} : { body }) });
       expectError(refused, 403, 'step_up_required');

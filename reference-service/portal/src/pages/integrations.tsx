@@ -4,6 +4,7 @@ import type { SessionInfo } from '../api/account.js';
 import { api } from '../api/service.js';
 import { IdentityPicker } from '../ui/identity-picker.js';
 import { ProblemNote } from '../ui/problem-note.js';
+import { useStepUp } from '../ui/step-up.js';
 import { Table } from '../ui/table.js';
 import { useAction } from '../ui/use-action.js';
 import { ExposureEditor } from './exposure-editor.js';
@@ -35,6 +36,7 @@ export function IntegrationsPage({
   const [editing, setEditing] = useState<string | undefined>(undefined);
   const load = useAction();
   const act = useAction();
+  const guard = useStepUp();
   const reload = () => load.run(async () => setList((await api.integrations.list(slug)).integrations));
   useEffect(() => {
     setList(undefined);
@@ -63,7 +65,7 @@ export function IntegrationsPage({
     }
   };
   const authorize = async (integration: string) => {
-    const answer = await act.run(() => api.integrations.authorize(slug, integration, {}));
+    const answer = await act.run(() => guard(() => api.integrations.authorize(slug, integration, {})));
     // The upstream's authorization server sends the browser back to the service, which returns it here.
     if (answer) location.assign(answer.authorization_url);
   };
