@@ -9,9 +9,7 @@ import {
 } from '../../src/domain/door-limits.js';
 import { OAUTH_BINDING_COOKIE, stateBinding } from '../../src/features/integrations/oauth-binding.js';
 import { OAUTH_CALLBACK_PATH } from '../../src/features/integrations/oauth-provider.js';
-import { CARD_VALIDITY_MS, mintCard } from '../../src/peer/card.js';
-import { generateIdentityKeyPair, privateKeyFromPkcs8, signBytes } from '../../src/peer/keys.js';
-import { HEADER_ANSWER_SIGNATURE, signingText } from '../../src/peer/protocol.js';
+import { HEADER_ANSWER_SIGNATURE, type PeerVerb } from '../../src/peer/protocol.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import {
   createParty,
@@ -23,45 +21,21 @@ import {
 } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, startTestService } from '../support/harness.js';
+import { stranger } from '../support/stranger.js';
 
 const HOUR = 3_600_000;
 
 /** A signed `verb` call to `fingerprint` at `baseUrl`, from a fresh key that nobody serves. */
-async function strangerCall(
+function strangerCall(
   baseUrl: string,
   fingerprint: string,
   now: number,
-  verb = 'request',
+  verb: PeerVerb = 'request',
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  const pair = generateIdentityKeyPair();
-  const key = privateKeyFromPkcs8(pair.privateKeyPkcs8);
-  const card = mintCard(
-    {
-      fingerprint: pair.fingerprint,
-      public_key: pair.publicKey,
-      display_name: 'stranger',
-      endpoint: 'http://127.0.0.1:1/peer/v1',
-      issued_at: now,
-      expires_at: now + CARD_VALIDITY_MS,
-    },
-    key,
-  );
-  const path = `/peer/v1/identities/${fingerprint}/${verb}`;
-  const body = JSON.stringify({ card });
-  const nonce = randomBytes(18).toString('base64url');
-  const text = signingText('POST', path, String(now), nonce, body);
-  return fetch(`${baseUrl}${path}`, {
-    method: 'POST',
-    headers: {
-      ...headers,
-      'content-type': 'application/json',
-      'svc-peer-timestamp': String(now),
-      'svc-peer-nonce': nonce,
-      'svc-peer-signature': signBytes(key, Buffer.from(text)).toString('base64url'),
-    },
-    body,
-  });
+  const caller = stranger();
+  const body = JSON.stringify({ card: caller.card(now) });
+  return caller.post(baseUrl, fingerprint, verb, body, now, randomBytes(18).toString('base64url'), headers);
 }
 
 /** A 429 of the spec's shape: the code, `retry_after` in the body equal to `Retry-After`. */

@@ -24,13 +24,22 @@ export function stranger() {
       };
       return mintCard(payload as Parameters<typeof mintCard>[0], key);
     },
-    /** A peer call to `target` whose signature verifies over exactly `body`. */
-    async send(baseUrl: string, target: string, verb: PeerVerb, body: string, now: number, nonce: string) {
+    /** A peer call to `target` whose signature verifies over exactly `body`, with any `headers` besides. */
+    post(
+      baseUrl: string,
+      target: string,
+      verb: PeerVerb,
+      body: string,
+      now: number,
+      nonce: string,
+      headers: Record<string, string> = {},
+    ): Promise<Response> {
       const path = `/peer/v1/identities/${target}/${verb}`;
       const text = signingText('POST', path, String(now), nonce, body);
-      const answer = await fetch(`${baseUrl}${path}`, {
+      return fetch(`${baseUrl}${path}`, {
         method: 'POST',
         headers: {
+          ...headers,
           'content-type': 'application/json',
           'svc-peer-timestamp': String(now),
           'svc-peer-nonce': nonce,
@@ -38,6 +47,10 @@ export function stranger() {
         },
         body,
       });
+    },
+    /** The same call, answered as its status and parsed body. */
+    async send(baseUrl: string, target: string, verb: PeerVerb, body: string, now: number, nonce: string) {
+      const answer = await this.post(baseUrl, target, verb, body, now, nonce);
       return { status: answer.status, body: (await answer.json()) as unknown };
     },
   };
