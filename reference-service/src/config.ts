@@ -74,6 +74,9 @@ export interface Config {
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Where PGlite keeps its files when `SVC_DATA_DIR` is unset. */
+export const DEFAULT_DATA_DIR = resolve(PACKAGE_DIR, '.data');
+export const DEFAULT_PORT = 8080;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -94,7 +97,7 @@ function sandboxFlag(env: NodeJS.ProcessEnv, name: string, production: boolean):
  */
 export function readConfig(env: NodeJS.ProcessEnv): Config {
   const production = env.NODE_ENV === 'production';
-  const port = Number(env.PORT ?? '8080');
+  const port = Number(env.PORT ?? String(DEFAULT_PORT));
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT must be 0 to 65535');
   const lease = env.SVC_DELIVERY_LEASE_MS;
   const deliveryLeaseMs = lease === undefined || lease === '' ? undefined : Number(lease);
@@ -170,7 +173,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     host,
     port,
     databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: resolve(env.SVC_DATA_DIR ?? resolve(PACKAGE_DIR, '.data')),
+    dataDir: resolve(env.SVC_DATA_DIR ?? DEFAULT_DATA_DIR),
     secretKey: env.SVC_SECRET_KEY || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     reach,

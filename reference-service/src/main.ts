@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Config, readConfig } from './config.js';
+import { type Config, DEFAULT_DATA_DIR, DEFAULT_PORT, readConfig } from './config.js';
 import { insecureOriginWarning } from './features/portal-static/cookie-warning.js';
 import { SANDBOX_EMAIL, sandboxCards } from './features/sandbox/seed.js';
 import { firstStartFileIn, firstStartSecretsFile, writeFirstStartSecrets } from './first-start-secrets.js';
@@ -7,14 +7,26 @@ import { createServiceLogger } from './http/logger.js';
 import { isStartRefusal } from './runtime.js';
 import { type RunningService, startService } from './server.js';
 
-const CLI = 'npm run sandbox --';
+/**
+ * The sandbox command as this instance needs it: a second instance on its own port and data folder is
+ * reached only with the same two settings, and without them a command acts on the first instance.
+ */
+function sandboxCommand(service: RunningService, config: Config): string {
+  const port = Number(new URL(service.baseUrl).port || DEFAULT_PORT);
+  const own = [
+    port === DEFAULT_PORT ? '' : `PORT=${port}`,
+    config.dataDir === DEFAULT_DATA_DIR ? '' : `SVC_DATA_DIR=${config.dataDir}`,
+  ].filter((setting) => setting !== '');
+  return [...own, 'npm run sandbox --'].join(' ');
+}
 
 /** What a person starting the sandbox needs: where it listens and how to authenticate. */
 function printBanner(service: RunningService, config: Config): void {
   const { dataDir } = config;
   const backend = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`;
   const secretsFile = service.seed?.seeded ? firstStartSecretsFile(config) : undefined;
-  const secrets = firstStartSecrets(service);
+  const cli = sandboxCommand(service, config);
+  const secrets = firstStartSecrets(service, cli);
   const lines = [
     '',
     `svc-kit reference service listening on ${service.baseUrl} (${backend})`,
@@ -36,11 +48,11 @@ function printBanner(service: RunningService, config: Config): void {
   } else if (service.seed?.seeded) {
     lines.push(...secrets);
   } else if (service.seed) {
-    lines.push(`  New API key for scripts: ${CLI} mint-key`);
+    lines.push(`  New API key for scripts: ${cli} mint-key`);
   }
   lines.push(
     `From a terminal instead of the portal, portal-only operations (createWebhook, minting keys) take:`,
-    `  ${CLI} session     (prints the Cookie and Origin headers to send)`,
+    `  ${cli} session     (prints the Cookie and Origin headers to send)`,
     '',
   );
   console.log(lines.join('\n'));
@@ -103,13 +115,13 @@ function portalBlock(service: RunningService, firstStartFile: string, secretsToF
 }
 
 /** The first start's secrets of the sandbox owner: shown once, in the terminal or in a private file. */
-function firstStartSecrets(service: RunningService): string[] {
+function firstStartSecrets(service: RunningService, cli: string): string[] {
   if (!service.seed?.seeded) return [];
   const { password, totpSecret, apiKey } = service.seed;
   return [
     `    email:        ${SANDBOX_EMAIL}`,
     `    password:     ${password}`,
-    `    TOTP secret:  ${totpSecret}  (add it to an authenticator app; or: ${CLI} totp)`,
+    `    TOTP secret:  ${totpSecret}  (add it to an authenticator app; or: ${cli} totp)`,
     `  API key (all scopes):  ${apiKey}  (for scripts; shown once)`,
     `  try: curl -H "Authorization: Bearer ${apiKey}" ${service.baseUrl}/v1/workspace/webhooks`,
   ];

@@ -44,11 +44,12 @@ afterAll(() => {
 it('the quickstart command line delivers a signed event.json that the Express receiver accepts', async () => {
   expect(secret).not.toBe('');
   const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-  // `npx svc-webhooks` resolves to the package's bin, as it does in a project that installed it; only the
-  // port differs from the page, so that the test never depends on port 3000 being free.
+  // `npx --no svc-webhooks` resolves to the package's bin, as it does in a project that installed it (`--no`:
+  // never a download of that name from the registry); only the port differs from the page, so that the test
+  // never depends on port 3000 being free.
   const shell = [
     'set -euo pipefail',
-    'npx() { [ "$1" = svc-webhooks ] || { echo "unexpected: npx $*" >&2; return 1; }; shift; node "$SVC_WEBHOOKS_CLI" "$@"; }',
+    'npx() { [ "$1 $2" = "--no svc-webhooks" ] || { echo "unexpected: npx $*" >&2; return 1; }; shift 2; node "$SVC_WEBHOOKS_CLI" "$@"; }',
     script.replaceAll('http://localhost:3000', url),
   ].join('\n');
 

@@ -83,7 +83,7 @@ it("runs the guide's three terminals: the quickstart's Express app prints the tr
   const env = { SVC_API_KEY: apiKey, SVC_BASE_URL: baseUrl, NO_COLOR: '1' };
 
   // The app, with the listeners' secret as the guide's script line gets it.
-  const printSecret = guideCommand(/npx svc-webhooks listen --print-secret/);
+  const printSecret = guideCommand(/npx --no svc-webhooks listen --print-secret/);
   const secretRun = start('npx', [...printSecret.slice(1), ...[]], env);
   const secret = (await secretRun.waitFor(/^(whsec_\S+)\n/m))[1]!;
   const port = await freePort();
@@ -96,14 +96,14 @@ it("runs the guide's three terminals: the quickstart's Express app prints the tr
   const appUrl = `http://127.0.0.1:${port}/webhooks`;
 
   // Terminal 2.
-  const listenArgs = guideCommand(/npx svc-webhooks listen --forward-to http:\/\/localhost:3000\/webhooks/);
+  const listenArgs = guideCommand(/npx --no svc-webhooks listen --forward-to http:\/\/localhost:3000\/webhooks/);
   const listen = start('npx', [...listenArgs.slice(1, -1), appUrl], env);
   processes.push(listen);
   await listen.waitFor(/^Ready\. Forwarding every event/m);
   expect(listen.output()).toContain(`Signing secret: ${secret}`);
 
   // Terminal 3.
-  const trigger = start('npx', guideCommand(/npx svc-webhooks trigger message\.received/).slice(1), env);
+  const trigger = start('npx', guideCommand(/npx --no svc-webhooks trigger message\.received/).slice(1), env);
   const eventId = (await trigger.waitFor(/^(evt_[0-9a-f]+)\s+message\.received/m))[1]!;
   expect(await new Promise((resolve) => trigger.child.on('exit', resolve))).toBe(0);
 

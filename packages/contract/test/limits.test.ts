@@ -106,7 +106,10 @@ describe('limits of part 8', () => {
       refused(result);
       expect(result.error?.issues[0]?.message).toBe('expected an integer from 1 to 100');
     }
-    refused(query.safeParse({}));
+    // Missing, it says it is required (what a URL typed without `?limit=` needs to hear).
+    const missing = query.safeParse({});
+    refused(missing);
+    expect(missing.error?.issues[0]?.message).toBe('required, expected an integer from 1 to 100');
     refused(query.safeParse({ limit: '5', page: '2' }));
   });
 

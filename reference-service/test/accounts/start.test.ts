@@ -98,6 +98,11 @@ describe('the started service and its portal block', () => {
     const email = /email:\s+(\S+)/.exec(output)![1]!;
     const password = /password:\s+(\S+)/.exec(output)![1]!;
     const totp = /TOTP secret:\s+([A-Z2-7]+)/.exec(output)![1]!;
+    // On its own port and data folder, the sandbox commands it suggests carry both, or they would act on
+    // the instance of the defaults.
+    expect(output).toContain(
+      `or: PORT=${new URL(baseUrl).port} SVC_DATA_DIR=${/PGlite in (\S+)\)/.exec(output)![1]} npm run sandbox -- totp`,
+    );
     const login = await portalCall(baseUrl, 'POST', '/v1/sessions', { body: { email, password } });
     expect(login.status).toBe(201);
     const cookie = cookieOf(login);

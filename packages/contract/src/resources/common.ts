@@ -29,7 +29,8 @@ export function queryInteger(min: number, max: number) {
   const expected = `expected an integer from ${min} to ${max}`;
   return z.pipe(
     z.union([z.int(), z.pipe(z.string().check(z.regex(/^[0-9]+$/)), z.transform(Number))], {
-      error: expected,
+      // A missing parameter is the usual mistake (a URL typed without `?limit=`): say so.
+      error: (issue) => (issue.input === undefined ? `required, ${expected}` : expected),
     }),
     z.int({ error: expected }).check(z.minimum(min, expected), z.maximum(max, expected)),
   );
