@@ -34,7 +34,7 @@ export function LogFilters({
       }}
     >
       <div>
-        <label for="filter-status">Status</label>
+        <label for="filter-status">Filter by status</label>
         <select
           id="filter-status"
           value={filter.status ?? ''}
@@ -49,7 +49,7 @@ export function LogFilters({
         </select>
       </div>
       <div>
-        <label for="filter-type">Event type</label>
+        <label for="filter-type">Filter by event type</label>
         <select
           id="filter-type"
           value={filter.event_type ?? ''}
@@ -66,7 +66,7 @@ export function LogFilters({
         </select>
       </div>
       <div>
-        <label for="filter-event">Event id</label>
+        <label for="filter-event">Find by event id</label>
         <input
           id="filter-event"
           placeholder="evt_…"
