@@ -22,7 +22,8 @@ export function passwordProblem(password: string, email: string): string | undef
   const lowered = password.toLowerCase();
   const local = email.split('@')[0] ?? email;
   // A short local part ("a@b.co") would forbid every password holding its letter: only the whole address then.
-  if (lowered.includes(email) || (local.length >= 4 && lowered.includes(local)))
+  // No address yet (the portal's invite form, before the service names it): nothing to compare.
+  if (email !== '' && (lowered.includes(email) || (local.length >= 4 && lowered.includes(local))))
     return 'the password must not contain the e-mail address';
   return undefined;
 }
