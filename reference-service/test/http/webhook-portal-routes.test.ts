@@ -1,3 +1,4 @@
+import { DELIVERY_FILTER_WINDOW } from '@svc-kit/contract';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
@@ -18,7 +19,7 @@ interface Chart {
 }
 
 // The portal's two reads beyond the contract: what an attempt sent, and an endpoint's activity chart.
-describe('the webhook pages’ service routes', () => {
+describe('the webhook pages’ reads: an attempt’s request, the activity chart, the log’s filters', () => {
   const running = serviceForTests();
 
   async function endpointWithLog() {
@@ -136,5 +137,42 @@ describe('the webhook pages’ service routes', () => {
       404,
       'not_found',
     );
+  });
+  it('filters by status over the newest attempts only; an event id finds its attempt at any age', async () => {
+    const { ctx } = running.service;
+    const tenant = await createTenant(ctx);
+    const endpoint = await seedActiveEndpoint(
+      ctx.db,
+      ctx.secretBox,
+      tenant.workspaceId,
+      'https://hooks.example.com/long',
+    );
+    // The oldest attempt failed; the window's worth after it were delivered.
+    const start = Date.now() - 3_600_000;
+    await ctx.db.query(
+      `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
+         http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
+       SELECT webhook_delivery_id('evt_long_' || n, $2), $1, $2, 'evt_long_' || n, 'message.received', 1,
+              CASE WHEN n = 0 THEN 'failed' ELSE 'delivered' END, NULL, NULL, NULL, NULL, $3::bigint + n
+         FROM generate_series(0, $4::int) AS n`,
+      [tenant.workspaceId, endpoint.id, start, DELIVERY_FILTER_WINDOW],
+    );
+    const read = async (query: string) =>
+      (
+        (
+          await call(
+            running.service,
+            'GET',
+            `/v1/workspace/webhooks/${endpoint.id}/deliveries?limit=5&${query}`,
+            {
+              auth: { key: tenant.key },
+            },
+          )
+        ).body as { deliveries: { event_id: string; status: string }[] }
+      ).deliveries;
+    expect(await read('status=failed')).toEqual([]);
+    expect(await read('status=delivered')).toHaveLength(5);
+    expect(await read('event_id=evt_long_0')).toMatchObject([{ event_id: 'evt_long_0', status: 'failed' }]);
+    expect(await read('event_id=evt_long_0&status=failed')).toHaveLength(1);
   });
 });

@@ -9,6 +9,7 @@ import type { DeliveryFilter } from '../api/live-deliveries.js';
 import { type SentRequest, webhookExtras } from '../api/webhook-extras.js';
 import { statusClass, statusLabel } from '../ui/delivery-status.js';
 import { ProblemNote } from '../ui/problem-note.js';
+import { Table } from '../ui/table.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
 
@@ -105,16 +106,14 @@ export function LogTable({ endpointId, deliveries }: { endpointId: string; deliv
       return next;
     });
   return (
-    <table aria-labelledby="log-title" data-testid="delivery-log">
-      <thead>
-        <tr>
-          {COLUMNS.map((column) => (
-            <th scope="col" key={column}>
-              {column}
-            </th>
-          ))}
-        </tr>
-      </thead>
+    <Table
+      columns={COLUMNS}
+      rows={deliveries.length}
+      empty=""
+      labelledBy="log-title"
+      testId="delivery-log"
+      grouped
+    >
       {deliveries.map((d) => (
         <tbody key={d.id} data-event-id={d.event_id} data-status={d.status} class="attempt">
           <tr>
@@ -152,7 +151,7 @@ export function LogTable({ endpointId, deliveries }: { endpointId: string; deliv
           )}
         </tbody>
       ))}
-    </table>
+    </Table>
   );
 }
 
