@@ -264,6 +264,19 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     await page.getByLabel('Deliver webhooks').focus();
     await page.keyboard.press('Space');
     await expect.poll(() => page.getByLabel('Deliver webhooks').isChecked()).toBe(true);
+  });
+
+  it('deletes an endpoint after confirming: its log page says it was removed and keeps the log', async () => {
+    const link = page.getByRole('link', { name: 'Delivery log' }).first();
+    const logPath = await link.getAttribute('href');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: /^Delete / }).first().click();
+    await expect.poll(() => page.getByRole('link', { name: 'Delivery log' }).count()).toBe(1);
+    await page.goto(`${service.baseUrl}/${logPath}`);
+    await page.getByRole('heading', { name: 'Removed endpoint' }).waitFor();
+    await eventually('the kept log', async () => (await logRows().count()) === 2);
+    expect(await page.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
+    await expectAccessible(page, 'removed endpoint’s log');
     expect(watch.errors).toEqual([]);
   });
 });
