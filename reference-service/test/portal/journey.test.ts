@@ -270,7 +270,10 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     const link = page.getByRole('link', { name: 'Delivery log' }).first();
     const logPath = await link.getAttribute('href');
     page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('button', { name: /^Delete / }).first().click();
+    await page
+      .getByRole('button', { name: /^Delete / })
+      .first()
+      .click();
     await expect.poll(() => page.getByRole('link', { name: 'Delivery log' }).count()).toBe(1);
     await page.goto(`${service.baseUrl}/${logPath}`);
     await page.getByRole('heading', { name: 'Removed endpoint' }).waitFor();
