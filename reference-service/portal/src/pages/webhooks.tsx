@@ -147,7 +147,9 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
             </td>
             <td>{endpoint.events.length === 0 ? 'every event' : endpoint.events.join(', ')}</td>
             <td>
-              {endpoint.status}
+              <span class={endpoint.status === 'paused' ? 'badge badge-paused' : 'badge badge-active'}>
+                {endpoint.status}
+              </span>
               {endpoint.consecutive_failures > 0 && ` (${endpoint.consecutive_failures} failures in a row)`}
             </td>
             <td>
