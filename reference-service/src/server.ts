@@ -88,7 +88,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     // listens first, in words, and main.ts logs the address after it. Only the app's own logger is quieted,
     // for the listen alone.
     const level = app.log.level;
-    app.log.level = 'warn';
+    if (['trace', 'debug', 'info'].includes(level)) app.log.level = 'warn';
     const address = await app.listen({ host: config.host, port: config.port }).finally(() => {
       if (app) app.log.level = level;
     });
