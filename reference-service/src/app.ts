@@ -13,6 +13,7 @@ import { registerRelayRoutes } from './features/listen/routes.js';
 import { portalPlugin } from './features/portal-static/plugin.js';
 import { registerSandboxRoutes } from './features/sandbox/trigger.js';
 import { webhooksPlugin } from './features/webhooks/plugin.js';
+import { registerWebhookPortalRoutes } from './features/webhooks/portal-routes.js';
 import { createHttpApp } from './http/base.js';
 import type { ConnectionLimits } from './http/connection-limits.js';
 import { type OperationEntry, registerOperations } from './http/operations.js';
@@ -68,6 +69,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   await app.register(accountsPlugin, { ctx, signUpOpen: options.signUpOpen ?? false });
   await app.register(portalPlugin, { dir: options.portalDir });
   await app.register(async (scope) => registerIdentityCardRoute(scope, ctx));
+  await app.register(async (scope) => registerWebhookPortalRoutes(scope, ctx));
   if (options.sandboxRoutes)
     await app.register(async (scope) =>
       registerSandboxRoutes(scope, ctx, options.sandboxEventBudget ?? false),

@@ -165,6 +165,7 @@ async function main(): Promise<void> {
 
   // What a newcomer needs first (address, portal, secrets, mode) before the long cards.
   printBanner(service, config);
+  logger.info({ address: service.baseUrl }, 'service listening');
   // A stop during the cards closes the database under them: their failure is the stop's, not a crash.
   await printSandboxCards(service).catch((error: unknown) => {
     if (!stopping) throw error;

@@ -84,7 +84,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     });
     // Bound first: a metrics port that cannot be had stops the start before the API takes any request.
     if (metrics && config.metrics) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
-    const address = await app.listen({ host: config.host, port: config.port });
+    // Fastify logs a JSON "Server listening" line of its own at info; the banner says where the service
+    // listens first, in words, and main.ts logs the address after it. Only the app's own logger is quieted,
+    // for the listen alone.
+    const level = app.log.level;
+    if (['trace', 'debug', 'info'].includes(level)) app.log.level = 'warn';
+    const address = await app.listen({ host: config.host, port: config.port }).finally(() => {
+      if (app) app.log.level = level;
+    });
     ctx.publicAddress.settle(address);
     if (!config.databaseUrl) adminSocket = await startAdminSocket(ctx, config.dataDir);
     delivery = await startDelivery(

@@ -70,7 +70,8 @@ describe('the local sandbox and its guard', () => {
   beforeAll(async () => {
     entry = await buildEntryPoint();
     upstream = await startStreamableUpstream();
-    sandbox = await start({});
+    // At the default log level, as `npm start` runs: what is logged at info shows before or after the banner.
+    sandbox = await start({ LOG_LEVEL: 'info' });
   }, 120_000);
   afterAll(async () => {
     for (const service of running) {
@@ -99,6 +100,9 @@ describe('the local sandbox and its guard', () => {
     expect(output).toContain('webhook receivers, peers and MCP servers on localhost are accepted');
     // What a newcomer needs first: the address, the portal and the mode before the long contact cards.
     expect(output.indexOf('listening on')).toBeLessThan(output.indexOf('contact card of'));
+    // The banner is the first thing printed: no JSON log line above it (Fastify's own "Server listening").
+    expect(output.trimStart()).toMatch(/^svc-kit reference service listening on /);
+    expect(output).not.toContain('Server listening');
     expect(output.indexOf('Mode: local sandbox')).toBeLessThan(output.indexOf('contact card of'));
     const seeded = firstStart(output);
     const api = new Client({ apiKey: seeded.apiKey, baseUrl, maxRetries: 0 });

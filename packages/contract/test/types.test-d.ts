@@ -2,6 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type {
   BodyOf,
   Contact,
+  DeliveryStatus,
   ErrorStatusOf,
   EventType,
   PathParamsOf,
@@ -44,7 +45,12 @@ describe('operation types', () => {
   it('path parameters, query and statuses', () => {
     expectTypeOf<PathParamsOf<'setTrust'>>().toEqualTypeOf<{ slug: string; fingerprint: string }>();
     expectTypeOf<PathParamsOf<'listWebhooks'>>().toEqualTypeOf<undefined>();
-    expectTypeOf<QueryOf<'listWebhookDeliveries'>>().toEqualTypeOf<{ limit: string | number }>();
+    expectTypeOf<QueryOf<'listWebhookDeliveries'>>().toEqualTypeOf<{
+      limit: string | number;
+      status?: DeliveryStatus | undefined;
+      event_type?: EventType | undefined;
+      event_id?: string | undefined;
+    }>();
     expectTypeOf<SuccessStatusOf<'requestContact'>>().toEqualTypeOf<201>();
     expectTypeOf<ErrorStatusOf<'blockContact'>>().toEqualTypeOf<400 | 401 | 403 | 404 | 422 | 503>();
   });

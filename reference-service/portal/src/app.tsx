@@ -156,7 +156,7 @@ function Shell({
         ))}
       </nav>
       <div class="who">
-        <span>
+        <span title={`${session.member.email} · ${session.workspace.name}`}>
           {session.member.email} · {session.workspace.name}
           {!session.member.mfa_enrolled && ' · MFA not set up'}
         </span>

@@ -424,6 +424,22 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       documented: statuses(400),
     },
     {
+      name: 'attempt request',
+      method: 'GET',
+      path: '/v1/workspace/webhooks/{id}/deliveries/{delivery}/request',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403, 404),
+    },
+    {
+      name: 'endpoint activity',
+      method: 'GET',
+      path: '/v1/workspace/webhooks/{id}/activity',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403, 404),
+    },
+    {
       name: 'peer card',
       method: 'GET',
       path: '/peer/v1/identities/{fingerprint}/card',
@@ -486,6 +502,7 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
       fingerprint: [key.fingerprint, `sha256:${'a'.repeat(64)}`],
       name: ['none', 'hostile'],
       member: [tenant.memberId, 'mem_0000000000000000'],
+      delivery: ['dlv_000000000000000000000000'],
     };
     last = await databaseFingerprint(store.db, WRITTEN_BY_REFUSALS);
   });

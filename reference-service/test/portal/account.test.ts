@@ -180,4 +180,24 @@ describe('the portal’s account page and refusals in words', { timeout: 60_000 
     expect(await page.locator('header').textContent()).toContain('elsewhere@portal.example · Elsewhere');
     expect(watch.errors).toEqual([]);
   });
+  it('says in words when the service cannot be reached, with its request id', async () => {
+    const context = await browser.newContext();
+    const lost = await context.newPage();
+    // A proxy in front of the service answers for it: the portal's first call fails.
+    await lost.route('**/v1/session', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        headers: { 'x-request-id': 'req_proxy' },
+        body: JSON.stringify({
+          error: { code: 'service_unavailable', message: 'the database is away', request_id: 'req_proxy' },
+        }),
+      }),
+    );
+    await lost.goto(`${service.baseUrl}/#/webhooks`);
+    await lost.getByRole('heading', { name: 'The portal could not reach the service' }).waitFor();
+    expect(await lost.locator('main').textContent()).toMatch(/the database is away.*req_proxy/s);
+    await expectAccessible(lost, 'service unreachable');
+    await context.close();
+  });
 });

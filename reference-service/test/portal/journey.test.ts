@@ -32,7 +32,8 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
   beforeAll(async () => {
     [store, browser, receiver] = await Promise.all([backend.open(), launchChromium(), startReceiver()]);
     service = await startPortalInstance(store);
-    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    // 1,280 px wide: the header must hold on one line there.
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     watch = watchPage(page);
   }, 60_000);
@@ -47,11 +48,18 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     totp ??= authenticator(secret);
     return totp.next();
   };
-  const logRows = () => page.locator('[data-testid="delivery-log"] tbody tr');
+  const logRows = () => page.locator('[data-testid="delivery-log"] tbody.attempt');
 
   it('signs up and enrols MFA from the QR page', async () => {
     await page.goto(`${service.baseUrl}/#/signup`);
     await page.getByRole('heading', { name: 'Create your sandbox account' }).waitFor();
+    // The password rules are stated before anything is typed, and checked while typing.
+    expect(await page.locator('#password-rules').textContent()).toMatch(/12 to 256 characters/);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel(/^Password/).fill('newcomer-portal');
+    expect(await page.locator('#password-check').textContent()).toMatch(
+      /must not contain the e-mail address/,
+    );
     await expectAccessible(page, 'sign-up');
     await screenshot(page, 'sign-up', shots);
     await signUp(page, service.baseUrl, email, PASSWORD, 'Newcomer');
@@ -72,6 +80,17 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
 
   it('mints an API key shown once, which works against /v1', async () => {
     await page.goto(`${service.baseUrl}/#/keys`);
+    // The header holds on one line at 1,280 px: the brand, every link and "Log out" share a row.
+    const [brand, logOut] = await Promise.all([
+      page.locator('header .brand').boundingBox(),
+      page.getByRole('button', { name: 'Log out' }).boundingBox(),
+    ]);
+    expect(Math.abs(brand!.y + brand!.height / 2 - (logOut!.y + logOut!.height / 2))).toBeLessThan(4);
+    expect((await page.locator('header').boundingBox())!.height).toBeLessThan(60);
+    // Why "Mint key" is disabled, and what a scope allows, are said before anything is tried.
+    expect(await page.getByRole('button', { name: 'Mint key' }).isDisabled()).toBe(true);
+    expect(await page.getByTestId('mint-why').textContent()).toMatch(/Tick at least one scope/);
+    expect(await page.getByText(/webhook endpoints, their secrets and delivery logs/).count()).toBe(1);
     await page.getByLabel('Name').fill('ci');
     await page.getByLabel('service:workspace:admin').check();
     await page.getByRole('button', { name: 'Mint key' }).click();
@@ -97,7 +116,7 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
 
     await page.getByRole('link', { name: 'Delivery log' }).click();
     await page.getByText('No delivery yet.').waitFor();
-    await page.getByLabel('Event type').selectOption('message.received');
+    await page.getByLabel('Event type', { exact: true }).selectOption('message.received');
     await page.getByRole('button', { name: 'Send test event' }).click();
     // The log is live: the row appears without a reload.
     const row = logRows().first();
@@ -106,13 +125,42 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     expect(receiver.arrivals.map((a) => a.eventId)).toContain(eventId);
     await expect.poll(() => row.textContent()).toContain('message.received');
     expect(await row.textContent()).toContain('200');
-    expect(await row.textContent()).toContain(`{"received":"${eventId}"}`);
-    await expectAccessible(page, 'delivery log');
+    // The page opens with the endpoint itself, and its chart counts the attempt.
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain(receiver.url);
+    expect(await page.getByTestId('endpoint-summary').textContent()).toMatch(/active.*every event/s);
+    await expect.poll(() => page.getByTestId('activity-summary').textContent()).toMatch(/1 delivered/);
+    // Opened, the attempt shows what was sent (body, headers, no signature value) beside the answer.
+    await row.getByRole('button', { name: /^Show/ }).click();
+    const detail = row.getByTestId('attempt-detail');
+    await detail.getByTestId('sent-body').waitFor();
+    expect(JSON.parse((await detail.getByTestId('sent-body').textContent())!)).toMatchObject({
+      id: eventId,
+      type: 'message.received',
+    });
+    const headers = (await detail.getByTestId('sent-headers').textContent())!;
+    expect(headers).toContain(`x-service-event-id: ${eventId}`);
+    expect(headers).toMatch(/x-service-signature: t=<unix seconds>,v1=<elided>/);
+    expect(headers).not.toMatch(/v1=[0-9a-f]{8}/);
+    expect(await detail.getByTestId('answer-excerpt').textContent()).toBe(`{"received":"${eventId}"}`);
+    await expectAccessible(page, 'delivery log with an attempt open');
     await screenshot(page, 'delivery-log', shots);
   });
 
   it('rotates the secret: the receiver verifies the next delivery with the old and with the new one', async () => {
     await page.goto(`${service.baseUrl}/#/webhooks`);
+    // Rotate asks first, as Delete does, and says what the overlap does; dismissed, nothing changes.
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByRole('button', { name: /^Rotate secret of/ }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toMatch(
+      /For the next 24 hours every delivery is signed with both the new and the current secret/,
+    );
+    expect(await page.getByTestId('signing-secret').count()).toBe(0);
+    page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: /^Rotate secret of/ }).click();
     receiver.trust('second', await shownOnce(page, 'signing-secret'));
     expect(await page.getByTestId('secret-note').textContent()).toMatch(
@@ -127,6 +175,19 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     const arrival = await eventually('the rotated delivery', () => receiver.arrivals[before]);
     expect(arrival.verifiedBy).toEqual(['first', 'second']);
     await eventually('two rows in the live log', async () => (await logRows().count()) === 2);
+
+    // Filters are applied by the service: by event id, by status, and cleared.
+    const firstId = await logRows().last().getAttribute('data-event-id');
+    await page.getByLabel('Find by event id').fill(firstId!);
+    await page.getByRole('button', { name: 'Find' }).click();
+    await eventually('the one attempt of that event', async () => (await logRows().count()) === 1);
+    expect(await logRows().first().getAttribute('data-event-id')).toBe(firstId);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByLabel('Filter by status').selectOption('failed');
+    await page.getByText('No attempt matches these filters.').waitFor();
+    await expectAccessible(page, 'delivery log filtered');
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await eventually('the whole log again', async () => (await logRows().count()) === 2);
   });
 
   it('pauses the endpoint: a test event then reaches nobody and the log stays as it was', async () => {
@@ -135,10 +196,20 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     await page.getByRole('button', { name: /^Resume / }).waitFor();
     await page.getByRole('link', { name: 'Delivery log' }).click();
     await eventually('the log', async () => (await logRows().count()) === 2);
+    // The page says the endpoint is paused, how to resume, and what a test event will (not) do.
+    expect(await page.getByTestId('paused-notice').textContent()).toMatch(
+      /This endpoint is paused\..*not kept for later/,
+    );
+    await page.getByRole('button', { name: 'Resume this endpoint' }).waitFor();
+    expect(await page.getByTestId('test-outcome').textContent()).toMatch(
+      /not sent to it, now or after it is resumed/,
+    );
+    await expectAccessible(page, 'paused endpoint’s log');
+    await screenshot(page, 'delivery-log-paused', shots);
     const before = receiver.arrivals.length;
     const requestsBefore = receiver.refused;
     await page.getByRole('button', { name: 'Send test event' }).click();
-    await page.getByText(/^Sent message\.received/).waitFor();
+    await page.getByText(/^Sent message\.received.*This endpoint is paused/).waitFor();
     // Longer than a worker poll (200 ms) plus a log poll (1.5 s) plus a delivery.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(receiver.arrivals.length).toBe(before);
@@ -149,6 +220,7 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
   it('logs out, then by keyboard alone logs in, is refused a wrong step-up code in words, and passes with the right one', async () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    await expectAccessible(page, 'log-in');
     // Keyboard only from here: Tab to the first field, type, Tab, type, Enter.
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('email');
@@ -192,6 +264,22 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     await page.getByLabel('Deliver webhooks').focus();
     await page.keyboard.press('Space');
     await expect.poll(() => page.getByLabel('Deliver webhooks').isChecked()).toBe(true);
+  });
+
+  it('deletes an endpoint after confirming: its log page says it was removed and keeps the log', async () => {
+    const link = page.getByRole('link', { name: 'Delivery log' }).first();
+    const logPath = await link.getAttribute('href');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page
+      .getByRole('button', { name: /^Delete / })
+      .first()
+      .click();
+    await expect.poll(() => page.getByRole('link', { name: 'Delivery log' }).count()).toBe(1);
+    await page.goto(`${service.baseUrl}/${logPath}`);
+    await page.getByRole('heading', { name: 'Removed endpoint' }).waitFor();
+    await eventually('the kept log', async () => (await logRows().count()) === 2);
+    expect(await page.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
+    await expectAccessible(page, 'removed endpoint’s log');
     expect(watch.errors).toEqual([]);
   });
 });

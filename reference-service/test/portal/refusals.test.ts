@@ -61,10 +61,12 @@ describe('the portal refuses in the browser', { timeout: 60_000 }, () => {
     const member = await (await browser.newContext()).newPage();
     await member.goto(link);
     await member.getByRole('heading', { name: 'Join the workspace' }).waitFor();
+    await expectAccessible(member, 'joining by invite');
     await member.getByLabel(/^Password/).fill('another long pass phrase');
     await member.getByRole('button', { name: 'Join' }).click();
     await member.getByRole('heading', { name: 'Set up MFA' }).waitFor();
     await enrolMfa(member, (secret) => authenticator(secret).next());
+    await expectAccessible(member, 'MFA is on');
 
     await member.goto(`${service.baseUrl}/#/keys`);
     // The picker offers the member's own permissions only.

@@ -80,6 +80,17 @@ export function deliveryScenarios(target: () => Target): void {
     const headers = { ...during.headers, [HEADER_NAMES.signature]: newOnly };
     expect(verify(during.body, headers, { secret: rotated })).toBeDefined();
     expect(() => verify(during.body, headers, { secret })).toThrow();
+
+    // The log's filters (ours, owned by the contract): each narrows, and they combine.
+    const approved = log.find((row) => row.event_type === 'contact.approved')!;
+    const filtered = async (filter: Parameters<typeof bob.api.webhooks.listDeliveries>[1]) =>
+      (await bob.api.webhooks.listDeliveries(endpoint.id, { limit: 10, ...filter })).deliveries;
+    expect(await filtered({ event_type: 'contact.approved' })).toEqual([approved]);
+    expect(await filtered({ event_id: approved.event_id })).toEqual([approved]);
+    expect(await filtered({ status: 'delivered' })).toEqual(log);
+    expect(await filtered({ status: 'failed' })).toEqual([]);
+    expect(await filtered({ event_id: approved.event_id, status: 'failed' })).toEqual([]);
+    expect(await filtered({ event_id: 'evt_unknown' })).toEqual([]);
   });
 
   it('the filter, the endpoint’s creation time and webhooks_enabled decide what is sent', async () => {

@@ -98,6 +98,15 @@ export function webhookScenarios(target: () => Target): void {
     expect(deleteWithBody.status).toBe(400);
     const badLimit = await rawCall(target(), owner, 'GET', `${WEBHOOKS}/${endpoint.id}/deliveries?limit=1e2`);
     expect(badLimit.status).toBe(400);
+    for (const filter of ['status=lost', 'event_type=contact.nonesuch', 'event_id=', 'colour=red']) {
+      const badFilter = await rawCall(
+        target(),
+        owner,
+        'GET',
+        `${WEBHOOKS}/${endpoint.id}/deliveries?limit=5&${filter}`,
+      );
+      expect(badFilter.status, filter).toBe(400);
+    }
     await expectApiError(
       owner.api.webhooks.setStatus('whk_000000000000000000000000', { status: 'paused' }),
       404,

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { describe } from 'zod/v4/core';
 import { pathSegment, queryInteger } from '../resources/common.js';
 import {
+  deliveryStatusSchema,
   eventFilterNameSchema,
   webhookDeliverySchema,
   webhookEndpointSchema,
@@ -135,12 +136,21 @@ export const listWebhookDeliveries = defineOperation({
   method: 'GET',
   path: '/v1/workspace/webhooks/{id}/deliveries',
   pathParams: endpointPath,
-  query: z.strictObject({ limit: queryInteger(1, 100) }),
+  // The filters are ours (the spec names `limit` only): the portal's log is filtered by the service, so
+  // that a row older than the newest hundred can still be found. They combine; each narrows the log.
+  query: z.strictObject({
+    limit: queryInteger(1, 100),
+    status: z.optional(deliveryStatusSchema.check(describe('Only attempts with this status.'))),
+    event_type: z.optional(eventFilterNameSchema.check(describe('Only attempts of this event type.'))),
+    event_id: z.optional(
+      z.string().check(z.minLength(1), z.maxLength(64), describe('Only the attempt of this event.')),
+    ),
+  }),
   body: null,
   success: { status: 200, schema: z.strictObject({ deliveries: z.array(webhookDeliverySchema) }) },
   errors: VALIDATED,
   permission: 'service:workspace:admin',
   action: 'webhook:read',
   flags: { suspended: false, idempotent: false, stepUp: false },
-  summary: 'Read an endpoint’s delivery log, newest first.',
+  summary: 'Read an endpoint’s delivery log, newest first; optionally only one status, event type or event.',
 });

@@ -3,6 +3,7 @@ export * from './contacts.js';
 export * from './credentials.js';
 export * from './cross-site.js';
 export * from './delivery.js';
+export * from './delivery-log.js';
 export * from './display-text.js';
 export * from './idempotency.js';
 export * from './ids.js';

@@ -1,4 +1,10 @@
-import { EVENT_TYPES, endpointCapRefusal, rotationOutcome } from '@svc-kit/contract';
+import {
+  DELIVERY_FILTER_WINDOW,
+  EVENT_TYPES,
+  endpointCapRefusal,
+  passesDeliveryFilter,
+  rotationOutcome,
+} from '@svc-kit/contract';
 import { invalid, notFound, Refusal } from '../http/refusal.js';
 import type { EndpointRow, SandboxStore } from '../state/model.js';
 import { deliveriesOf, endpointRecord, liveEndpoints } from '../state/records.js';
@@ -74,7 +80,11 @@ export const webhookBehaviours = {
     // A removed endpoint keeps its log; an id that was never an endpoint and has no log is unknown.
     const known = store.endpoints.has(params.id) || store.deliveries.some((d) => d.endpoint_id === params.id);
     if (!known) throw notFound('webhook endpoint');
-    return { status: 200, body: { deliveries: deliveriesOf(store, params.id).slice(0, query.limit) } };
+    // Status and type look at the newest attempts only; an event id finds its attempt at any age.
+    const log = deliveriesOf(store, params.id);
+    const searched = query.event_id === undefined ? log.slice(0, DELIVERY_FILTER_WINDOW) : log;
+    const deliveries = searched.filter((row) => passesDeliveryFilter(row, query));
+    return { status: 200, body: { deliveries: deliveries.slice(0, query.limit) } };
   },
 } satisfies Pick<
   Behaviours,

@@ -45,7 +45,7 @@ export interface MemberRow {
 }
 
 /** One call to an account route; a refusal becomes a `PortalError` carrying the error body's words. */
-async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json' } };
   if (body !== undefined) {
     init.body = JSON.stringify(body);

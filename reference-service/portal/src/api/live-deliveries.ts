@@ -1,8 +1,11 @@
 import { APIError } from '@svc-kit/client';
-import type { WebhookDelivery } from '@svc-kit/contract';
+import type { QueryOf, WebhookDelivery } from '@svc-kit/contract';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Problem, toProblem } from './problem.js';
 import { api } from './service.js';
+
+/** The log's optional filters (the contract's members of listWebhookDeliveries' query). */
+export type DeliveryFilter = Omit<QueryOf<'listWebhookDeliveries'>, 'limit'>;
 
 /** How often the open log asks again. An unchanged log costs a 304 with no body. */
 export const POLL_MS = 1500;
@@ -11,13 +14,16 @@ export const POLL_MS = 1500;
  * An endpoint's delivery log, kept live by polling listWebhookDeliveries with `If-None-Match` (the
  * choice and its reasons are on docs/guide/open-choices.md). Polling pauses while the tab is hidden.
  */
-export function useLiveDeliveries(endpointId: string, limit = 50) {
+export function useLiveDeliveries(endpointId: string, filter: DeliveryFilter = {}, limit = 50) {
   const [deliveries, setDeliveries] = useState<WebhookDelivery[] | undefined>(undefined);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [checkedAt, setCheckedAt] = useState<number | undefined>(undefined);
   const etag = useRef<string | undefined>(undefined);
 
+  const { status, event_type, event_id } = filter;
   useEffect(() => {
+    // Another filter is another answer: its tag must not be sent for it.
+    etag.current = undefined;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const controller = new AbortController();
@@ -26,7 +32,7 @@ export function useLiveDeliveries(endpointId: string, limit = 50) {
         try {
           const headers: Record<string, string> = etag.current ? { 'if-none-match': etag.current } : {};
           const { data, response } = await api.webhooks
-            .listDeliveries(endpointId, { limit }, { headers, signal: controller.signal })
+            .listDeliveries(endpointId, { limit, ...filter }, { headers, signal: controller.signal })
             .withResponse();
           etag.current = response.headers.get('etag') ?? undefined;
           setDeliveries(data.deliveries);
@@ -47,7 +53,7 @@ export function useLiveDeliveries(endpointId: string, limit = 50) {
       controller.abort();
       clearTimeout(timer);
     };
-  }, [endpointId, limit]);
+  }, [endpointId, limit, status, event_type, event_id]);
 
   return { deliveries, problem, checkedAt };
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { account, type SessionInfo } from '../api/account.js';
 import { ShownOnce } from '../ui/copy-button.js';
+import { NewPasswordField } from '../ui/new-password.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
 import { useAction } from '../ui/use-action.js';
@@ -54,16 +55,7 @@ function PasswordForm({ email }: { email: string }) {
         value={current}
         onInput={(e) => setCurrent(e.currentTarget.value)}
       />
-      <label for="new-password">New password (at least 12 characters)</label>
-      <input
-        id="new-password"
-        type="password"
-        autoComplete="new-password"
-        required
-        minLength={12}
-        value={next}
-        onInput={(e) => setNext(e.currentTarget.value)}
-      />
+      <NewPasswordField id="new-password" label="New password" email={email} value={next} onInput={setNext} />
       <ProblemNote problem={problem} />
       <p role="status">{done}</p>
       <button type="submit" disabled={busy}>

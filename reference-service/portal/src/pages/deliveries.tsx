@@ -1,29 +1,36 @@
-import { EVENT_TYPES } from '@svc-kit/contract';
-import { useState } from 'preact/hooks';
-import { account, type SessionInfo } from '../api/account.js';
-import { useLiveDeliveries } from '../api/live-deliveries.js';
+import type { WebhookDelivery } from '@svc-kit/contract';
+import { useEffect, useState } from 'preact/hooks';
+import type { SessionInfo } from '../api/account.js';
+import { type DeliveryFilter, useLiveDeliveries } from '../api/live-deliveries.js';
+import { api } from '../api/service.js';
+import { type Activity, type ActivityWindow, webhookExtras } from '../api/webhook-extras.js';
+import { ActivityChart } from '../ui/activity-chart.js';
 import { ProblemNote } from '../ui/problem-note.js';
-import { Table } from '../ui/table.js';
-import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
+import { LogFilters, LogTable } from './delivery-log.js';
+import { type EndpointState, EndpointSummary } from './endpoint-summary.js';
+import { TestEventForm } from './test-event-form.js';
 
-/** One endpoint's delivery log, newest first, updated without reload; and the sandbox's test event. */
+/**
+ * One endpoint's page: where it stands, its activity, the sandbox's test event, and its delivery log
+ * (newest first, filtered on the service, updated without reload), each attempt openable.
+ */
 export function DeliveriesPage({ endpointId, session }: { endpointId: string; session: SessionInfo }) {
-  const { deliveries, problem, checkedAt } = useLiveDeliveries(endpointId);
-  const [type, setType] = useState<string>(EVENT_TYPES[0] ?? '');
-  const [identity, setIdentity] = useState(session.identities[0]?.slug ?? '');
-  const [sent, setSent] = useState('');
-  const trigger = useAction();
-
-  const send = async (event: Event) => {
-    event.preventDefault();
-    setSent('');
-    const answer = await trigger.run(() =>
-      account.sendTestEvent({ type, ...(identity ? { identity } : {}) }),
-    );
-    const id = (answer as { event?: { id?: string } } | undefined)?.event?.id;
-    if (answer) setSent(`Sent ${type}${id ? ` as ${id}` : ''}; its delivery appears below.`);
-  };
+  const [filter, setFilter] = useState<DeliveryFilter>({});
+  const { deliveries, problem, checkedAt } = useLiveDeliveries(endpointId, filter);
+  const [state, setState] = useState<EndpointState>({ kind: 'loading' });
+  const load = useAction();
+  const reload = () =>
+    load.run(async () => {
+      const list = await api.webhooks.list();
+      const endpoint = list.endpoints.find((e) => e.id === endpointId);
+      setState(endpoint ? { kind: 'live', endpoint, deliveryOn: list.enabled } : { kind: 'removed' });
+    });
+  useEffect(() => {
+    void reload();
+  }, [endpointId]);
+  const filtered = Object.keys(filter).length > 0;
+  const title = state.kind === 'live' ? state.endpoint.url : endpointId;
 
   return (
     <main id="main">
@@ -31,68 +38,50 @@ export function DeliveriesPage({ endpointId, session }: { endpointId: string; se
         <a href="#/webhooks">← Webhook endpoints</a>
       </p>
       <h1>
-        Delivery log of <code>{endpointId}</code>
+        Delivery log of <code class="break">{title}</code>
       </h1>
-      <form onSubmit={send} class="card" aria-labelledby="test-title">
-        <h2 id="test-title">Send a test event</h2>
-        <p class="muted">
-          The sandbox emits a catalogued event with sample data, signed and delivered like a real one.
-        </p>
-        <label for="test-type">Event type</label>
-        <select id="test-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
-          {EVENT_TYPES.map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-        </select>
-        <label for="test-identity">Identity</label>
-        <select id="test-identity" value={identity} onChange={(e) => setIdentity(e.currentTarget.value)}>
-          {session.identities.map(({ slug }) => (
-            <option key={slug} value={slug}>
-              {slug}
-            </option>
-          ))}
-        </select>
-        <button type="submit" disabled={trigger.busy}>
-          Send test event
-        </button>
-        <p role="status">{sent}</p>
-        <ProblemNote problem={trigger.problem} />
-      </form>
+      <ProblemNote problem={load.problem} />
+      <EndpointSummary endpointId={endpointId} state={state} onChanged={reload} />
+      <ActivitySection endpointId={endpointId} log={deliveries} />
+      <TestEventForm session={session} state={state} />
       <h2 id="log-title">Attempts, newest first</h2>
+      <LogFilters filter={filter} onChange={setFilter} />
       <p class="muted" aria-live="off">
         Live: checked {checkedAt ? new Date(checkedAt).toLocaleTimeString() : '…'}
       </p>
       <ProblemNote problem={problem} />
-      <Table
-        columns={['When', 'Event', 'Attempt', 'Status', 'HTTP', 'Latency', 'Answer (first 500 bytes)']}
-        rows={deliveries?.length}
-        empty="No delivery yet."
-        labelledBy="log-title"
-        testId="delivery-log"
-      >
-        {deliveries?.map((d) => (
-          <tr key={d.id} data-event-id={d.event_id} data-status={d.status}>
-            <td>{when(d.created_at)}</td>
-            <td>
-              <code>{d.event_type}</code>
-              <br />
-              <code class="muted">{d.event_id}</code>
-            </td>
-            <td>{d.attempt}</td>
-            <td>
-              {d.status}
-              {d.next_attempt_at !== null && ` (next try ${when(d.next_attempt_at)})`}
-            </td>
-            <td>{d.http_status ?? '—'}</td>
-            <td>{d.latency_ms === null ? '—' : `${Math.round(d.latency_ms)} ms`}</td>
-            <td>
-              <pre class="excerpt">{d.response_excerpt ?? ''}</pre>
-            </td>
-          </tr>
+      {deliveries !== undefined &&
+        (deliveries.length === 0 ? (
+          <p>{filtered ? 'No attempt matches these filters.' : 'No delivery yet.'}</p>
+        ) : (
+          <LogTable endpointId={endpointId} deliveries={deliveries} />
         ))}
-      </Table>
     </main>
+  );
+}
+
+/** The chart, read again whenever the live log shows a change (a new copy of the log arrived). */
+function ActivitySection({ endpointId, log }: { endpointId: string; log: WebhookDelivery[] | undefined }) {
+  const [period, setPeriod] = useState<ActivityWindow>('1h');
+  const [activity, setActivity] = useState<Activity | undefined>(undefined);
+  const load = useAction();
+  useEffect(() => {
+    void load.run(async () => setActivity(await webhookExtras.activity(endpointId, period)));
+  }, [endpointId, period, log]);
+  return (
+    <section class="card" aria-labelledby="activity-title">
+      <h2 id="activity-title">Activity</h2>
+      <label for="activity-window">Period</label>
+      <select
+        id="activity-window"
+        value={period}
+        onChange={(e) => setPeriod(e.currentTarget.value as ActivityWindow)}
+      >
+        <option value="1h">last hour, per minute</option>
+        <option value="24h">last 24 hours, per half hour</option>
+      </select>
+      <ProblemNote problem={load.problem} />
+      {activity && <ActivityChart activity={activity} />}
+    </section>
   );
 }

@@ -55,21 +55,36 @@ export function KeysPage({ session }: { session: SessionInfo }) {
           onInput={(e) => setName(e.currentTarget.value)}
         />
         <fieldset>
-          <legend>Scopes (your permissions)</legend>
+          <legend>Scopes (your permissions): what the key may do</legend>
           {own.map((scope) => (
-            <label class="inline" key={scope}>
-              <input
-                type="checkbox"
-                checked={scopes.includes(scope)}
-                onChange={(e) => toggle(scope, e.currentTarget.checked)}
-              />
-              <code>{scope}</code>
-            </label>
+            <div class="scope" key={scope}>
+              <label class="inline">
+                <input
+                  type="checkbox"
+                  checked={scopes.includes(scope)}
+                  aria-describedby={`scope-${scope.replaceAll(':', '-')}`}
+                  onChange={(e) => toggle(scope, e.currentTarget.checked)}
+                />
+                <code>{scope}</code>
+              </label>
+              <span id={`scope-${scope.replaceAll(':', '-')}`} class="muted">
+                {SCOPE_ALLOWS[scope]}
+              </span>
+            </div>
           ))}
         </fieldset>
-        <button type="submit" disabled={mint.busy || scopes.length === 0}>
+        <button
+          type="submit"
+          disabled={mint.busy || scopes.length === 0}
+          aria-describedby={scopes.length === 0 ? 'mint-why' : undefined}
+        >
           Mint key
         </button>
+        {scopes.length === 0 && (
+          <p id="mint-why" class="muted" data-testid="mint-why">
+            Tick at least one scope to mint a key: a key with no scope could do nothing.
+          </p>
+        )}
         <ProblemNote problem={mint.problem} />
       </form>
       {minted && <ShownOnce title="API key" value={minted.api_key} testId="api-key" />}
@@ -108,3 +123,20 @@ export function KeysPage({ session }: { session: SessionInfo }) {
     </main>
   );
 }
+
+/**
+ * What each permission lets a key do, by the operations that require it (the contract's table of
+ * operations and the service's own routes). Typed by the contract's list: a new permission must be
+ * described here before the portal builds.
+ */
+const SCOPE_ALLOWS: Record<Permission, string> = {
+  'service:workspace:admin':
+    'webhook endpoints, their secrets and delivery logs, the workspace’s delivery switch, API keys, members, test events and svc-webhooks listen',
+  'service:contacts:read': 'read an identity’s contacts, their tools and its own contact card',
+  'service:contacts:manage':
+    'request, approve, reject, update, block, unblock, rename, refresh and remove contacts',
+  'service:contacts:trust': 'set how far a contact is trusted',
+  'service:messages:send': 'call a contact’s tools on an identity’s behalf',
+  'service:identities:read': 'read an identity’s integrations and what each exposes',
+  'service:identities:manage': 'create, authorize, expose and remove integrations',
+};

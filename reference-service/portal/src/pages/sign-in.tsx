@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { account } from '../api/account.js';
+import { NewPasswordField } from '../ui/new-password.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useAction } from '../ui/use-action.js';
 
@@ -40,9 +41,7 @@ export function SignInPage({
   return (
     <main id="main" class="narrow">
       <h1>{invite ? 'Join the workspace' : signup ? 'Create your sandbox account' : 'Log in'}</h1>
-      {invite && (
-        <p>You were invited to a workspace. Choose your password (at least 12 characters) to join it.</p>
-      )}
+      {invite && <p>You were invited to a workspace. Choose your password to join it.</p>}
       {signup && (
         <p>
           Sign-up creates your own sandbox workspace with webhook delivery on and two identities to try
@@ -63,16 +62,27 @@ export function SignInPage({
             />
           </>
         )}
-        <label for="password">Password{signup || invite ? ' (at least 12 characters)' : ''}</label>
-        <input
-          id="password"
-          type="password"
-          autoComplete={signup || invite ? 'new-password' : 'current-password'}
-          required
-          minLength={signup || invite ? 12 : 1}
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-        />
+        {signup || invite ? (
+          <NewPasswordField
+            id="password"
+            label="Password"
+            email={email}
+            value={password}
+            onInput={setPassword}
+          />
+        ) : (
+          <>
+            <label for="password">Password</label>
+            <input
+              id="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          </>
+        )}
         {signup && (
           <>
             <label for="workspace-name">Workspace name (optional)</label>

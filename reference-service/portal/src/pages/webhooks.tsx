@@ -1,7 +1,14 @@
-import type { EventType, WebhookEndpoint, WebhookList } from '@svc-kit/contract';
+import {
+  type EventType,
+  ROTATION_OVERLAP_MS,
+  type WebhookEndpoint,
+  type WebhookList,
+} from '@svc-kit/contract';
 import { useEffect, useState } from 'preact/hooks';
 import { account, type SessionInfo } from '../api/account.js';
 import { api } from '../api/service.js';
+import { type Activity, webhookExtras } from '../api/webhook-extras.js';
+import { ActivityChart } from '../ui/activity-chart.js';
 import { ShownOnce } from '../ui/copy-button.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
@@ -40,6 +47,7 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
     }
   };
   const rotate = async (endpoint: WebhookEndpoint) => {
+    if (!confirm(rotationWarning(endpoint))) return;
     const rotated = await act.run(() => guard(() => api.webhooks.rotateSecret(endpoint.id)));
     if (rotated) {
       setSecret({
@@ -128,7 +136,7 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
       )}
       <h2>Endpoints</h2>
       <Table
-        columns={['URL', 'Events', 'Status', 'Rotation', 'Actions']}
+        columns={['URL', 'Events', 'Status', 'Last hour', 'Rotation', 'Actions']}
         rows={list?.endpoints.length}
         empty="No endpoints yet."
       >
@@ -139,8 +147,13 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
             </td>
             <td>{endpoint.events.length === 0 ? 'every event' : endpoint.events.join(', ')}</td>
             <td>
-              {endpoint.status}
+              <span class={endpoint.status === 'paused' ? 'badge badge-paused' : 'badge badge-active'}>
+                {endpoint.status}
+              </span>
               {endpoint.consecutive_failures > 0 && ` (${endpoint.consecutive_failures} failures in a row)`}
+            </td>
+            <td>
+              <EndpointSparkline endpointId={endpoint.id} />
             </td>
             <td>
               {endpoint.rotating_until === null
@@ -182,4 +195,34 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
       </Table>
     </main>
   );
+}
+
+/**
+ * What rotating does, asked before it is done (it cannot be undone). The overlap is the contract's; a
+ * rotation during an overlap keeps the original secret's end and drops the one shown at the last rotation
+ * (store/queries/webhook-endpoints.ts, rotateEndpointSecret).
+ */
+function rotationWarning(endpoint: WebhookEndpoint): string {
+  const hours = ROTATION_OVERLAP_MS / 3_600_000;
+  if (endpoint.rotating_until === null)
+    return (
+      `Rotate the signing secret of ${endpoint.url}?\n\n` +
+      `A new secret is made and shown once. For the next ${hours} hours every delivery is signed with both ` +
+      'the new and the current secret (two v1 values), so the receiver keeps verifying while you switch it ' +
+      'to the new one; after that only the new secret signs.'
+    );
+  return (
+    `Rotate the signing secret of ${endpoint.url} again?\n\n` +
+    'A rotation is already under way: the secret shown at the last rotation stops signing at once and a ' +
+    `new one replaces it; the original secret keeps signing until ${when(endpoint.rotating_until)}.`
+  );
+}
+
+/** The endpoint's last hour at a glance, in the list (the log page has the full chart). */
+function EndpointSparkline({ endpointId }: { endpointId: string }) {
+  const [activity, setActivity] = useState<Activity | undefined>(undefined);
+  useEffect(() => {
+    webhookExtras.activity(endpointId, '1h').then(setActivity, () => setActivity(undefined));
+  }, [endpointId]);
+  return activity ? <ActivityChart activity={activity} compact /> : null;
 }

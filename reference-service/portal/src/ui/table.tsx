@@ -11,6 +11,7 @@ export function Table({
   children,
   labelledBy,
   testId,
+  grouped = false,
 }: {
   columns: string[];
   rows: number | undefined;
@@ -18,6 +19,8 @@ export function Table({
   children: ComponentChildren;
   labelledBy?: string;
   testId?: string;
+  /** The children are `<tbody>` groups of their own (a row with its detail), not rows. */
+  grouped?: boolean;
 }) {
   if (rows === undefined) return null;
   if (rows === 0) return <p>{empty}</p>;
@@ -32,7 +35,7 @@ export function Table({
           ))}
         </tr>
       </thead>
-      <tbody>{children}</tbody>
+      {grouped ? children : <tbody>{children}</tbody>}
     </table>
   );
 }

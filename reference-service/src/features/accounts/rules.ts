@@ -11,25 +11,13 @@ import { base32Encode } from '../../domain/totp.js';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-export const PASSWORD_MIN_LENGTH = 12;
-/** scrypt reads any length, but nobody types more; a cap keeps a 1 MiB "password" from being hashed. */
-export const PASSWORD_MAX_LENGTH = 256;
-
-/** Why a password is refused, in words for the person; `undefined` when it is acceptable. */
-export function passwordProblem(password: string, email: string): string | undefined {
-  const length = [...password].length;
-  if (length < PASSWORD_MIN_LENGTH) return `the password needs at least ${PASSWORD_MIN_LENGTH} characters`;
-  if (length > PASSWORD_MAX_LENGTH) return `the password may have at most ${PASSWORD_MAX_LENGTH} characters`;
-  // A lone surrogate becomes U+FFFD when hashed: twelve different ones would all be one password.
-  if (/\p{Cs}/u.test(password)) return 'the password contains characters that are not valid text';
-  if (new Set(password).size < 4) return 'the password repeats too few different characters';
-  const lowered = password.toLowerCase();
-  const local = email.split('@')[0] ?? email;
-  // A short local part ("a@b.co") would forbid every password holding its letter: only the whole address then.
-  if (lowered.includes(email) || (local.length >= 4 && lowered.includes(local)))
-    return 'the password must not contain the e-mail address';
-  return undefined;
-}
+// The password policy has a module of its own, without imports: the portal states and checks the same rules.
+export {
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  PASSWORD_RULES,
+  passwordProblem,
+} from './password-policy.js';
 
 /**
  * E-mails are compared in NFKC, trimmed and in lower case: `Ann@X.example`, `ann@x.example` and the same

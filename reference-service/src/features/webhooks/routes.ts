@@ -59,7 +59,11 @@ export function webhookRoutes(deps: WebhooksDeps) {
     listWebhookDeliveries: {
       transaction: 'none',
       run: async ({ db, workspace, params, query }) => {
-        const deliveries = await service.deliveries(db, workspace.id, params.id, query.limit);
+        const deliveries = await service.deliveries(db, workspace.id, params.id, query.limit, {
+          status: query.status,
+          eventType: query.event_type,
+          eventId: query.event_id,
+        });
         return answer('listWebhookDeliveries', 200, { deliveries });
       },
     },

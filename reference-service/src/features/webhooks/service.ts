@@ -6,7 +6,7 @@ import { newId } from '../../domain/ids.js';
 import { localTargetHint } from '../../domain/local-targets.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import type { Db, Queryable } from '../../store/db.js';
-import { listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
+import { type DeliveryLogFilter, listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
   countEndpointsLocked,
   insertEndpoint,
@@ -111,14 +111,18 @@ export async function remove(db: Queryable, workspaceId: string, id: string, now
   if (!(await removeEndpoint(db, workspaceId, id, now))) throw notFound();
 }
 
-/** The newest deliveries of an endpoint as the API shows them; a removed endpoint's log stays readable. */
+/**
+ * The newest deliveries of an endpoint as the API shows them, optionally filtered; a removed endpoint's log
+ * stays readable.
+ */
 export async function deliveries(
   db: Queryable,
   workspaceId: string,
   id: string,
   limit: number,
+  filter: DeliveryLogFilter = {},
 ): Promise<WebhookDelivery[]> {
-  const rows = await listNewestDeliveries(db, workspaceId, id, limit);
+  const rows = await listNewestDeliveries(db, workspaceId, id, limit, filter);
   if (!rows) throw notFound();
   return rows.map(deliveryRecord);
 }

@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '@svc-kit/contract';
+import { DELIVERY_FILTER_WINDOW, type DeliveryStatus } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 
 export interface WebhookDeliveryRow {
@@ -48,35 +48,67 @@ export type WebhookDeliveryView = Omit<WebhookDeliveryRow, 'workspace_id' | 'sta
   status: DeliveryStatus;
 };
 
+/** The optional filters of the log (the contract's, on listWebhookDeliveries). */
+export interface DeliveryLogFilter {
+  status?: string | undefined;
+  eventType?: string | undefined;
+  eventId?: string | undefined;
+}
+
 /**
- * The endpoint (any row: a removed endpoint's log stays readable) with its newest deliveries joined, so
- * that one statement tells a missing endpoint (no row) from an empty log (one row of nulls).
+ * The newest deliveries of the endpoint that pass the filters. A filter by event id is a primary-key
+ * lookup (a delivery's id is made from its event and endpoint, migration 0017), so it finds its row at
+ * any age; status and type are tested on the newest `DELIVERY_FILTER_WINDOW` rows only (the contract's
+ * bound, a constant of the text), so a filtered read of a long log costs at most that many rows of the log's index.
  */
-const NEWEST_DELIVERIES = `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
+function newestSql(filter: DeliveryLogFilter): { sql: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const param = (value: unknown) => `$${values.push(value) + 3}`;
+  const tests: string[] = [];
+  if (filter.status !== undefined) tests.push(`status = ${param(filter.status)}`);
+  if (filter.eventType !== undefined) tests.push(`event_type = ${param(filter.eventType)}`);
+  const where = tests.length === 0 ? '' : `WHERE ${tests.join(' AND ')}`;
+  const source =
+    filter.eventId !== undefined
+      ? `SELECT * FROM webhook_deliveries
+          WHERE id = webhook_delivery_id(${param(filter.eventId)}, e.id)
+            AND workspace_id = e.workspace_id AND endpoint_id = e.id`
+      : `SELECT * FROM webhook_deliveries
+          WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
+          ORDER BY created_at DESC, id DESC LIMIT ${tests.length === 0 ? '$3' : Math.trunc(DELIVERY_FILTER_WINDOW)}`;
+  // The endpoint (any row: a removed endpoint's log stays readable) with its newest deliveries joined, so
+  // that one statement tells a missing endpoint (no row) from an empty log (one row of nulls).
+  const sql = `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
          d.latency_ms, d.response_excerpt, d.next_attempt_at, d.created_at
     FROM webhook_endpoints e
     LEFT JOIN LATERAL (
-      SELECT * FROM webhook_deliveries
-       WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
+      SELECT * FROM (${source}) w ${where}
        ORDER BY created_at DESC, id DESC LIMIT $3
     ) d ON true
    WHERE e.workspace_id = $1 AND e.id = $2
    ORDER BY d.created_at DESC, d.id DESC`;
+  return { sql, values };
+}
 
 /**
  * The newest deliveries of an endpoint of the workspace, removed or not, newest first with ties broken by
- * id (a total order, stable between calls); `undefined` when the workspace has no such endpoint.
+ * id (a total order, stable between calls), only those passing `filter`; `undefined` when the workspace
+ * has no such endpoint.
  */
 export async function listNewestDeliveries(
   db: Queryable,
   workspaceId: string,
   endpointId: string,
   limit: number,
+  filter: DeliveryLogFilter = {},
 ): Promise<WebhookDeliveryView[] | undefined> {
-  const rows = await db.query<WebhookDeliveryView | { [K in keyof WebhookDeliveryView]: null }>(
-    NEWEST_DELIVERIES,
-    [workspaceId, endpointId, limit],
-  );
+  const { sql, values } = newestSql(filter);
+  const rows = await db.query<WebhookDeliveryView | { [K in keyof WebhookDeliveryView]: null }>(sql, [
+    workspaceId,
+    endpointId,
+    limit,
+    ...values,
+  ]);
   if (rows.length === 0) return undefined;
   return rows.filter((row): row is WebhookDeliveryView => row.id !== null);
 }

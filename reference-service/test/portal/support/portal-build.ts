@@ -13,8 +13,12 @@ const DIST = join(SERVICE, 'dist/portal');
 /** Earlier test builds, one folder per hash of their sources, so an unchanged portal is never rebuilt. */
 const CACHE = join(SERVICE, 'node_modules/.cache/svc-portal');
 
-/** Everything the bundle is made from: the portal's own files and the built workspace packages it imports. */
+/**
+ * Everything the bundle is made from: the portal's own files, the built workspace packages it imports, and
+ * the one module of the service it shares (the password rules it states and checks).
+ */
 const SOURCES = ['reference-service/portal', 'packages/client/dist', 'packages/contract/dist'];
+const SHARED_FILES = ['reference-service/src/features/accounts/password-policy.ts'];
 
 async function files(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
@@ -26,7 +30,7 @@ async function files(dir: string): Promise<string[]> {
 
 async function sourceFiles(): Promise<string[]> {
   const lists = await Promise.all(SOURCES.map((dir) => files(join(ROOT, dir))));
-  return lists.flat();
+  return [...lists.flat(), ...SHARED_FILES.map((file) => join(ROOT, file))];
 }
 
 async function newestChange(paths: string[]): Promise<number> {

@@ -1,0 +1,42 @@
+import type { WebhookDelivery } from '@svc-kit/contract';
+import { send } from './account.js';
+
+// The service routes of the webhook pages beside the contract (reference-service/src/features/webhooks/
+// portal-routes.ts): what an attempt sent, and an endpoint's activity for its chart.
+
+export interface SentRequest {
+  delivery: WebhookDelivery;
+  url: string;
+  /** The headers as the worker builds them, the signature's values elided; the body as stored (null once removed). */
+  request: { method: string; headers: Record<string, string>; body: string | null };
+}
+
+export type ActivityWindow = '1h' | '24h';
+
+export interface ActivityBucket {
+  start: number;
+  /** Attempts per delivery status (absent: none). */
+  attempts: Record<string, number>;
+  latency_p50_ms: number | null;
+  latency_max_ms: number | null;
+}
+
+export interface Activity {
+  window: ActivityWindow;
+  since: number;
+  bucket_ms: number;
+  buckets: ActivityBucket[];
+  truncated: boolean;
+}
+
+const endpointPath = (id: string) => `/v1/workspace/webhooks/${encodeURIComponent(id)}`;
+
+export const webhookExtras = {
+  sentRequest: (endpointId: string, deliveryId: string) =>
+    send<SentRequest>(
+      'GET',
+      `${endpointPath(endpointId)}/deliveries/${encodeURIComponent(deliveryId)}/request`,
+    ),
+  activity: (endpointId: string, window: ActivityWindow) =>
+    send<Activity>('GET', `${endpointPath(endpointId)}/activity?window=${window}`),
+};

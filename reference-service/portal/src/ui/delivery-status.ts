@@ -1,0 +1,29 @@
+import { DELIVERY_STATUSES } from '@svc-kit/contract';
+
+/**
+ * How the portal names a delivery status. Known values get words; a value the contract adds later is shown
+ * as it is (and drawn in the chart's "other" colour) until it gets its own words here.
+ */
+const LABELS: Record<string, string> = {
+  pending: 'waiting to be sent',
+  sending: 'being sent',
+  delivered: 'delivered',
+  failed: 'failed',
+  abandoned: 'abandoned (the service stopped before an answer)',
+};
+
+export function statusLabel(status: string): string {
+  return LABELS[status] ?? status;
+}
+
+/** The CSS class that colours a status (styles.css `.st-*`); unknown values share `st-other`. */
+export function statusClass(status: string): string {
+  return (DELIVERY_STATUSES as readonly string[]).includes(status) ? `st-${status}` : 'st-other';
+}
+
+/** Statuses in the order a chart stacks them: the contract's order, then any others by name. */
+export function statusOrder(statuses: Iterable<string>): string[] {
+  const known = DELIVERY_STATUSES as readonly string[];
+  const others = [...new Set(statuses)].filter((s) => !known.includes(s)).sort();
+  return [...known, ...others];
+}

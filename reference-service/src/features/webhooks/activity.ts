@@ -1,0 +1,60 @@
+import type { ActivityRow } from '../../store/queries/delivery-activity.js';
+
+/**
+ * The portal's activity chart, without I/O: which windows it offers, and the buckets it draws. Every
+ * delivery status is counted under its own name, so a status the contract adds later is drawn too.
+ */
+export const ACTIVITY_WINDOWS = {
+  '1h': { bucketMs: 60_000, buckets: 60 },
+  '24h': { bucketMs: 30 * 60_000, buckets: 48 },
+} as const;
+export type ActivityWindow = keyof typeof ACTIVITY_WINDOWS;
+
+/** The signature header as an attempt's detail shows it: its form, never a value. */
+export const SIGNATURE_ELIDED = 't=<unix seconds>,v1=<elided>';
+
+export interface ActivityBucket {
+  start: number;
+  /** Attempts per delivery status; a status with none is absent. */
+  attempts: Record<string, number>;
+  latency_p50_ms: number | null;
+  latency_max_ms: number | null;
+}
+
+export interface ActivityChart {
+  window: ActivityWindow;
+  since: number;
+  bucket_ms: number;
+  buckets: ActivityBucket[];
+  /** True when the window held more attempts than were read: the chart shows the newest ones. */
+  truncated: boolean;
+}
+
+/** Every bucket of the window, empty ones included, in time order. */
+export function activityChart(
+  window: ActivityWindow,
+  since: number,
+  activity: { rows: ActivityRow[]; read: number },
+  maxRows: number,
+): ActivityChart {
+  const shape = ACTIVITY_WINDOWS[window];
+  const buckets: ActivityBucket[] = Array.from({ length: shape.buckets }, (_, index) => ({
+    start: since + index * shape.bucketMs,
+    attempts: {},
+    latency_p50_ms: null,
+    latency_max_ms: null,
+  }));
+  for (const row of activity.rows) {
+    // The newest instant of the window falls one past the last bucket: it is drawn in the last.
+    const bucket = buckets[Math.min(row.bucket, shape.buckets - 1)];
+    if (bucket === undefined) continue;
+    bucket.attempts[row.status] = (bucket.attempts[row.status] ?? 0) + row.attempts;
+    bucket.latency_p50_ms ??= row.latency_p50_ms;
+    bucket.latency_max_ms = maxOf(bucket.latency_max_ms, row.latency_max_ms);
+  }
+  return { window, since, bucket_ms: shape.bucketMs, buckets, truncated: activity.read >= maxRows };
+}
+
+function maxOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
+}

@@ -1,0 +1,79 @@
+import { DELIVERY_FILTER_WINDOW } from '@svc-kit/contract';
+import { HEADER_NAMES } from '@svc-kit/webhooks';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { ServiceContext } from '../../context.js';
+import { deliveryHeaders } from '../../delivery/signing.js';
+import { ServiceError } from '../../domain/errors.js';
+import { parse } from '../../http/parse.js';
+import { authorize } from '../../http/policy.js';
+import { DEFAULT_USER_AGENT } from '../../outbound/guarded-client.js';
+import { deliveryActivity, deliveryWithBody } from '../../store/queries/delivery-activity.js';
+import { ACTIVITY_WINDOWS, activityChart, SIGNATURE_ELIDED } from './activity.js';
+import { deliveryRecord } from './records.js';
+
+const deliveryPath = z.strictObject({ id: z.string().min(1).max(64), delivery: z.string().min(1).max(64) });
+const endpointPath = z.strictObject({ id: z.string().min(1).max(64) });
+const activityQuery = z.strictObject({
+  window: z.enum(Object.keys(ACTIVITY_WINDOWS) as [keyof typeof ACTIVITY_WINDOWS]).default('1h'),
+});
+
+/**
+ * Two reads of the portal's webhook pages that the contract has no operation for (service routes, like
+ * the identity card): what one attempt sent, and an endpoint's activity for its chart. Both need the
+ * permission of listWebhookDeliveries and read only the caller's workspace; neither answers a secret.
+ */
+export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const workspaceOf = async (request: FastifyRequest, now: number) =>
+    (
+      await authorize(
+        ctx.db,
+        request,
+        { permission: 'service:workspace:admin', stepUp: false, suspended: false },
+        { now, publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
+      )
+    ).workspace;
+
+  // What an attempt sent: the event's stored body (the bytes signed and sent) and the headers as the
+  // worker builds them, the signature's time and values elided (they are not kept, and would be secret-derived).
+  app.get('/v1/workspace/webhooks/:id/deliveries/:delivery/request', async (request) => {
+    const workspace = await workspaceOf(request, ctx.now());
+    const { id, delivery } = parse(deliveryPath, request.params, 'path parameters');
+    const found = await deliveryWithBody(ctx.db, workspace.id, id, delivery);
+    if (!found) throw new ServiceError('not_found', 'no such delivery of this webhook endpoint');
+    const headers = deliveryHeaders({
+      deliveryId: found.delivery.id,
+      eventId: found.delivery.event_id,
+      eventType: found.delivery.event_type,
+      body: found.body ?? '',
+      secrets: ['not used: the value is elided'],
+      timestamp: 0,
+    });
+    return {
+      delivery: deliveryRecord(found.delivery),
+      url: found.url,
+      request: {
+        method: 'POST',
+        headers: { ...headers, [HEADER_NAMES.signature]: SIGNATURE_ELIDED, 'user-agent': DEFAULT_USER_AGENT },
+        body: found.body,
+      },
+    };
+  });
+
+  // The chart: attempts per bucket and status, with latency, over the last hour or day.
+  app.get('/v1/workspace/webhooks/:id/activity', async (request) => {
+    const now = ctx.now();
+    const workspace = await workspaceOf(request, now);
+    const { id } = parse(endpointPath, request.params, 'path parameters');
+    const { window } = parse(activityQuery, request.query, 'query');
+    const shape = ACTIVITY_WINDOWS[window];
+    const since = now - shape.bucketMs * shape.buckets;
+    const activity = await deliveryActivity(ctx.db, workspace.id, id, {
+      since,
+      bucketMs: shape.bucketMs,
+      maxRows: DELIVERY_FILTER_WINDOW,
+    });
+    if (!activity) throw new ServiceError('not_found', 'no such webhook endpoint');
+    return activityChart(window, since, activity, DELIVERY_FILTER_WINDOW);
+  });
+}

@@ -1,0 +1,73 @@
+import type { Queryable } from '../db.js';
+import type { WebhookDeliveryView } from './webhook-deliveries.js';
+
+/** Attempts of one status in one bucket, with the latency of the bucket's answered attempts (all statuses). */
+export interface ActivityRow {
+  bucket: number;
+  status: string;
+  attempts: number;
+  latency_p50_ms: number | null;
+  latency_max_ms: number | null;
+}
+
+/**
+ * An endpoint's attempts since `since`, counted per bucket of `bucketMs` and per status, with the median
+ * and the longest latency of each; only the newest `maxRows` of the window are read, so a busy endpoint's
+ * chart costs a bounded part of the log's index (`webhook_deliveries_newest`). `undefined` when the
+ * workspace has no such endpoint (removed ones included: their log stays readable).
+ */
+export async function deliveryActivity(
+  db: Queryable,
+  workspaceId: string,
+  endpointId: string,
+  window: { since: number; bucketMs: number; maxRows: number },
+): Promise<{ rows: ActivityRow[]; read: number } | undefined> {
+  const found = await db.query<{ id: string }>(
+    'SELECT id FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2',
+    [workspaceId, endpointId],
+  );
+  if (found.length === 0) return undefined;
+  const rows = await db.query<ActivityRow & { read: number }>(
+    `WITH recent AS (
+       SELECT ((created_at - $3) / $4)::int AS bucket, status, latency_ms FROM webhook_deliveries
+        WHERE workspace_id = $1 AND endpoint_id = $2 AND created_at >= $3
+        ORDER BY created_at DESC, id DESC LIMIT $5
+     ), latency AS (
+       SELECT bucket, percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS latency_p50_ms,
+              max(latency_ms) AS latency_max_ms
+         FROM recent GROUP BY bucket
+     )
+     SELECT c.bucket, c.status, c.attempts, l.latency_p50_ms, l.latency_max_ms,
+            (SELECT count(*) FROM recent)::int AS read
+       FROM (SELECT bucket, status, count(*)::int AS attempts FROM recent GROUP BY 1, 2) c
+       JOIN latency l USING (bucket)
+      ORDER BY c.bucket, c.status`,
+    [workspaceId, endpointId, window.since, window.bucketMs, window.maxRows],
+  );
+  return {
+    read: rows[0]?.read ?? 0,
+    rows: rows.map(({ read: _read, ...row }) => row),
+  };
+}
+
+/** One attempt of an endpoint of the workspace, with the stored body of its event (null once removed). */
+export async function deliveryWithBody(
+  db: Queryable,
+  workspaceId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<{ delivery: WebhookDeliveryView; url: string; body: string | null } | undefined> {
+  const rows = await db.query<WebhookDeliveryView & { url: string; body: string | null }>(
+    `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
+            d.latency_ms, d.response_excerpt, d.next_attempt_at, d.created_at, e.url, ev.body
+       FROM webhook_deliveries d
+       JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
+       LEFT JOIN events ev ON ev.workspace_id = d.workspace_id AND ev.id = d.event_id
+      WHERE d.workspace_id = $1 AND d.endpoint_id = $2 AND d.id = $3`,
+    [workspaceId, endpointId, deliveryId],
+  );
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  const { url, body, ...delivery } = row;
+  return { delivery, url, body };
+}
