@@ -1,11 +1,14 @@
-// The SDK's README lists the runtimes and frameworks exactly as the matrix runs them.
-import { readFileSync } from 'node:fs';
+// The SDK's README lists the runtimes and frameworks exactly as the matrix runs them, and the matrix runs
+// the README's own code, found by its markers.
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MATRIX } from '../src/cells.mjs';
+import { readmeSources } from '../src/readme-text.mjs';
+
+const README = readFileSync(new URL('../../webhooks/README.md', import.meta.url), 'utf8');
 
 function listedInReadme(): Record<string, string[]> {
-  const readme = readFileSync(new URL('../../webhooks/README.md', import.meta.url), 'utf8');
-  const section = /<!-- runtime-matrix[^>]*-->\n([\s\S]*?)<!-- \/runtime-matrix -->/.exec(readme)?.[1];
+  const section = /<!-- runtime-matrix[^>]*-->\n([\s\S]*?)<!-- \/runtime-matrix -->/.exec(README)?.[1];
   if (section === undefined) throw new Error('packages/webhooks/README.md has no runtime-matrix table.');
   const rows = section
     .trim()
@@ -18,5 +21,25 @@ function listedInReadme(): Record<string, string[]> {
 describe('the README', () => {
   it('lists the runtimes and frameworks of the matrix, no more and no less', () => {
     expect(listedInReadme()).toEqual(MATRIX);
+  });
+
+  it('gives the matrix its first snippet, its rotation snippet and every quickstart', () => {
+    const sources = readmeSources(README);
+    const examples = readdirSync(new URL('../../webhooks/examples/', import.meta.url)).filter((name) =>
+      name.endsWith('.ts'),
+    );
+    expect(Object.keys(sources).sort()).toEqual(
+      ['first-snippet.ts', 'rotation.ts', ...examples.map((name) => `examples/${name}`)].sort(),
+    );
+    const firstBlock = /\n```ts\n([\s\S]*?)```\n/.exec(README)![1]!;
+    expect(sources['first-snippet.ts']).toContain(firstBlock.replace(/^import .*\n+/gm, ''));
+  });
+
+  it('refuses a marked first snippet that is no longer the first block', () => {
+    const moved = README.replace(
+      '## Verify a delivery',
+      '## Verify a delivery\n\n```ts\nconst x = 1;\n```\n',
+    );
+    expect(() => readmeSources(moved)).toThrow(/not the first/);
   });
 });
