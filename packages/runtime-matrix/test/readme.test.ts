@@ -1,11 +1,14 @@
-// The SDK's README lists the runtimes and frameworks exactly as the matrix runs them, and the matrix runs
-// the README's own code, found by its markers.
+// The SDK's README lists the runtimes and frameworks exactly as the matrix runs them, the matrix runs the
+// README's own code, found by its markers, and the docs' quickstart shows that code, not copies of it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MATRIX } from '../src/cells.mjs';
 import { readmeSources } from '../src/readme-text.mjs';
 
 const README = readFileSync(new URL('../../webhooks/README.md', import.meta.url), 'utf8');
+const EXAMPLES = readdirSync(new URL('../../webhooks/examples/', import.meta.url)).filter((name) =>
+  name.endsWith('.ts'),
+);
 
 function listedInReadme(): Record<string, string[]> {
   const section = /<!-- runtime-matrix[^>]*-->\n([\s\S]*?)<!-- \/runtime-matrix -->/.exec(README)?.[1];
@@ -25,11 +28,8 @@ describe('the README', () => {
 
   it('gives the matrix its first snippet, its rotation snippet and every quickstart', () => {
     const sources = readmeSources(README);
-    const examples = readdirSync(new URL('../../webhooks/examples/', import.meta.url)).filter((name) =>
-      name.endsWith('.ts'),
-    );
     expect(Object.keys(sources).sort()).toEqual(
-      ['first-snippet.ts', 'rotation.ts', ...examples.map((name) => `examples/${name}`)].sort(),
+      ['first-snippet.ts', 'rotation.ts', ...EXAMPLES.map((name) => `examples/${name}`)].sort(),
     );
     const firstBlock = /\n```ts\n([\s\S]*?)```\n/.exec(README)![1]!;
     expect(sources['first-snippet.ts']).toContain(firstBlock.replace(/^import .*\n+/gm, ''));
@@ -41,5 +41,20 @@ describe('the README', () => {
       '## Verify a delivery\n\n```ts\nconst x = 1;\n```\n',
     );
     expect(() => readmeSources(moved)).toThrow(/not the first/);
+  });
+});
+
+describe("the docs' quickstart", () => {
+  it('shows every README quickstart but Express (its own tutorial) as the file the matrix runs', () => {
+    const page = readFileSync(new URL('../../../docs/guide/quickstart.md', import.meta.url), 'utf8');
+    const section = page.slice(
+      page.indexOf('\n## Other frameworks\n'),
+      page.indexOf('\n## Keep the signing'),
+    );
+    const included = [...section.matchAll(/^<<< @\/\.\.\/packages\/webhooks\/examples\/(\S+) /gm)].map(
+      (match) => match[1],
+    );
+    expect(included.sort()).toEqual(EXAMPLES.filter((name) => name !== 'express.ts').sort());
+    expect(section).not.toMatch(/^<<< @\/snippets\//m);
   });
 });
