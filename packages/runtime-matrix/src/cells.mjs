@@ -1,87 +1,17 @@
-// Starts every cell of the matrix: one process per runtime, serving one app per framework, each on a
-// port of its own. Every start is bounded in time, and every process is ended by `stop`.
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// Starts every cell of the matrix, once prepare.mjs has run: one process per runtime, serving one app per
+// framework, each on a port of its own. Every start is bounded in time, and every process is ended by
+// `stop`.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { NEW_SECRET, SECRET } from './deliveries.mjs';
-import { README_DIR, writeReadmeModules } from './readme-text.mjs';
+import { NEXT_APP, NEXT_BIN } from './prepare.mjs';
+import { APPS, startProcess } from './processes.mjs';
 import * as runtimes from './runtimes.mjs';
 
 const require = createRequire(import.meta.url);
-const APPS = fileURLToPath(new URL('../apps/', import.meta.url));
-const NEXT_BIN = fileURLToPath(import.meta.resolve('next/dist/bin/next'));
-// Secrets for the README's code (its quickstarts, and its rotation snippet with the new secret beside the
-// current one), every server it starts on a port the system picks; and no runtime phones home (update
-// checks, telemetry): only loopback is used.
-const ENV = {
-  ...process.env,
-  SVC_WEBHOOK_SECRET: SECRET,
-  SVC_WEBHOOK_SECRET_NEW: NEW_SECRET,
-  SVC_WEBHOOK_SECRET_OLD: SECRET,
-  PORT: '0',
-  NEXT_TELEMETRY_DISABLED: '1',
-  DENO_NO_UPDATE_CHECK: '1',
-  DO_NOT_TRACK: '1',
-};
-
-/**
- * Spawns a process and resolves once `ready(line)` returns a value for a line it printed (on stdout, or
- * on fd 3 with `fd3: true`); rejects with its output if it exits or does not get ready in `timeoutMs`.
- */
-function startProcess(command, args, { cwd = APPS, env = {}, timeoutMs = 60_000, fd3 = false, ready }) {
-  const child = spawn(command, args, {
-    cwd,
-    env: { ...ENV, ...env },
-    stdio: ['ignore', 'pipe', 'pipe', ...(fd3 ? ['pipe'] : [])],
-  });
-  let output = '';
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', resolve);
-      child.kill('SIGKILL');
-    });
-  const started = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(`not ready after ${timeoutMs} ms`), timeoutMs);
-    const fail = (why) => {
-      clearTimeout(timer);
-      void stop();
-      reject(new Error(`${command} ${args.join(' ')}: ${why}\n${output.slice(-4000)}`));
-    };
-    let pending = '';
-    const onData = (chunk) => {
-      output += chunk;
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop();
-      for (const line of lines) {
-        const value = ready(line);
-        if (value !== undefined) {
-          clearTimeout(timer);
-          resolve(value);
-        }
-      }
-    };
-    (fd3 ? child.stdio[3] : child.stdout).setEncoding('utf8').on('data', onData);
-    if (fd3) child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
-    child.once('exit', (code, signal) => {
-      if (code === 0 && ready === EXIT_OK) {
-        clearTimeout(timer);
-        resolve();
-      } else fail(`exited (${signal ?? code})`);
-    });
-    child.once('error', (error) => fail(error.message));
-  });
-  return { started, stop, output: () => output };
-}
-
-/** As `ready`: the process is done when it exits with status 0 (a build). */
-const EXIT_OK = () => undefined;
 
 /**
  * `{"ready": {framework: where}, "runtime": "…"}`, the line every app prints once it listens; `where` is a
@@ -166,26 +96,12 @@ export const MATRIX = {
   'Next.js': ['route handler (nodejs)', 'route handler (edge)'],
 };
 
-/** The README's Next.js quickstart as app/webhooks/route.js, and with the edge runtime chosen below edge/. */
-async function writeNextQuickstart() {
-  const route = await readFile(join(README_DIR, 'examples', 'next-app-router.js'), 'utf8');
-  const app = join(APPS, 'next', 'app');
-  await mkdir(join(app, 'webhooks'), { recursive: true });
-  await mkdir(join(app, 'edge', 'webhooks'), { recursive: true });
-  await writeFile(join(app, 'webhooks', 'route.js'), route);
-  // What a user adds to run the same route on the edge.
-  await writeFile(join(app, 'edge', 'webhooks', 'route.js'), `${route}\nexport const runtime = 'edge';\n`);
-}
-
-// In the order they are started: the longest first.
 const STARTERS = {
   'Next.js': async () => {
-    const cwd = join(APPS, 'next');
     const node = (await runtimes.hostNode()).path;
-    await writeNextQuickstart();
-    await startProcess(node, [NEXT_BIN, 'build'], { cwd, timeoutMs: 600_000, ready: EXIT_OK }).started;
+    // Built by prepare.mjs.
     const server = startProcess(node, [NEXT_BIN, 'start', '--port', '0', '--hostname', '127.0.0.1'], {
-      cwd,
+      cwd: NEXT_APP,
       ready: (line) => /https?:\/\/[^\s:]+:(\d+)/.exec(line)?.[1],
     });
     const base = `http://127.0.0.1:${Number(await server.started)}`;
@@ -235,11 +151,10 @@ const STARTERS = {
 };
 
 /**
- * Writes the README's code to apps/readme/, then starts every runtime at once; resolves to the cells,
- * the time each start took, and a `stop` for all.
+ * Starts every runtime at once, once `prepare()` is done; resolves to the cells, the time each start
+ * took, and a `stop` for all.
  */
 export async function startMatrix() {
-  writeReadmeModules();
   const dir = await mkdtemp(join(tmpdir(), 'runtime-matrix-'));
   const started = await Promise.allSettled(
     Object.entries(STARTERS).map(async ([runtime, start]) => {

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { lowerPriority } from './processes.mjs';
 
 const require = createRequire(import.meta.url);
 // Asynchronous throughout: the matrix starts every runtime at once, and a synchronous call here (an
@@ -83,16 +84,22 @@ export function node(major) {
 }
 
 let installing;
-/** One `npm ci` in node-versions/ for both versions, when either is missing. */
-function installNodeVersions() {
+/**
+ * One `npm ci` in node-versions/ for both versions, when either is missing; with `background`, at a lower
+ * priority than this process (see prepare.mjs).
+ */
+export function installNodeVersions({ background = false } = {}) {
   const missing = [22, 24].some(
     (major) => !existsSync(join(NODE_VERSIONS_DIR, 'node_modules', `node${major}`, 'bin', 'node')),
   );
   if (!missing) return Promise.resolve();
-  installing ??= run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
-    cwd: NODE_VERSIONS_DIR,
-    timeout: 300_000,
-  });
+  if (installing === undefined) {
+    installing = run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: NODE_VERSIONS_DIR,
+      timeout: 300_000,
+    });
+    if (background) lowerPriority(installing.child.pid);
+  }
   return installing;
 }
 

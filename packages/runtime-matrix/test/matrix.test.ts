@@ -1,17 +1,32 @@
-// The receiver SDK on every runtime and framework its README names, each installed from the npm registry,
-// against deliveries signed with node:crypto. Prints one table per run.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The receiver SDK's README code on every runtime and framework the README names, each installed from the
+// npm registry, against deliveries signed with node:crypto. Prints one table per run.
+import { existsSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startMatrix } from '../src/cells.mjs';
 import { formatTable, runCell } from '../src/run-cases.mjs';
 
 type Matrix = Awaited<ReturnType<typeof startMatrix>>;
 let matrix: Matrix | undefined;
 let startedIn = 0;
+let waited = 0;
+let prepared: Record<string, number> = {};
+
+/** Waits for the preparation started by the global set-up (test/prepare.ts); throws what it failed on. */
+async function preparation(): Promise<Record<string, number>> {
+  const outcome = inject('matrixPrepared');
+  while (!existsSync(outcome)) await sleep(200);
+  const { seconds, error } = JSON.parse(readFileSync(outcome, 'utf8'));
+  if (error !== undefined) throw new Error(`The matrix's preparation failed: ${error}`);
+  return seconds;
+}
 
 beforeAll(async () => {
   const since = performance.now();
+  prepared = await preparation();
+  waited = performance.now() - since;
   matrix = await startMatrix();
-  startedIn = performance.now() - since;
+  startedIn = performance.now() - since - waited;
 }, 900_000);
 
 afterAll(async () => {
@@ -28,9 +43,11 @@ describe('runtime matrix', () => {
     const starts = matrix.runtimes.map(
       (runtime) => `${runtime.runtime} ${(runtime.startMs / 1000).toFixed(1)} s`,
     );
+    const ahead = Object.entries(prepared).map(([part, seconds]) => `${part} ${seconds.toFixed(1)} s`);
     console.log(
-      `${formatTable(rows)}\n\nstarted in ${(startedIn / 1000).toFixed(1)} s (${starts.join(', ')}); ` +
-        `cases in ${((performance.now() - since) / 1000).toFixed(1)} s`,
+      `${formatTable(rows)}\n\nprepared beside the other tests (${ahead.join(', ')}), ` +
+        `waited for here ${(waited / 1000).toFixed(1)} s; started in ${(startedIn / 1000).toFixed(1)} s ` +
+        `(${starts.join(', ')}); cases in ${((performance.now() - since) / 1000).toFixed(1)} s`,
     );
     const failures = rows.flatMap(({ cell, results }) =>
       Object.entries(results).flatMap(([name, result]) =>

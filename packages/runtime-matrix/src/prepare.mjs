@@ -1,0 +1,58 @@
+// The matrix's slow, self-contained work, started by the test project's global set-up as soon as the test
+// run begins (test/prepare.ts): the README's code written to apps/readme/ and the Next.js app, the
+// Next.js production build, and the install of Node 22 and 24. It then runs beside the other test files,
+// at a lower priority, instead of holding up the matrix's own file, which in a run from a clean clone
+// comes late (vitest runs the largest files first).
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { APPS, EXIT_OK, startProcess } from './processes.mjs';
+import { README_DIR, writeReadmeModules } from './readme-text.mjs';
+import { installNodeVersions } from './runtimes.mjs';
+
+export const NEXT_APP = join(APPS, 'next');
+// Through require: the global set-up runs in vite's module runner, which has no import.meta.resolve.
+export const NEXT_BIN = createRequire(import.meta.url).resolve('next/dist/bin/next');
+
+/** The README's Next.js quickstart as app/webhooks/route.js, and with the edge runtime chosen below edge/. */
+async function writeNextQuickstart() {
+  const route = await readFile(join(README_DIR, 'examples', 'next-app-router.js'), 'utf8');
+  const app = join(NEXT_APP, 'app');
+  await mkdir(join(app, 'webhooks'), { recursive: true });
+  await mkdir(join(app, 'edge', 'webhooks'), { recursive: true });
+  await writeFile(join(app, 'webhooks', 'route.js'), route);
+  // What a user adds to run the same route on the edge.
+  await writeFile(join(app, 'edge', 'webhooks', 'route.js'), `${route}\nexport const runtime = 'edge';\n`);
+}
+
+/**
+ * Starts the preparation; `{ done, stop }`: `done` resolves to the seconds each part took, or rejects
+ * with what failed; `stop` ends a build still running.
+ */
+export function prepare() {
+  let build;
+  const timed = async (work) => {
+    const since = performance.now();
+    await work();
+    return Math.round((performance.now() - since) / 100) / 10;
+  };
+  const done = (async () => {
+    writeReadmeModules();
+    await writeNextQuickstart();
+    // The build reads the route modules, which construct the README's Webhooks: the secret must be set.
+    const [nextBuild, nodeInstall] = await Promise.all([
+      timed(() => {
+        build = startProcess(process.execPath, [NEXT_BIN, 'build'], {
+          cwd: NEXT_APP,
+          timeoutMs: 600_000,
+          background: true,
+          ready: EXIT_OK,
+        });
+        return build.started;
+      }),
+      timed(() => installNodeVersions({ background: true })),
+    ]);
+    return { 'next build': nextBuild, 'Node 22 and 24 install': nodeInstall };
+  })();
+  return { done, stop: () => build?.stop() };
+}

@@ -1,0 +1,31 @@
+// Global set-up of the runtime-matrix project: starts src/prepare.mjs when the test run begins, so that
+// the Next.js build and the Node installs run beside the other test files. matrix.test.ts waits for the
+// file this writes when the preparation ends.
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { prepare } from '../src/prepare.mjs';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Where the preparation's outcome is written: `{ seconds }`, or `{ error }`. */
+    matrixPrepared: string;
+  }
+}
+
+export default function setup(project: TestProject) {
+  const outcome = join(tmpdir(), `runtime-matrix-prepared-${process.pid}.json`);
+  rmSync(outcome, { force: true });
+  const preparation = prepare();
+  const written = preparation.done.then(
+    (seconds) => writeFileSync(outcome, JSON.stringify({ seconds })),
+    (error: unknown) => writeFileSync(outcome, JSON.stringify({ error: String(error) })),
+  );
+  project.provide('matrixPrepared', outcome);
+  return async () => {
+    await preparation.stop();
+    await written;
+    rmSync(outcome, { force: true });
+  };
+}
