@@ -94,7 +94,7 @@ export function installNodeVersions({ background = false } = {}) {
   );
   if (!missing) return Promise.resolve();
   if (installing === undefined) {
-    installing = run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+    installing = run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
       cwd: NODE_VERSIONS_DIR,
       timeout: 300_000,
     });
