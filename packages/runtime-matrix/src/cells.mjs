@@ -97,7 +97,9 @@ export const MATRIX = {
 };
 
 const STARTERS = {
-  'Next.js': async () => {
+  'Next.js': async (_dir, prepared) => {
+    const build = prepared['next build'];
+    if (build?.error !== undefined) throw new Error(`next build failed: ${build.error}`);
     const node = (await runtimes.hostNode()).path;
     // Built by prepare.mjs.
     const server = startProcess(node, [NEXT_BIN, 'start', '--port', '0', '--hostname', '127.0.0.1'], {
@@ -151,37 +153,40 @@ const STARTERS = {
 };
 
 /**
- * Starts every runtime at once, once `prepare()` is done; resolves to the cells, the time each start
- * took, and a `stop` for all.
+ * Starts every runtime at once, once `prepare()` is done (`prepared`: its outcome per part). Resolves to
+ * the runtimes that started, their cells, `down` (a runtime that did not start: `{ runtime, error }`),
+ * and a `stop` for all. A runtime that does not start fails its own cells only, so that the run still
+ * prints its table.
  */
-export async function startMatrix() {
+export async function startMatrix(prepared = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'runtime-matrix-'));
+  const order = Object.keys(MATRIX);
   const started = await Promise.allSettled(
     Object.entries(STARTERS).map(async ([runtime, start]) => {
       const since = performance.now();
-      const result = await start(dir);
-      return { runtime, ...result, startMs: performance.now() - since };
+      try {
+        const result = await start(dir, prepared);
+        const served = result.cells.map((c) => c.framework);
+        if (JSON.stringify(served) !== JSON.stringify(MATRIX[runtime])) {
+          await result.stop();
+          throw new Error(`serves ${served.join(', ')}, not the MATRIX's ${MATRIX[runtime].join(', ')}`);
+        }
+        return { runtime, ...result, startMs: performance.now() - since };
+      } catch (error) {
+        throw Object.assign(error, { runtime });
+      }
     }),
   );
-  const ok = started
-    .flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
-    .sort((a, b) => Object.keys(MATRIX).indexOf(a.runtime) - Object.keys(MATRIX).indexOf(b.runtime));
+  const byOrder = (a, b) => order.indexOf(a.runtime) - order.indexOf(b.runtime);
+  const ok = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : [])).sort(byOrder);
+  const down = started
+    .flatMap((result) =>
+      result.status === 'rejected' ? [{ runtime: result.reason.runtime, error: result.reason }] : [],
+    )
+    .sort(byOrder);
   const stop = async () => {
     await Promise.all(ok.map((runtime) => runtime.stop()));
     await rm(dir, { recursive: true, force: true });
   };
-  const failures = started.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
-  if (failures.length > 0) {
-    await stop();
-    throw new AggregateError(failures, failures.map((error) => error.message).join('\n\n'));
-  }
-  const cells = ok.flatMap((runtime) => runtime.cells);
-  const served = Object.fromEntries(
-    ok.map((runtime) => [runtime.runtime, runtime.cells.map((c) => c.framework)]),
-  );
-  if (JSON.stringify(served) !== JSON.stringify(MATRIX)) {
-    await stop();
-    throw new Error(`The apps serve ${JSON.stringify(served)}, not the MATRIX ${JSON.stringify(MATRIX)}.`);
-  }
-  return { runtimes: ok, cells, stop };
+  return { runtimes: ok, cells: ok.flatMap((runtime) => runtime.cells), down, stop };
 }

@@ -26,22 +26,27 @@ async function writeNextQuickstart() {
 }
 
 /**
- * Starts the preparation; `{ done, stop }`: `done` resolves to the seconds each part took, or rejects
- * with what failed; `stop` ends a build still running.
+ * Starts the preparation; `{ done, stop }`: `done` resolves to each part's outcome, `{ seconds }` or
+ * `{ error }` (a part that failed fails only the cells that need it), and rejects only if the README's
+ * code cannot be written; `stop` ends a build still running.
  */
 export function prepare() {
   let build;
-  const timed = async (work) => {
+  const part = async (work) => {
     const since = performance.now();
-    await work();
-    return Math.round((performance.now() - since) / 100) / 10;
+    try {
+      await work();
+      return { seconds: Math.round((performance.now() - since) / 100) / 10 };
+    } catch (error) {
+      return { error: String(error?.message ?? error) };
+    }
   };
   const done = (async () => {
     writeReadmeModules();
     await writeNextQuickstart();
-    // The build reads the route modules, which construct the README's Webhooks: the secret must be set.
     const [nextBuild, nodeInstall] = await Promise.all([
-      timed(() => {
+      // The build loads the route modules, which construct the README's Webhooks: the secret is set.
+      part(() => {
         build = startProcess(process.execPath, [NEXT_BIN, 'build'], {
           cwd: NEXT_APP,
           timeoutMs: 600_000,
@@ -50,7 +55,8 @@ export function prepare() {
         });
         return build.started;
       }),
-      timed(() => installNodeVersions({ background: true })),
+      // A failed install is tried again by the Node 22 and 24 cells themselves (runtimes.node).
+      part(() => installNodeVersions({ background: true })),
     ]);
     return { 'next build': nextBuild, 'Node 22 and 24 install': nodeInstall };
   })();

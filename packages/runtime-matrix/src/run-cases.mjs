@@ -45,6 +45,15 @@ export async function runCell(cell) {
 
 export const CASE_NAMES = cases().map(({ name }) => name);
 
+/** The rows of a runtime that did not start: each of its cells fails every case, saying why. */
+export function rowsOfDown(runtime, frameworks, error) {
+  const why = `did not start: ${String(error.message).split('\n')[0]}`;
+  return frameworks.map((framework) => ({
+    cell: { runtime, framework, version: '(did not start)' },
+    results: Object.fromEntries(CASE_NAMES.map((name) => [name, { ok: false, failures: [why] }])),
+  }));
+}
+
 /** One text table: a row per cell, a column per case. */
 export function formatTable(rows) {
   const header = ['runtime', 'framework', 'version', ...CASE_NAMES];

@@ -99,6 +99,10 @@ export function installNodeVersions({ background = false } = {}) {
       timeout: 300_000,
     });
     if (background) lowerPriority(installing.child.pid);
+    // Once failed, the next call tries again.
+    installing.catch(() => {
+      installing = undefined;
+    });
   }
   return installing;
 }

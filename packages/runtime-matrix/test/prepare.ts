@@ -9,7 +9,7 @@ import { prepare } from '../src/prepare.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Where the preparation's outcome is written: `{ seconds }`, or `{ error }`. */
+    /** Where the preparation's outcome is written: `{ parts }` (see prepare.mjs), or `{ error }`. */
     matrixPrepared: string;
   }
 }
@@ -19,7 +19,7 @@ export default function setup(project: TestProject) {
   rmSync(outcome, { force: true });
   const preparation = prepare();
   const written = preparation.done.then(
-    (seconds) => writeFileSync(outcome, JSON.stringify({ seconds })),
+    (parts) => writeFileSync(outcome, JSON.stringify({ parts })),
     (error: unknown) => writeFileSync(outcome, JSON.stringify({ error: String(error) })),
   );
   project.provide('matrixPrepared', outcome);
