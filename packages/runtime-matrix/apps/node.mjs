@@ -9,9 +9,11 @@ import { webhookPlugin } from '@svc-kit/webhooks/fastify';
 import { webhookMiddleware as koaWebhooks } from '@svc-kit/webhooks/koa';
 import { createNodeHandler } from '@svc-kit/webhooks/node-http';
 import express from 'express';
+import express4 from 'express4';
 import Fastify from 'fastify';
 import { serve as serveH3, toNodeHandler } from 'h3';
 import Koa from 'koa';
+import Koa2 from 'koa2';
 import { h3Routes } from './h3.mjs';
 import { honoRoutes } from './hono.mjs';
 import { firstSnippet } from './readme/first-snippet.js';
@@ -46,6 +48,41 @@ async function started(server) {
   return urlOf(server);
 }
 
+/** The README's Express quickstart (`readmeName`), and the matrix's routes in the same Express. */
+async function expressApp(express, readmeName) {
+  const app = express();
+  app.post('/rotation', expressWebhooks(routes.rotation));
+  app.post('/parsed', express.json(), expressWebhooks(routes.parsed));
+  app.post('/verify', express.raw({ type: '*/*' }), (req, res) => {
+    const { status, body } = routes.verify(req.body, req.headers);
+    res.status(status).type('application/json').send(body);
+  });
+  return [await started((await readme(readmeName)).server), await listen(createServer(app))];
+}
+
+/** The README's Koa quickstart (`readmeName`), and the matrix's routes in the same Koa. */
+async function koaApp(Koa, readmeName) {
+  const app = new Koa();
+  app.silent = true;
+  app.use(koaWebhooks(routes.rotation, { path: '/rotation' }));
+  const parsed = koaWebhooks(routes.parsed, { path: '/parsed' });
+  app.use(async (ctx, next) => {
+    const text = await readText(ctx.req);
+    // What koa-bodyparser does: the parsed value on ctx.request.body.
+    if (ctx.path === '/parsed') ctx.request.body = JSON.parse(text);
+    if (ctx.path === '/verify') {
+      const { status, body } = routes.verify(text, ctx.req.headers);
+      ctx.status = status;
+      ctx.type = 'application/json';
+      ctx.body = body;
+      return;
+    }
+    await next();
+  });
+  app.use(parsed);
+  return [await started((await readme(readmeName)).server), await listen(createServer(app.callback()))];
+}
+
 const apps = {
   'node:http': async () => {
     const handleRotation = createNodeHandler(routes.rotation);
@@ -59,16 +96,8 @@ const apps = {
     });
     return [await started((await readme('node-http')).server), await listen(own)];
   },
-  Express: async () => {
-    const app = express();
-    app.post('/rotation', expressWebhooks(routes.rotation));
-    app.post('/parsed', express.json(), expressWebhooks(routes.parsed));
-    app.post('/verify', express.raw({ type: '*/*' }), (req, res) => {
-      const { status, body } = routes.verify(req.body, req.headers);
-      res.status(status).type('application/json').send(body);
-    });
-    return [await started((await readme('express')).server), await listen(createServer(app))];
-  },
+  'Express 5': () => expressApp(express, 'express'),
+  'Express 4': () => expressApp(express4, 'express-4'),
   Fastify: async () => {
     const app = Fastify();
     await app.register(webhookPlugin, { webhooks: routes.rotation, path: '/rotation' });
@@ -89,27 +118,8 @@ const apps = {
     // The README's app listens on `localhost`, which may be either address family.
     return [urlOf((await readme('fastify')).app.server), urlOf(app.server)];
   },
-  Koa: async () => {
-    const app = new Koa();
-    app.silent = true;
-    app.use(koaWebhooks(routes.rotation, { path: '/rotation' }));
-    const parsed = koaWebhooks(routes.parsed, { path: '/parsed' });
-    app.use(async (ctx, next) => {
-      const text = await readText(ctx.req);
-      // What koa-bodyparser does: the parsed value on ctx.request.body.
-      if (ctx.path === '/parsed') ctx.request.body = JSON.parse(text);
-      if (ctx.path === '/verify') {
-        const { status, body } = routes.verify(text, ctx.req.headers);
-        ctx.status = status;
-        ctx.type = 'application/json';
-        ctx.body = body;
-        return;
-      }
-      await next();
-    });
-    app.use(parsed);
-    return [await started((await readme('koa')).server), await listen(createServer(app.callback()))];
-  },
+  'Koa 3': () => koaApp(Koa, 'koa'),
+  'Koa 2': () => koaApp(Koa2, 'koa-2'),
   h3: async () => {
     // "Serve it with h3's serve(app)", as the README says.
     const server = serveH3((await readme('h3')).app, { port: 0, hostname: '127.0.0.1', silent: true });

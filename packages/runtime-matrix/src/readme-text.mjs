@@ -44,6 +44,7 @@ export function readmeSources(readme = readFileSync(README, 'utf8')) {
   }
   const snippet = splitImports(first.text);
   const rotation = blockAfter(readme, 'snippet: rotation').text.trim().replace(/;$/, '');
+  /** @type {Record<string, string>} */
   const sources = {
     'first-snippet.ts': `${HEADER}${snippet.imports}
 
@@ -69,10 +70,33 @@ export function rotationWebhooks() {
 }
 
 /**
+ * The older major versions the README's headings name ("Express (5 or 4)", "Koa (3 or 2)"), installed
+ * under npm aliases: the same quickstart with only its import specifier pointing at the alias, which is
+ * what `express` or `koa` resolves to in a project that has that version.
+ */
+const OLDER_MAJORS = [
+  { from: 'examples/express.ts', to: 'examples/express-4.ts', specifier: 'express', alias: 'express4' },
+  { from: 'examples/koa.ts', to: 'examples/koa-2.ts', specifier: 'koa', alias: 'koa2' },
+];
+
+export function withOlderMajors(sources) {
+  const all = { ...sources };
+  for (const { from, to, specifier, alias } of OLDER_MAJORS) {
+    const text = sources[from];
+    const aliased = text?.replace(`from '${specifier}';`, `from '${alias}';`);
+    if (aliased === undefined || aliased === text) {
+      throw new Error(`The README's ${from} no longer imports '${specifier}' as the matrix expects.`);
+    }
+    all[to] = aliased;
+  }
+  return all;
+}
+
+/**
  * Writes apps/readme/: each source as `.ts`, and beside it as `.js` with the types stripped (esbuild's
  * `transform`, which removes annotations and keeps everything else). Returns the list of files.
  */
-export function writeReadmeModules(sources = readmeSources()) {
+export function writeReadmeModules(sources = withOlderMajors(readmeSources())) {
   rmSync(README_DIR, { recursive: true, force: true });
   mkdirSync(join(README_DIR, 'examples'), { recursive: true });
   for (const [file, text] of Object.entries(sources)) {

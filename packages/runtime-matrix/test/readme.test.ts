@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MATRIX } from '../src/cells.mjs';
-import { readmeSources } from '../src/readme-text.mjs';
+import { readmeSources, withOlderMajors } from '../src/readme-text.mjs';
 
 const README = readFileSync(new URL('../../webhooks/README.md', import.meta.url), 'utf8');
 const EXAMPLES = readdirSync(new URL('../../webhooks/examples/', import.meta.url)).filter((name) =>
@@ -33,6 +33,17 @@ describe('the README', () => {
     );
     const firstBlock = /\n```ts\n([\s\S]*?)```\n/.exec(README)![1]!;
     expect(sources['first-snippet.ts']).toContain(firstBlock.replace(/^import .*\n+/gm, ''));
+  });
+
+  it('runs the Express and Koa quickstarts on their older majors by the import specifier alone', () => {
+    const sources = readmeSources(README);
+    const all = withOlderMajors(sources);
+    expect(all['examples/express-4.ts']).toBe(
+      sources['examples/express.ts']!.replace("from 'express';", "from 'express4';"),
+    );
+    expect(all['examples/koa-2.ts']).toBe(sources['examples/koa.ts']!.replace("from 'koa';", "from 'koa2';"));
+    const renamed = { ...sources, 'examples/koa.ts': sources['examples/koa.ts']!.replace("'koa'", "'koa3'") };
+    expect(() => withOlderMajors(renamed)).toThrow(/no longer imports 'koa'/);
   });
 
   it('refuses a marked first snippet that is no longer the first block', () => {
