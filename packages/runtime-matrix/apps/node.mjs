@@ -134,6 +134,10 @@ const apps = {
   },
 };
 
+// The frameworks named on the command line (Node 18 runs only those that still support it), else all.
+const only = process.argv.slice(2);
 const ports = {};
-for (const [name, start] of Object.entries(apps)) ports[name] = await start();
+for (const [name, start] of Object.entries(apps)) {
+  if (only.length === 0 || only.includes(name)) ports[name] = await start();
+}
 console.log(JSON.stringify({ ready: ports, runtime: `node ${process.version}` }));

@@ -55,6 +55,8 @@ async function bundle(entry, conditions, format, dir) {
 }
 
 const NODE_FRAMEWORKS = ['node:http', 'Express 5', 'Express 4', 'Fastify', 'Koa 3', 'Koa 2', 'h3', 'Hono'];
+// On Node 18 (the SDK's oldest), the frameworks whose current versions still support it.
+const NODE_18_FRAMEWORKS = ['node:http', 'Express 5', 'Express 4', 'Koa 3', 'Koa 2'];
 const WORKERD_FRAMEWORKS = ['fetch handler', 'Hono', 'h3'];
 
 // workerd serves the bundled module worker, once per framework (a service each, told which by its
@@ -87,6 +89,7 @@ const config :Workerd.Config = (
 
 /** Every cell, by runtime: what the README's table of tested runtimes must list, no more and no less. */
 export const MATRIX = {
+  'Node 18': NODE_18_FRAMEWORKS,
   'Node 20': NODE_FRAMEWORKS,
   'Node 22': NODE_FRAMEWORKS,
   'Node 24': NODE_FRAMEWORKS,
@@ -117,6 +120,8 @@ const STARTERS = {
       stop: server.stop,
     };
   },
+  'Node 18': async () =>
+    startApp('Node 18', (await runtimes.node(18)).path, ['node.mjs', ...NODE_18_FRAMEWORKS]),
   'Node 20': async () => startApp('Node 20', (await runtimes.hostNode()).path, ['node.mjs']),
   'Node 22': async () => startApp('Node 22', (await runtimes.node(22)).path, ['node.mjs']),
   'Node 24': async () => startApp('Node 24', (await runtimes.node(24)).path, ['node.mjs']),

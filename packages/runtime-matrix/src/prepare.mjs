@@ -1,6 +1,6 @@
 // The matrix's slow, self-contained work, started by the test project's global set-up as soon as the test
 // run begins (test/prepare.ts): the README's code written to apps/readme/ and the Next.js app, the
-// Next.js production build, and the install of Node 22 and 24. It then runs beside the other test files,
+// Next.js production build, and the install of Node 18, 22 and 24. It then runs beside the other test files,
 // at a lower priority, instead of holding up the matrix's own file, which in a run from a clean clone
 // comes late (vitest runs the largest files first).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -55,10 +55,10 @@ export function prepare() {
         });
         return build.started;
       }),
-      // A failed install is tried again by the Node 22 and 24 cells themselves (runtimes.node).
+      // A failed install is tried again by the Node 18, 22 and 24 cells themselves (runtimes.node).
       part(() => installNodeVersions({ background: true })),
     ]);
-    return { 'next build': nextBuild, 'Node 22 and 24 install': nodeInstall };
+    return { 'next build': nextBuild, 'Node 18, 22 and 24 install': nodeInstall };
   })();
   return { done, stop: () => build?.stop() };
 }

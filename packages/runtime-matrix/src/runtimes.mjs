@@ -75,7 +75,7 @@ export function workerd() {
 }
 
 /**
- * Node 22 or 24 from node-versions/ (its own lockfile, outside the workspaces: see its package.json),
+ * Node 18, 22 or 24 from node-versions/ (its own lockfile, outside the workspaces: see its package.json),
  * installed there with `npm ci` on first use.
  */
 export function node(major) {
@@ -85,11 +85,11 @@ export function node(major) {
 
 let installing;
 /**
- * One `npm ci` in node-versions/ for both versions, when either is missing; with `background`, at a lower
+ * One `npm ci` in node-versions/ for every version, when one is missing; with `background`, at a lower
  * priority than this process (see prepare.mjs).
  */
 export function installNodeVersions({ background = false } = {}) {
-  const missing = [22, 24].some(
+  const missing = [18, 22, 24].some(
     (major) => !existsSync(join(NODE_VERSIONS_DIR, 'node_modules', `node${major}`, 'bin', 'node')),
   );
   if (!missing) return Promise.resolve();
