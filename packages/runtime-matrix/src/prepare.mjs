@@ -1,8 +1,8 @@
 // The matrix's slow, self-contained work, started by the test project's global set-up as soon as the test
 // run begins (test/prepare.ts): the README's code written to apps/readme/ and the Next.js app, the
 // Next.js production build, and the install of Node 18, 22 and 24. It then runs beside the other test files,
-// at a lower priority, instead of holding up the matrix's own file, which in a run from a clean clone
-// comes late (vitest runs the largest files first).
+// at a lower priority, instead of holding up the matrix's own file, which vitest queues late (projects in
+// name order, then the largest files first).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -26,11 +26,11 @@ async function writeNextQuickstart() {
 }
 
 /**
- * Starts the preparation; `{ done, stop }`: `done` resolves to each part's outcome, `{ seconds }` or
+ * Starts the preparation, with `background` at a lower priority than this process; `{ done, stop }`: `done` resolves to each part's outcome, `{ seconds }` or
  * `{ error }` (a part that failed fails only the cells that need it), and rejects only if the README's
  * code cannot be written; `stop` ends a build still running.
  */
-export function prepare() {
+export function prepare({ background = true } = {}) {
   let build;
   const part = async (work) => {
     const since = performance.now();
@@ -50,13 +50,13 @@ export function prepare() {
         build = startProcess(process.execPath, [NEXT_BIN, 'build'], {
           cwd: NEXT_APP,
           timeoutMs: 600_000,
-          background: true,
+          background,
           ready: EXIT_OK,
         });
         return build.started;
       }),
       // A failed install is tried again by the Node 18, 22 and 24 cells themselves (runtimes.node).
-      part(() => installNodeVersions({ background: true })),
+      part(() => installNodeVersions({ background })),
     ]);
     return { 'next build': nextBuild, 'Node 18, 22 and 24 install': nodeInstall };
   })();

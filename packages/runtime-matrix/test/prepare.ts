@@ -17,7 +17,8 @@ declare module 'vitest' {
 export default function setup(project: TestProject) {
   const outcome = join(tmpdir(), `runtime-matrix-prepared-${process.pid}.json`);
   rmSync(outcome, { force: true });
-  const preparation = prepare();
+  // Beside other projects, yield the processors to their tests; run alone, nothing needs them more.
+  const preparation = prepare({ background: project.vitest.projects.length > 1 });
   const written = preparation.done.then(
     (parts) => writeFileSync(outcome, JSON.stringify({ parts })),
     (error: unknown) => writeFileSync(outcome, JSON.stringify({ error: String(error) })),
