@@ -12,6 +12,8 @@ const INPUTS = [
   ),
   path.join(docsDir, 'index.md'),
   path.join(repoDir, 'packages', 'webhooks', 'EVENTS.md'),
+  // The quickstart page includes the SDK's example files.
+  path.join(repoDir, 'packages', 'webhooks', 'examples'),
   ...['webhooks', 'contract', 'client', 'mock'].flatMap((pkg) => [
     path.join(repoDir, 'packages', pkg, 'src'),
     path.join(repoDir, 'packages', pkg, 'package.json'),

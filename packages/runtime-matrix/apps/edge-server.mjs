@@ -6,6 +6,7 @@ const initialCode = await readFile(process.argv[2], 'utf8');
 const env = {
   SVC_WEBHOOK_SECRET: process.env.SVC_WEBHOOK_SECRET,
   SVC_WEBHOOK_SECRET_NEW: process.env.SVC_WEBHOOK_SECRET_NEW,
+  SVC_WEBHOOK_SECRET_OLD: process.env.SVC_WEBHOOK_SECRET_OLD,
 };
 const runtime = new EdgeRuntime({
   initialCode,
@@ -18,7 +19,7 @@ const { version } = JSON.parse(
 );
 console.log(
   JSON.stringify({
-    ready: { 'fetch event': Number(new URL(server.url).port) },
+    ready: { 'fetch handler': Number(new URL(server.url).port) },
     runtime: `edge-runtime ${version}`,
   }),
 );

@@ -1,20 +1,17 @@
-// The README's Hono quickstart with the matrix's other routes; served by @hono/node-server on Node and by
-// Bun.serve on Bun.
+// The matrix's own routes in Hono (see routes.mjs), beside the README's Hono quickstart.
 import { createFetchHandler } from '@svc-kit/webhooks/fetch';
 import { Hono } from 'hono';
-import { jsonResponse, quickstartWebhooks, rotationWebhooks, verifyRoute } from './readme.mjs';
+import { jsonResponse } from './routes.mjs';
 
-export function honoApp() {
-  const handleWebhook = createFetchHandler(quickstartWebhooks());
-  const handleRotation = createFetchHandler(rotationWebhooks());
+export function honoRoutes(routes) {
+  const handleRotation = createFetchHandler(routes.rotation);
+  const handleParsed = createFetchHandler(routes.parsed);
   const app = new Hono();
-  // c.req.raw is the untouched Request: hand it over before anything reads the body.
-  app.post('/webhooks', (c) => handleWebhook(c.req.raw));
   app.post('/rotation', (c) => handleRotation(c.req.raw));
   app.post('/parsed', async (c) => {
     await c.req.json();
-    return handleWebhook(c.req.raw);
+    return handleParsed(c.req.raw);
   });
-  app.post('/verify', async (c) => jsonResponse(verifyRoute(await c.req.text(), c.req.raw.headers)));
+  app.post('/verify', async (c) => jsonResponse(routes.verify(await c.req.text(), c.req.raw.headers)));
   return app;
 }

@@ -4,7 +4,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 
 /** The secret every app reads from SVC_WEBHOOK_SECRET. */
 export const SECRET = 'whsec_matrix-current-secret';
-/** The other secret of the rotation route (`secret: [NEW_SECRET, SECRET]`). */
+/** The new secret of the README's rotation snippet, SVC_WEBHOOK_SECRET_NEW (SECRET is the old one). */
 export const NEW_SECRET = 'whsec_matrix-rotated-secret';
 const WRONG_SECRET = 'whsec_matrix-some-other-endpoint';
 const SKEW_SECONDS = 360;

@@ -1,8 +1,10 @@
 // Sends every case to every cell and compares each answer with the one expected.
 import { cases } from './deliveries.mjs';
 
-async function send(base, request) {
+/** `/webhooks` goes to the README's quickstart, every other route to the matrix's routes beside it. */
+async function send(cell, request) {
   const headers = request.parse ? { ...request.headers, 'x-matrix-parse': '1' } : request.headers;
+  const base = request.route === '/webhooks' ? cell.quickstart : cell.base;
   const response = await fetch(`${base}${request.route}`, { method: 'POST', body: request.body, headers });
   const text = await response.text();
   let reason;
@@ -26,7 +28,7 @@ export async function runCell(cell) {
   for (const { name, requests } of cases()) {
     const failures = [];
     for (const request of requests) {
-      const actual = await send(cell.base, request).catch((error) => ({
+      const actual = await send(cell, request).catch((error) => ({
         status: 0,
         reason: String(error.cause ?? error),
       }));
@@ -42,6 +44,15 @@ export async function runCell(cell) {
 }
 
 export const CASE_NAMES = cases().map(({ name }) => name);
+
+/** The rows of a runtime that did not start: each of its cells fails every case, saying why. */
+export function rowsOfDown(runtime, frameworks, error) {
+  const why = `did not start: ${String(error.message).split('\n')[0]}`;
+  return frameworks.map((framework) => ({
+    cell: { runtime, framework, version: '(did not start)' },
+    results: Object.fromEntries(CASE_NAMES.map((name) => [name, { ok: false, failures: [why] }])),
+  }));
+}
 
 /** One text table: a row per cell, a column per case. */
 export function formatTable(rows) {

@@ -74,6 +74,12 @@ describe('examples', () => {
     expect(result).toEqual({ accepted: 200, forged: 401, logged: [LOGGED] });
   });
 
+  it('fetch.ts receives a delivery', async () => {
+    const { default: handler } = await import('../../examples/fetch');
+    const result = await post((init) => handler.fetch(new Request('https://app.example/webhooks', init)));
+    expect(result).toEqual({ accepted: 200, forged: 401, logged: [LOGGED] });
+  });
+
   it('hono.ts receives a delivery', async () => {
     const { default: app } = await import('../../examples/hono');
     const result = await post(async (init) => app.request('/webhooks', init));
