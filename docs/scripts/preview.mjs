@@ -18,7 +18,9 @@ if (!/^\d+$/.test(values.port) || port > 65535) {
   process.exit(2);
 }
 if (fileFor(root, '/index.html') === undefined) {
-  console.error(`no built site in ${root}: run npm run build first (it builds the packages the site documents, then the site)`);
+  console.error(
+    `no built site in ${root}: run npm run build first (it builds the packages the site documents, then the site)`,
+  );
   process.exit(1);
 }
 const server = createServer((request, response) => {

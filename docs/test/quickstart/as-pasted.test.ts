@@ -118,23 +118,22 @@ afterAll(async () => {
 
 /** What the page says, with only what a test cannot share changed: the packed SDK and free ports. */
 function asPasted(text: string, ports: { receiver: number; service: number }): string {
-  return text
-    // The page names the tarball of the clone beside the project (the box's `../svc-kit/packs/`); here the
-    // packs are this checkout's.
-    .replace(
-      /npm install \.\.\/svc-kit\/packs\/svc-kit-webhooks-([0-9.]+)\.tgz/g,
-      (_, named) => {
+  return (
+    text
+      // The page names the tarball of the clone beside the project (the box's `../svc-kit/packs/`); here the
+      // packs are this checkout's.
+      .replace(/npm install \.\.\/svc-kit\/packs\/svc-kit-webhooks-([0-9.]+)\.tgz/g, (_, named) => {
         expect(named).toBe(version);
         return `npm install --prefer-offline --no-audit --no-fund ${tarball}`;
-      },
-    )
-    .replace(/npm install --save-dev/g, 'npm install --prefer-offline --no-audit --no-fund --save-dev')
-    .replaceAll('localhost:3000', `localhost:${ports.receiver}`)
-    .replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.service}`)
-    .replaceAll(
-      'npm run --silent sandbox --',
-      `node ${path.join(repoDir, 'reference-service', 'dist', 'sandbox.js')}`,
-    );
+      })
+      .replace(/npm install --save-dev/g, 'npm install --prefer-offline --no-audit --no-fund --save-dev')
+      .replaceAll('localhost:3000', `localhost:${ports.receiver}`)
+      .replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.service}`)
+      .replaceAll(
+        'npm run --silent sandbox --',
+        `node ${path.join(repoDir, 'reference-service', 'dist', 'sandbox.js')}`,
+      )
+  );
 }
 
 describe.each([

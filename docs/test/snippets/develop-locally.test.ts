@@ -96,7 +96,9 @@ it("runs the guide's three terminals: the quickstart's Express app prints the tr
   const appUrl = `http://127.0.0.1:${port}/webhooks`;
 
   // Terminal 2.
-  const listenArgs = guideCommand(/npx --no svc-webhooks listen --forward-to http:\/\/localhost:3000\/webhooks/);
+  const listenArgs = guideCommand(
+    /npx --no svc-webhooks listen --forward-to http:\/\/localhost:3000\/webhooks/,
+  );
   const listen = start('npx', [...listenArgs.slice(1, -1), appUrl], env);
   processes.push(listen);
   await listen.waitFor(/^Ready\. Forwarding every event/m);
