@@ -26,7 +26,7 @@ export interface AccountRouteOptions {
   signUpOpen: boolean;
 }
 
-/** Sign-up, the session's own view, and logout. */
+/** Sign-up, the session's own view (and the portal's signed-in-or-not check), and logout. */
 export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUpOpen }: AccountRouteOptions) {
   app.post('/v1/accounts', { config: PUBLIC_ROUTE }, async (request: FastifyRequest, reply: FastifyReply) => {
     // No session yet: refused only when a browser says another site posted it (as log-in).
