@@ -35,12 +35,15 @@ const PAGES: [string, string][] = [
 export function App() {
   const route = useRoute();
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  // The service's own origin: a page opened at another address says so before a log-in is refused.
+  const [origin, setOrigin] = useState<string | undefined>(undefined);
   const refresh = async () => {
     try {
-      setLoaded({ state: 'in', session: await account.session() });
+      const { origin, session } = await account.state();
+      setOrigin(origin);
+      setLoaded(session ? { state: 'in', session } : { state: 'out' });
     } catch (error) {
-      const problem = toProblem(error);
-      setLoaded(problem.status === 401 ? { state: 'out' } : { state: 'failed', problem });
+      setLoaded({ state: 'failed', problem: toProblem(error) });
     }
   };
   useEffect(() => {
@@ -59,8 +62,21 @@ export function App() {
   const [page = '', ...rest] = route;
   if (loaded.state === 'out') {
     if (page === 'invite' && rest[0])
-      return <SignInPage mode="invite" inviteToken={rest[0]} onSignedIn={afterSignIn(refresh)} />;
-    return <SignInPage mode={page === 'signup' ? 'signup' : 'login'} onSignedIn={afterSignIn(refresh)} />;
+      return (
+        <SignInPage
+          mode="invite"
+          inviteToken={rest[0]}
+          serviceOrigin={origin}
+          onSignedIn={afterSignIn(refresh)}
+        />
+      );
+    return (
+      <SignInPage
+        mode={page === 'signup' ? 'signup' : 'login'}
+        serviceOrigin={origin}
+        onSignedIn={afterSignIn(refresh)}
+      />
+    );
   }
   const { session } = loaded;
   if (page === 'invite' && rest[0])

@@ -125,7 +125,10 @@ export function registerOperations(
     const requirements = {
       ...op.flags,
       permission: op.permission,
-      stepUpIfEnrolled: STEP_UP_IF_ENROLLED.has(op.operationId) ? op.operationId : undefined,
+      // The refusal's subject, which the portal's step-up dialog shows as a sentence.
+      stepUpIfEnrolled: STEP_UP_IF_ENROLLED.has(op.operationId)
+        ? `the operation ${op.operationId}`
+        : undefined,
     };
     const answerSchema = ANSWER_SCHEMAS[op.operationId as OperationId];
     app.route({

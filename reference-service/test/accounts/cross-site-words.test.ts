@@ -27,4 +27,24 @@ describe('a cross-site refusal names the address to open instead', () => {
       );
     }
   });
+
+  it('the portal learns the origin and whether it is signed in from one answer, 200 either way', async () => {
+    const base = running.service.baseUrl;
+    const origin = new URL(base).origin;
+    // From another address, with no cookie or a stale one: no 401 for the browser to log.
+    for (const cookie of [undefined, '__Host-svc_session=sess_stale']) {
+      const out = await portalCall(base, 'GET', '/v1/session/state', {
+        origin: origin.replace('127.0.0.1', 'localhost'),
+        ...(cookie ? { cookie } : {}),
+      });
+      expect({ status: out.status, body: out.body }).toEqual({
+        status: 200,
+        body: { origin, session: null },
+      });
+    }
+    const owner = await signUpOwner(base, 'stated');
+    const signedIn = await portalCall(base, 'GET', '/v1/session/state', { cookie: owner.cookie });
+    const view = (await portalCall(base, 'GET', '/v1/session', { cookie: owner.cookie })).body;
+    expect(signedIn.body).toEqual({ origin, session: view });
+  });
 });

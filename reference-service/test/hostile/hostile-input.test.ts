@@ -303,6 +303,15 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       documented: statuses(400, 401, 403),
     },
     {
+      // Answers 200 with or without a session; a credential that fails is no session, never a 401.
+      name: 'session state',
+      method: 'GET',
+      path: '/v1/session/state',
+      valid,
+      fields: [],
+      documented: statuses(400),
+    },
+    {
       name: 'logout',
       method: 'DELETE',
       path: '/v1/session',

@@ -1,3 +1,4 @@
+import { INTEGRATION_SLUG_RULE } from '@svc-kit/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedStore } from '../../src/store/open.js';
@@ -90,6 +91,12 @@ describe.each(BACKENDS)(
       await alice.page.getByRole('button', { name: 'Refresh list' }).click();
       const request = alice.page.locator('[data-status="pending_in"]');
       await request.waitFor();
+      // Each preset is described beside its select, by what it lets the contact do.
+      const presets = request.getByTestId('preset-help');
+      expect(await presets.textContent()).toMatch(/colleague: may exchange messages and see the tools/);
+      expect(await request.getByLabel('Preset when approving').getAttribute('aria-describedby')).toBe(
+        await presets.getAttribute('id'),
+      );
       await request.getByLabel('Preset when approving').selectOption('colleague');
       await request.getByRole('button', { name: /^Approve/ }).click();
       await alice.page.locator('[data-status="active"]').waitFor();
@@ -98,6 +105,12 @@ describe.each(BACKENDS)(
       await bob.page.getByRole('button', { name: 'Refresh list' }).click();
       await bob.page.locator(`[data-contact="${aliceFingerprint}"][data-status="active"]`).waitFor();
       const contact = bob.page.locator(`[data-contact="${aliceFingerprint}"]`);
+      expect(await contact.getByTestId('trust-help').textContent()).toMatch(/may_instruct: an agent/);
+      // Alice offers nothing yet: the empty list says what can make it empty.
+      await contact.getByRole('button', { name: /^Show tools/ }).click();
+      expect(await contact.getByTestId('no-tools').textContent()).toMatch(
+        /preset that does not let you list tools \(only colleague or close do;.*or they\s+expose none/,
+      );
       await contact.getByLabel(/^Petname/).fill('Alice from the other instance');
       await contact.getByRole('button', { name: /^Save petname/ }).click();
       await bob.page.getByRole('heading', { name: /^Alice from the other instance/ }).waitFor();
@@ -106,6 +119,15 @@ describe.each(BACKENDS)(
 
     it('alice connects an MCP server behind OAuth, authorizes it through the redirect, and offers a tool bob sees', async () => {
       await alice.page.goto(`${alice.service.baseUrl}/#/integrations`);
+      // The rule is stated before it is failed, and a refusal names the field as the form does.
+      await alice.page.getByText(INTEGRATION_SLUG_RULE).waitFor();
+      await alice.page.getByLabel('Name', { exact: true }).fill('My Tools');
+      await alice.page.getByLabel('Server URL').fill(upstream.url);
+      await alice.page.getByRole('button', { name: 'Connect' }).click();
+      expect(await alice.page.getByTestId('integration-name-problem').textContent()).toBe(
+        `Name must be ${INTEGRATION_SLUG_RULE}; “My Tools” is not (try my-tools).`,
+      );
+      expect(await alice.page.getByTestId('integration-created').count()).toBe(0);
       await alice.page.getByLabel('Name', { exact: true }).fill('tools');
       await alice.page.getByLabel('Server URL').fill(upstream.url);
       await alice.page.getByLabel('Transport').selectOption('streamable-http');
@@ -122,9 +144,13 @@ describe.each(BACKENDS)(
       await alice.page.waitForURL(/#\/integrations\/authorized\/tools$/);
       await alice.page.getByText(/The upstream authorized/).waitFor();
       await alice.page.getByRole('cell', { name: 'healthy' }).waitFor();
+      expect(await alice.page.getByRole('button', { name: 'Authorize tools' }).count()).toBe(0);
 
       await alice.page.getByRole('button', { name: 'Exposure of tools' }).click();
       await alice.page.getByText('(version 0)').waitFor();
+      expect(await alice.page.getByTestId('exposure-modes').textContent()).toMatch(
+        /passthrough: .*mapped: .*agent: kept, but not offered/,
+      );
       await alice.page.getByLabel(/^echo/).selectOption('passthrough');
       await alice.page.getByRole('button', { name: 'Save exposure' }).click();
       await alice.page.getByText('Saved as version 1.').waitFor();
@@ -135,7 +161,7 @@ describe.each(BACKENDS)(
       const aliceRow = bob.page.locator('[data-status="active"]');
       await aliceRow.getByRole('button', { name: /^Show tools/ }).click();
       await aliceRow.getByText(/^echo/).waitFor();
-      expect(await aliceRow.getByRole('listitem').count()).toBe(1);
+      expect(await aliceRow.getByTestId('contact-tools').getByRole('listitem').count()).toBe(1);
       for (const list of errors) expect(list).toEqual([]);
     });
 
@@ -152,6 +178,9 @@ describe.each(BACKENDS)(
       expect(await created.textContent()).toMatch(/2 tools listed/);
       expect(sse.headers.some((headers) => headers['x-api-key'] === 'upstream-secret')).toBe(true);
       await bob.page.getByRole('cell', { name: 'sse', exact: true }).waitFor();
+      // Healthy, with a header instead of OAuth: nothing to authorize, so no button that could only fail.
+      await bob.page.getByRole('cell', { name: 'healthy' }).waitFor();
+      expect(await bob.page.getByRole('button', { name: 'Authorize older' }).count()).toBe(0);
       bob.page.once('dialog', (dialog) => void dialog.accept());
       await bob.page.getByRole('button', { name: 'Delete older' }).click();
       await bob.page.getByText('No integrations yet.').waitFor();

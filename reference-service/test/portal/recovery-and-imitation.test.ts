@@ -133,10 +133,20 @@ describe.each(BACKENDS)(
         await laptop.getByRole('button', { name: 'Send request' }).click();
         const asked = laptop.getByRole('dialog', { name: 'Confirm it is you' });
         await asked.waitFor();
+        // What is needed, said once.
+        const words = (await asked.getByTestId('step-up-reason').textContent()) ?? '';
+        expect(words).toMatch(/^The operation requestContact needs MFA/);
+        expect(((await asked.textContent()) ?? '').match(/15 minutes/g), words).toHaveLength(1);
         await asked.getByLabel('Code from your authenticator app').fill(await oldApp.next());
         await asked.getByRole('button', { name: 'Confirm' }).click();
         await laptop.getByText(/already a contact/).waitFor();
         await laptop.locator(`[data-contact="${peer.fingerprint}"][data-status="active"]`).waitFor();
+        // The status line was about that identity's request: another identity picked, it goes.
+        const picker = laptop.getByLabel('Identity', { exact: true });
+        const [, second] = await picker.locator('option').allTextContents();
+        await picker.selectOption(second!);
+        await laptop.getByRole('heading', { name: `Contacts of ${second}` }).waitFor();
+        expect(await laptop.getByText(/already a contact/).count()).toBe(0);
         await laptop.close();
       } finally {
         await peer.close();

@@ -120,4 +120,35 @@ describe('the portal refuses in the browser', { timeout: 60_000 }, () => {
     await owner.goto(`${service.baseUrl}/#/webhooks`);
     await owner.getByText('No endpoints yet.').waitFor();
   });
+
+  it('a portal opened at another address says where to go on load; a signed-out load logs no error', async () => {
+    const elsewhere = service.baseUrl.replace('127.0.0.1', 'localhost');
+    for (const address of [service.baseUrl, elsewhere]) {
+      const page = await (await browser.newContext()).newPage();
+      const logged: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') logged.push(message.text());
+      });
+      await page.goto(`${address}/#/login`);
+      await page.getByRole('heading', { name: 'Log in' }).waitFor();
+      // Signed out is an answer, not a refusal: the browser has nothing to log.
+      expect(logged, address).toEqual([]);
+      const hint = page.getByTestId('wrong-origin');
+      if (address === service.baseUrl) {
+        expect(await hint.count()).toBe(0);
+      } else {
+        expect(await hint.textContent()).toContain(`This page is open at ${elsewhere}`);
+        expect(await hint.getByRole('link').getAttribute('href')).toBe(`${service.baseUrl}/#/login`);
+        await page.getByLabel('Email').fill('owner@portal.example');
+        await page.getByLabel(/^Password/).fill(PASSWORD);
+        await page.getByRole('button', { name: 'Log in' }).click();
+        const refusal = page.locator('form .problem');
+        await refusal.waitFor();
+        expect(await refusal.textContent()).toMatch(
+          /^Refused as a cross-site request\. A log-in must come from the service’s own origin;/,
+        );
+      }
+      await page.context().close();
+    }
+  });
 });

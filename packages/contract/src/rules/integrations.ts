@@ -3,8 +3,16 @@ import { TOOLS_CALL_PERMISSION } from './contacts.js';
 /** Every integration's `permission`: the contact switch needed to call the tools it exposes. */
 export const INTEGRATION_PERMISSION = TOOLS_CALL_PERMISSION;
 
+/** How long an integration slug may be, in characters. */
+export const INTEGRATION_SLUG_LENGTH = { min: 2, max: 32 } as const;
+
 /** An integration slug: 2 to 32 of `a-z`, `0-9` and `-`, not starting with `-`. */
-export const INTEGRATION_SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,31}$/;
+export const INTEGRATION_SLUG_PATTERN = new RegExp(
+  `^[a-z0-9][a-z0-9-]{${INTEGRATION_SLUG_LENGTH.min - 1},${INTEGRATION_SLUG_LENGTH.max - 1}}$`,
+);
+
+/** `INTEGRATION_SLUG_PATTERN` in words, for refusals and for the forms that ask for a slug. */
+export const INTEGRATION_SLUG_RULE = `${INTEGRATION_SLUG_LENGTH.min} to ${INTEGRATION_SLUG_LENGTH.max} lowercase letters (a-z), digits or dashes, not starting with a dash`;
 
 /** Names a `mapped` exposure entry may give a tool: what MCP clients accept as a tool name. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;

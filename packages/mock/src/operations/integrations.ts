@@ -5,6 +5,7 @@ import {
   defaultIntegrationSlug,
   exposureProblem,
   INTEGRATION_SLUG_PATTERN,
+  INTEGRATION_SLUG_RULE,
   type Integration,
   integrationCapRefusal,
 } from '@svc-kit/contract';
@@ -60,7 +61,7 @@ export const integrationBehaviours = {
     // As the service: the catalogue name, else the host; an endpoint that matches an entry is still named by host.
     const slug = body.slug ?? body.catalogue ?? defaultIntegrationSlug(endpoint);
     if (!INTEGRATION_SLUG_PATTERN.test(slug)) {
-      throw invalid(`slug: ${slug} is not 2 to 32 of a-z, 0-9 and '-' (not starting with '-')`);
+      throw invalid(`slug must be ${INTEGRATION_SLUG_RULE}`);
     }
     const identity = identityOf(store, params.slug);
     if (identity.integrations.has(slug)) throw invalid(`slug: an integration named "${slug}" already exists`);

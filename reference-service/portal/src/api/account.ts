@@ -76,6 +76,8 @@ export async function send<T>(method: string, path: string, body?: unknown): Pro
 
 export const account = {
   session: () => send<SessionInfo>('GET', '/v1/session'),
+  /** Whether a session is open (200 either way) and the origin the portal's calls must come from. */
+  state: () => send<{ origin: string; session: SessionInfo | null }>('GET', '/v1/session/state'),
   signUp: (body: { email: string; password: string; workspace_name?: string }) =>
     send<SessionInfo>('POST', '/v1/accounts', body),
   logIn: (body: { email: string; password: string }) => send<unknown>('POST', '/v1/sessions', body),

@@ -12,6 +12,7 @@ import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
+import { NoTools, PresetHelp, TrustHelp } from './contact-words.js';
 
 /** One contact with the actions its status allows; every refusal (429 with its retry time too) in words. */
 export function ContactRow({
@@ -73,6 +74,7 @@ export function ContactRow({
           <label for={`preset-${fp}`}>Preset when approving</label>
           <select
             id={`preset-${fp}`}
+            aria-describedby={`preset-help-${fp}`}
             value={preset}
             onChange={(e) => setPreset(e.currentTarget.value as ContactPreset)}
           >
@@ -82,6 +84,7 @@ export function ContactRow({
               </option>
             ))}
           </select>
+          <PresetHelp id={`preset-help-${fp}`} />
           {button('Approve', () => api.contacts.approve(slug, fp, { preset }), 'Approved.')}
           {button('Reject', () => api.contacts.reject(slug, fp), 'Rejected.')}
         </div>
@@ -91,6 +94,7 @@ export function ContactRow({
           <label for={`active-preset-${fp}`}>Preset (what they may do with this identity)</label>
           <select
             id={`active-preset-${fp}`}
+            aria-describedby={`active-preset-help-${fp}`}
             value={contact.preset}
             onChange={(e) => {
               const chosen = e.currentTarget.value as ContactPreset;
@@ -103,9 +107,11 @@ export function ContactRow({
               </option>
             ))}
           </select>
+          <PresetHelp id={`active-preset-help-${fp}`} />
           <label for={`trust-${fp}`}>Trust</label>
           <select
             id={`trust-${fp}`}
+            aria-describedby={`trust-help-${fp}`}
             value={contact.trust_flag}
             onChange={(e) => {
               const flag = e.currentTarget.value as TrustFlag;
@@ -118,6 +124,7 @@ export function ContactRow({
               </option>
             ))}
           </select>
+          <TrustHelp id={`trust-help-${fp}`} />
           {button(
             'Show tools',
             async () => setTools((await api.contacts.listTools(slug, fp)).tools),
@@ -152,9 +159,9 @@ export function ContactRow({
         <div>
           <h4>Tools {name} offers</h4>
           {tools.length === 0 ? (
-            <p>None.</p>
+            <NoTools name={name} />
           ) : (
-            <ul>
+            <ul data-testid="contact-tools">
               {tools.map((tool) => (
                 <li key={tool.name}>
                   <code>{tool.name}</code>: {tool.description}

@@ -34,6 +34,9 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
   useEffect(() => {
     setCard(undefined);
     setContacts(undefined);
+    // What was said about the last identity's request is not about this one.
+    setSaid('');
+    ask.setProblem(undefined);
     void own.run(async () => setCard(await identityCard(slug)));
     void reload();
   }, [slug]);
@@ -105,9 +108,10 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
       </button>
       <ProblemNote problem={load.problem} />
       {contacts && contacts.length === 0 && <p>No contacts yet.</p>}
+      {/* Keyed per identity: a party known to two identities gets a fresh row (its words, its tools). */}
       {contacts?.map((contact) => (
         <ContactRow
-          key={contact.fingerprint}
+          key={`${slug} ${contact.fingerprint}`}
           slug={slug}
           contact={contact}
           imitates={imitatedIdentity(contact, ownKeys)}

@@ -7,6 +7,14 @@ import { useAction } from '../ui/use-action.js';
 
 type Choice = ExposureMode | 'hidden';
 
+/** What each mode does with a tool, as the service applies it (open-choices.md, "Exposure modes"). */
+const MODE_WORDS: Readonly<Record<ExposureMode, string>> = {
+  passthrough: 'contacts see and call the tool under its upstream name and description',
+  mapped:
+    'under a name and description of the exposure entry (set through the API; this page sets none, so the upstream ones stay)',
+  agent: 'kept, but not offered: an agent would answer for the tool, and this service runs none',
+};
+
 /** Which of an integration's tools contacts may reach, and how; saving answers the new version. */
 export function ExposureEditor({ slug, integration }: { slug: string; integration: string }) {
   const guard = useStepUp();
@@ -62,6 +70,19 @@ export function ExposureEditor({ slug, integration }: { slug: string; integratio
       {exposure && tools.length === 0 && (
         <p>The server lists no tools (authorize it first if it asks for OAuth).</p>
       )}
+      {tools.length > 0 && (
+        <ul id="exposure-modes" class="muted" data-testid="exposure-modes">
+          {EXPOSURE_MODES.map((mode) => (
+            <li key={mode}>
+              <code>{mode}</code>: {MODE_WORDS[mode]}
+            </li>
+          ))}
+          <li>
+            <code>not offered to contacts</code>: no contact sees it. Contacts list offered tools only with a
+            preset that allows it, and call them only with one that allows calling.
+          </li>
+        </ul>
+      )}
       {tools.map((tool) => (
         <p key={tool.name}>
           <label for={`expose-${tool.name}`}>
@@ -69,6 +90,7 @@ export function ExposureEditor({ slug, integration }: { slug: string; integratio
           </label>
           <select
             id={`expose-${tool.name}`}
+            aria-describedby="exposure-modes"
             value={choices[tool.name] ?? 'hidden'}
             onChange={(e) => {
               const choice = e.currentTarget.value as Choice;

@@ -1,13 +1,35 @@
-import { INTEGRATION_TRANSPORTS, type Integration, type IntegrationTransport } from '@svc-kit/contract';
+import {
+  INTEGRATION_SLUG_LENGTH,
+  INTEGRATION_SLUG_PATTERN,
+  INTEGRATION_SLUG_RULE,
+  INTEGRATION_TRANSPORTS,
+  type Integration,
+  type IntegrationTransport,
+} from '@svc-kit/contract';
 import { useEffect, useState } from 'preact/hooks';
 import type { SessionInfo } from '../api/account.js';
 import { api } from '../api/service.js';
 import { IdentityPicker } from '../ui/identity-picker.js';
 import { ProblemNote } from '../ui/problem-note.js';
+import { sentence } from '../ui/sentence.js';
 import { useStepUp } from '../ui/step-up.js';
 import { Table } from '../ui/table.js';
 import { useAction } from '../ui/use-action.js';
 import { ExposureEditor } from './exposure-editor.js';
+
+/** The status of an integration whose upstream waits for its owner's OAuth consent (open-choices.md). */
+const NEEDS_AUTHORIZATION = 'needs_authorization';
+
+/** The refusal of a name that breaks the contract's slug rule, with the name it could be. */
+function nameRefusal(typed: string): string {
+  const suggestion = typed
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, INTEGRATION_SLUG_LENGTH.max);
+  const hint = INTEGRATION_SLUG_PATTERN.test(suggestion) ? ` (try ${suggestion})` : '';
+  return `Name must be ${INTEGRATION_SLUG_RULE}; “${typed}” is not${hint}.`;
+}
 
 interface Created {
   slug: string;
@@ -28,6 +50,8 @@ export function IntegrationsPage({
 }) {
   const [list, setList] = useState<Integration[] | undefined>(undefined);
   const [name, setName] = useState('');
+  // Checked here with the contract's rule, so the refusal names the field as this form labels it.
+  const [nameProblem, setNameProblem] = useState<string | undefined>(undefined);
   const [endpoint, setEndpoint] = useState('');
   const [transport, setTransport] = useState<IntegrationTransport>('streamable-http');
   const [header, setHeader] = useState('');
@@ -41,14 +65,23 @@ export function IntegrationsPage({
   useEffect(() => {
     setList(undefined);
     setEditing(undefined);
+    // What was said about the last identity's integration is not about this one.
+    setCreated(undefined);
+    act.setProblem(undefined);
     void reload();
   }, [slug]);
 
   const create = async (event: Event) => {
     event.preventDefault();
+    const named = name.trim();
+    if (!INTEGRATION_SLUG_PATTERN.test(named)) {
+      setNameProblem(nameRefusal(named));
+      return;
+    }
+    setNameProblem(undefined);
     const auth = header.trim() ? { header: header.trim(), value } : null;
     const answer = await act.run(() =>
-      api.integrations.create(slug, { slug: name.trim(), endpoint: endpoint.trim(), transport, auth }),
+      api.integrations.create(slug, { slug: named, endpoint: endpoint.trim(), transport, auth }),
     );
     if (answer) {
       setCreated({
@@ -94,11 +127,21 @@ export function IntegrationsPage({
         <input
           id="integration-name"
           required
-          minLength={2}
-          maxLength={32}
+          minLength={INTEGRATION_SLUG_LENGTH.min}
+          maxLength={INTEGRATION_SLUG_LENGTH.max}
+          aria-describedby="integration-name-rule"
+          aria-invalid={nameProblem === undefined ? undefined : true}
           value={name}
           onInput={(e) => setName(e.currentTarget.value)}
         />
+        <p id="integration-name-rule" class="muted">
+          {sentence(INTEGRATION_SLUG_RULE)} It names the integration in this identity's links and lists.
+        </p>
+        {nameProblem && (
+          <p class="problem" role="alert" data-testid="integration-name-problem">
+            {nameProblem}
+          </p>
+        )}
         <label for="integration-endpoint">Server URL</label>
         <input
           id="integration-endpoint"
@@ -179,13 +222,16 @@ export function IntegrationsPage({
               >
                 Exposure
               </button>
-              <button
-                type="button"
-                aria-label={`Authorize ${integration.slug}`}
-                onClick={() => authorize(integration.slug)}
-              >
-                Authorize
-              </button>
+              {/* Only an upstream waiting for OAuth can start it: a healthy one without OAuth refuses (502). */}
+              {integration.status === NEEDS_AUTHORIZATION && (
+                <button
+                  type="button"
+                  aria-label={`Authorize ${integration.slug}`}
+                  onClick={() => authorize(integration.slug)}
+                >
+                  Authorize
+                </button>
+              )}
               <button
                 type="button"
                 aria-label={`Delete ${integration.slug}`}

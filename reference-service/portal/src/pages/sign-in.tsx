@@ -3,15 +3,19 @@ import { account } from '../api/account.js';
 import { NewPasswordField } from '../ui/new-password.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useAction } from '../ui/use-action.js';
+import { WrongOrigin } from '../ui/wrong-origin.js';
 
 /** Log-in and sign-up share one form shape: email and password (sign-up also names the workspace). */
 export function SignInPage({
   mode,
   inviteToken,
+  serviceOrigin,
   onSignedIn,
 }: {
   mode: 'login' | 'signup' | 'invite';
   inviteToken?: string;
+  /** Where the service is (GET /v1/session/state); another address than this page's is said at once. */
+  serviceOrigin?: string | undefined;
   onSignedIn: () => Promise<void>;
 }) {
   const [email, setEmail] = useState('');
@@ -41,6 +45,7 @@ export function SignInPage({
   return (
     <main id="main" class="narrow">
       <h1>{invite ? 'Join the workspace' : signup ? 'Create your sandbox account' : 'Log in'}</h1>
+      <WrongOrigin origin={serviceOrigin} />
       {invite && <p>You were invited to a workspace. Choose your password to join it.</p>}
       {signup && (
         <p>

@@ -1,4 +1,5 @@
 import type { Problem } from '../api/problem.js';
+import { sentence } from './sentence.js';
 
 /** A refusal in words, with its request id (what to quote when asking for help). */
 export function ProblemNote({ problem }: { problem: Problem | undefined }) {
@@ -6,7 +7,7 @@ export function ProblemNote({ problem }: { problem: Problem | undefined }) {
   return (
     <div class="problem" role="alert">
       <p>
-        <strong>{headline(problem)}</strong> {problem.message}
+        <strong>{headline(problem)}</strong> {sentence(problem.message)}
       </p>
       {problem.retryAfter !== undefined && (
         <p class="retry">

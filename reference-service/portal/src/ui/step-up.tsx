@@ -3,6 +3,7 @@ import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { account } from '../api/account.js';
 import { needsStepUp, type Problem, toProblem } from '../api/problem.js';
 import { ProblemNote } from './problem-note.js';
+import { sentence } from './sentence.js';
 
 type Guard = <T>(action: () => Promise<T>) => Promise<T>;
 
@@ -94,10 +95,8 @@ function StepUpDialog({ reason, done }: { reason: string; done: (ok: boolean) =>
     >
       <form onSubmit={submit}>
         <h2 id="step-up-title">Confirm it is you</h2>
-        <p>
-          This needs a session confirmed with MFA in the last 15 minutes.{' '}
-          <span class="muted">({reason})</span>
-        </p>
+        {/* The service's refusal says what is needed and for how long, once; the page adds no copy of it. */}
+        <p data-testid="step-up-reason">{sentence(reason)}</p>
         <label for="step-up-code">{useRecovery ? 'Recovery code' : 'Code from your authenticator app'}</label>
         <input
           id="step-up-code"

@@ -14,7 +14,7 @@ import { deleteSession } from './queries.js';
 import { isEmail, normalizeEmail, passwordProblem, SIGN_UP_ATTEMPTS } from './rules.js';
 import { confirmMfaBody, signUpBody } from './schemas.js';
 import { openSession, sessionCookie } from './session.js';
-import { requireSession, sessionView } from './session-view.js';
+import { requireSession, type SessionView, sessionView } from './session-view.js';
 import { signUp } from './sign-up.js';
 
 /** Route config: no credential is asked, so unreadable input is answered 400, not 401 (early-refusals.ts). */
@@ -26,7 +26,7 @@ export interface AccountRouteOptions {
   signUpOpen: boolean;
 }
 
-/** Sign-up, the session's own view, and logout. */
+/** Sign-up, the session's own view (and the portal's signed-in-or-not check), and logout. */
 export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUpOpen }: AccountRouteOptions) {
   app.post('/v1/accounts', { config: PUBLIC_ROUTE }, async (request: FastifyRequest, reply: FastifyReply) => {
     // No session yet: refused only when a browser says another site posted it (as log-in).
@@ -61,6 +61,21 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
   app.get('/v1/session', async (request: FastifyRequest, reply: FastifyReply) => {
     const { sessionId, member } = await requireSession(ctx, request);
     return reply.code(200).send(await sessionView(ctx, sessionId, member.id));
+  });
+
+  // The portal's first call on every load: whether a session is open, answered 200 either way (a 401
+  // there is logged by the browser as an error on every signed-out visit), and the origin its calls must
+  // come from, so a portal opened at another address says so before a log-in is refused. The origin is
+  // public: every card and link of the service names it.
+  app.get('/v1/session/state', { config: PUBLIC_ROUTE }, async (request: FastifyRequest, reply) => {
+    let session: SessionView | null = null;
+    try {
+      const { sessionId, member } = await requireSession(ctx, request);
+      session = await sessionView(ctx, sessionId, member.id);
+    } catch (error) {
+      if (!(error instanceof ServiceError && error.code === 'unauthenticated')) throw error;
+    }
+    return reply.code(200).send({ origin: ctx.publicAddress.origin, session });
   });
 
   app.delete('/v1/session', async (request: FastifyRequest, reply: FastifyReply) => {

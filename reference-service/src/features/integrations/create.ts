@@ -3,6 +3,7 @@ import {
   defaultIntegrationSlug,
   ID_PREFIXES,
   INTEGRATION_SLUG_PATTERN,
+  INTEGRATION_SLUG_RULE,
   integrationCapRefusal,
   type Operations,
   type ResponseOf,
@@ -71,10 +72,7 @@ export async function createIntegrationFor(
   }
   const slug = body.slug ?? body.catalogue ?? defaultIntegrationSlug(endpoint);
   if (!INTEGRATION_SLUG_PATTERN.test(slug)) {
-    throw new ServiceError(
-      'invalid_request',
-      'slug must be 2 to 32 lowercase letters, digits or dashes, starting with a letter or digit',
-    );
+    throw new ServiceError('invalid_request', `slug must be ${INTEGRATION_SLUG_RULE}`);
   }
   const id = newId(ID_PREFIXES.integration);
   const row: IntegrationRow = {
