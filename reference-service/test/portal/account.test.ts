@@ -183,8 +183,8 @@ describe('the portal’s account page and refusals in words', { timeout: 60_000 
   it('says in words when the service cannot be reached, with its request id', async () => {
     const context = await browser.newContext();
     const lost = await context.newPage();
-    // A proxy in front of the service answers for it: the portal's first call fails.
-    await lost.route('**/v1/session', (route) =>
+    // A proxy in front of the service answers for it: the portal's first call (the session check) fails.
+    await lost.route(/\/v1\/session(\/state)?$/, (route) =>
       route.fulfill({
         status: 503,
         contentType: 'application/json',
@@ -196,7 +196,7 @@ describe('the portal’s account page and refusals in words', { timeout: 60_000 
     );
     await lost.goto(`${service.baseUrl}/#/webhooks`);
     await lost.getByRole('heading', { name: 'The portal could not reach the service' }).waitFor();
-    expect(await lost.locator('main').textContent()).toMatch(/the database is away.*req_proxy/s);
+    expect(await lost.locator('main').textContent()).toMatch(/The database is away\..*req_proxy/s);
     await expectAccessible(lost, 'service unreachable');
     await context.close();
   });
