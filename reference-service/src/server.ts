@@ -118,8 +118,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       metricsUrl: metricsServer?.url,
       async close() {
         closing = true;
-        // The listener closes now: Fastify's close would close it only after its other close hooks, some
-        // 10 to 20 ms later (a new connection was still taken then). Fastify's own `server.close` later
+        // The listener closes now: Fastify's close would close it only after its other close hooks had run
+        // (a new connection was still taken then). Fastify's own `server.close` later
         // finds it closed and is still called back only once the answers in progress are sent, so the
         // drain below is unchanged. The metrics port stays readable during the drain.
         started.server.close();

@@ -67,10 +67,10 @@ const outbound = new Set([
 ]);
 
 describe('the operation table', () => {
-  it('has exactly the 26 operations of the spec, keyed by their operationId', () => {
+  it('has exactly the spec’s operations, keyed by their operationId', () => {
     expect(Object.keys(operations)).toEqual(expected.map(([id]) => id));
     for (const [key, op] of Object.entries(operations)) expect(op.operationId).toBe(key);
-    expect(operationList).toHaveLength(26);
+    expect(operationList).toHaveLength(expected.length);
   });
 
   it.each(expected)('%s: %s %s', (id, method, path, permission, action, flags, success) => {

@@ -7,6 +7,7 @@ import {
   checkWebhookUrlShape,
   defaultIntegrationSlug,
   EXPOSURE_LIMITS,
+  endpointAsShown,
   exposureProblem,
   FINGERPRINT_PATTERN,
   ID_PREFIXES,
@@ -15,6 +16,7 @@ import {
   idempotencyArgumentsText,
   isRememberedRefusal,
   isStrangerCall,
+  newWebhookEndpoint,
   operations,
   PRESET_PERMISSIONS,
   permissionsOfPreset,
@@ -144,5 +146,14 @@ describe('shared rules', () => {
     expect(FINGERPRINT_PATTERN.test(`sha256:${'0'.repeat(64)}`)).toBe(true);
     expect(FINGERPRINT_PATTERN.test(`sha256:${'0'.repeat(63)}`)).toBe(false);
     expect(FINGERPRINT_PATTERN.test(`sha512:${'0'.repeat(64)}`)).toBe(false);
+  });
+});
+
+describe('an endpoint as shown', () => {
+  it('shows rotating_until while the overlap lasts and null from its end on', () => {
+    const stored = { ...newWebhookEndpoint({ id: 'whk_1', url: 'u', events: [] }, 0), rotating_until: 1_000 };
+    expect(endpointAsShown(stored, 999).rotating_until).toBe(1_000);
+    expect(endpointAsShown(stored, 1_000).rotating_until).toBeNull();
+    expect(endpointAsShown(stored, 1_000)).toEqual({ ...stored, rotating_until: null });
   });
 });

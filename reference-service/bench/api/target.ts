@@ -14,6 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { newWebhookEndpoint } from '@svc-kit/contract';
 import Fastify from 'fastify';
 import { readConfig } from '../../src/config.js';
 import { SANDBOX_IDENTITIES, SANDBOX_WORKSPACE_ID } from '../../src/features/sandbox/seed.js';
@@ -23,7 +24,7 @@ import type { Db } from '../../src/store/db.js';
 import { CONTACT_COLUMNS, saveContact } from '../../src/store/queries/contacts.js';
 import { listIdentities } from '../../src/store/queries/identities.js';
 import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
-import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
+import { insertEndpoint, newEndpointRow } from '../../src/store/queries/webhook-endpoints.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
 
 const ENDPOINTS = 10;
@@ -41,20 +42,14 @@ async function seedRows(db: Db, identityId: string): Promise<{ endpointId: strin
   for (let i = 0; i < ENDPOINTS; i++) {
     const id = `whk_bench${String(i).padStart(4, '0')}`;
     endpointIds.push(id);
-    await insertEndpoint(db, {
-      id,
-      workspace_id: SANDBOX_WORKSPACE_ID,
-      url: `https://hooks.example.com/bench/${i}`,
-      events: [],
-      status: 'active',
-      consecutive_failures: 0,
-      secret_enc: null,
-      previous_secret_enc: null,
-      rotating_until: null,
-      created_at: now + i,
-      updated_at: now + i,
-      deleted_at: null,
-    });
+    await insertEndpoint(
+      db,
+      newEndpointRow(
+        SANDBOX_WORKSPACE_ID,
+        newWebhookEndpoint({ id, url: `https://hooks.example.com/bench/${i}`, events: [] }, now + i),
+        null,
+      ),
+    );
   }
   const endpointId = endpointIds[0]!;
   await db.transaction(async (tx) => {
@@ -171,20 +166,14 @@ async function startAnchors(
       SANDBOX_WORKSPACE_ID,
     ]);
     const at = Date.now() - 1_000;
-    await insertEndpoint(db, {
-      id: 'whk_benchreceiver',
-      workspace_id: SANDBOX_WORKSPACE_ID,
-      url,
-      events: [],
-      status: 'active',
-      consecutive_failures: 0,
-      secret_enc: secretBox.seal('whsec_bench', 'whk_benchreceiver'),
-      previous_secret_enc: null,
-      rotating_until: null,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
-    });
+    await insertEndpoint(
+      db,
+      newEndpointRow(
+        SANDBOX_WORKSPACE_ID,
+        newWebhookEndpoint({ id: 'whk_benchreceiver', url, events: [] }, at),
+        secretBox.seal('whsec_bench', 'whk_benchreceiver'),
+      ),
+    );
     return { ok: true };
   });
   // The event intake's floor: one committed INSERT per request, on the same connection(s) as the service.

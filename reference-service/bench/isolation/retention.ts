@@ -8,11 +8,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { newWebhookEndpoint } from '@svc-kit/contract';
 import pino from 'pino';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_RETENTION, startRetention } from '../../src/ops/retention.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
-import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
+import { insertEndpoint, newEndpointRow } from '../../src/store/queries/webhook-endpoints.js';
 import { createTenant, startTestService } from '../../test/support/harness.js';
 import type { BenchEnv } from '../support/backends.js';
 import { type Row, verdict } from '../support/table.js';
@@ -64,20 +65,17 @@ export async function runRetentionBench(env: BenchEnv, label: string, rounds = 5
     const tenant = await createTenant(service.ctx, { webhooksEnabled: true });
     const endpointId = newId('whk');
     const longAgo = Date.now() - 400 * DAY;
-    await insertEndpoint(store.db, {
-      id: endpointId,
-      workspace_id: tenant.workspaceId,
-      url: 'https://hooks.example.com/retention',
-      events: [],
-      status: 'paused',
-      consecutive_failures: 0,
-      secret_enc: service.ctx.secretBox.seal('whsec_bench', endpointId),
-      previous_secret_enc: null,
-      rotating_until: null,
-      created_at: longAgo,
-      updated_at: longAgo,
-      deleted_at: null,
-    });
+    await insertEndpoint(
+      store.db,
+      newEndpointRow(
+        tenant.workspaceId,
+        newWebhookEndpoint(
+          { id: endpointId, url: 'https://hooks.example.com/retention', events: [], status: 'paused' },
+          longAgo,
+        ),
+        service.ctx.secretBox.seal('whsec_bench', endpointId),
+      ),
+    );
     await writeLog(store, tenant.workspaceId, endpointId, FRESH, Date.now() - DAY);
     const retention = startRetention(store.db, {
       now: () => Date.now(),

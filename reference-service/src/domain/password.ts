@@ -23,7 +23,7 @@ interface ScryptCost {
  */
 const STANDARD_COST: ScryptCost = { N: 2 ** 15, r: 8, p: 3 };
 /**
- * `SVC_PASSWORD_COST=test` (refused in production): 1 MiB and about 3 ms, so that a test suite which signs
+ * `SVC_PASSWORD_COST=test` (refused in production): 1 MiB and a few milliseconds, so that a test suite which signs
  * in thousands of times does not spend minutes in scrypt. Verification reads the cost from the hash, so
  * the setting changes only what is written.
  */

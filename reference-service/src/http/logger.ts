@@ -83,8 +83,8 @@ export function createServiceLogger(level: string): Logger {
 /**
  * Fastify's logger for one request: the service's logger with the request's `reqId`, as pino's `child()`
  * writes it (test/ops/access-log.test.ts compares them). `child()` stringifies the binding through the
- * service's redaction on every request (its wildcard paths see every binding), about 4 µs of a 190 µs read
- * (perf); a request id is the service's own and needs none. A route with its own level or serializers
+ * service's redaction on every request (its wildcard paths see every binding), a share of a fast read
+ * (perf; bench/RESULTS.md, issue 43); a request id is the service's own and needs none. A route with its own level or serializers
  * gets pino's child.
  */
 export function requestLogger(

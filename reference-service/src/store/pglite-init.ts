@@ -9,8 +9,8 @@ export class EmbeddedDatabaseError extends Error {
 /**
  * Creates a new data dir in a child process that ends once it is done. PGlite creates one by running
  * initdb, a second WebAssembly program; run in this process, what it leaves behind (compiled code,
- * allocator pages) stayed resident for the process's whole life: 90 to 120 MB more on every first start,
- * measured, even when run in a thread that then ended. A process gives all of it back.
+ * allocator pages) stayed resident for the process's whole life on every first start (measured:
+ * bench/RESULTS.md, issue 43), even when run in a thread that then ended. A process gives all of it back.
  */
 export async function initialiseDataDir(dataDir: string): Promise<void> {
   const script = fileURLToPath(new URL('./pglite-thread.js', import.meta.url));

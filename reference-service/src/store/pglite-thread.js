@@ -24,11 +24,10 @@ function serialise(error) {
 }
 
 /**
- * PostgreSQL's shared buffers, in the WebAssembly memory. PGlite's default (128 MB) is touched at start, so
- * it all stays resident (341 MB of RSS at start, against 216 MB with 16 MB). Buffers are filled by writes
- * too: after a 10,000-event burst, 32 MB measured 303 MB of RSS and 16 MB 275 MB, for a burst about 15 %
- * slower (12,438 against 14,625 events/s, one run each; bench/RESULTS.md). Pages that do not fit are read
- * back through the file system, whose own cache keeps them close.
+ * PostgreSQL's shared buffers, in the WebAssembly memory. PGlite's default is touched at start, so it all
+ * stays resident; buffers are filled by writes too. A small setting keeps the process's resident memory
+ * well below the default's at start and after a burst, for a somewhat slower burst (bench/RESULTS.md,
+ * issue 43). Pages that do not fit are read back through the file system, whose own cache keeps them close.
  */
 const SHARED_BUFFERS = '16MB';
 const options = { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`] };

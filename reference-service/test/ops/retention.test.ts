@@ -1,9 +1,10 @@
+import { newWebhookEndpoint } from '@svc-kit/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_RETENTION, startRetention } from '../../src/ops/retention.js';
 import type { OpenedStore } from '../../src/store/open.js';
-import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
+import { insertEndpoint, newEndpointRow } from '../../src/store/queries/webhook-endpoints.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
 import { addIdentity } from '../support/identity.js';
@@ -39,20 +40,14 @@ describe.each(BACKENDS)('retention on $name', (backend) => {
   const endpoint = async () => {
     const id = newId('whk');
     const at = now();
-    await insertEndpoint(store.db, {
-      id,
-      workspace_id: tenant.workspaceId,
-      url: `https://hooks.example.com/${id}`,
-      events: [],
-      status: 'active',
-      consecutive_failures: 0,
-      secret_enc: service.ctx.secretBox.seal('whsec_test', id),
-      previous_secret_enc: null,
-      rotating_until: null,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
-    });
+    await insertEndpoint(
+      store.db,
+      newEndpointRow(
+        tenant.workspaceId,
+        newWebhookEndpoint({ id, url: `https://hooks.example.com/${id}`, events: [] }, at),
+        service.ctx.secretBox.seal('whsec_test', id),
+      ),
+    );
     return id;
   };
   const emit = async (times: number) => {

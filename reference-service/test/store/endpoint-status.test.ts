@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Queryable } from '../../src/store/db.js';
 import {
   ENDPOINT_STOPPED_CHANNEL,
+  listLiveEndpoints,
   setEndpointStatus,
-  type WebhookEndpointView,
 } from '../../src/store/queries/webhook-endpoints.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS, openThrowawayPostgres } from '../support/backends.js';
@@ -12,16 +11,8 @@ import { seedActiveEndpoint } from '../support/endpoints.js';
 import { until } from '../support/until.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
-/** The workspace's live endpoints as the database holds them, in the operation's order and columns. */
-const liveEndpoints = (db: Queryable, workspaceId: string) =>
-  db.query(
-    `SELECT id, url, events, status, consecutive_failures, rotating_until, created_at, updated_at
-       FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
-    [workspaceId],
-  );
-
-/** The rows an answer holds (undefined for no answer). */
-const recordsOf = (answer: WebhookEndpointView[] | undefined) => answer;
+/** The workspace's live endpoints as a plain read of the list finds them, in the operation's order. */
+const liveEndpoints = listLiveEndpoints;
 
 describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) => {
   it('announces a pause to the delivery workers and answers the live endpoints as changed, in one statement', async () => {
@@ -56,7 +47,7 @@ describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) =
       const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
 
       const pausedAt = Date.now();
-      const paused = recordsOf(await setEndpointStatus(db, workspaceId, endpoint.id, 'paused', pausedAt));
+      const paused = await setEndpointStatus(db, workspaceId, endpoint.id, 'paused', pausedAt);
       expect(paused).toEqual(await liveEndpoints(db, workspaceId));
       expect(paused?.map((row) => [row.id, row.status, row.consecutive_failures, row.updated_at])).toEqual([
         [endpoint.id, 'paused', 3, pausedAt],
@@ -67,9 +58,7 @@ describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) =
       await settle();
       expect(heard).toEqual([endpoint.id]);
 
-      const resumed = recordsOf(
-        await setEndpointStatus(db, workspaceId, endpoint.id, 'active', pausedAt + 1),
-      );
+      const resumed = await setEndpointStatus(db, workspaceId, endpoint.id, 'active', pausedAt + 1);
       expect(resumed).toEqual(await liveEndpoints(db, workspaceId));
       expect(resumed?.map((row) => [row.id, row.status, row.consecutive_failures, row.updated_at])).toEqual([
         [endpoint.id, 'active', 0, pausedAt + 1],
@@ -124,7 +113,7 @@ describe('pausing an endpoint that another transaction is changing (PostgreSQL)'
           return waiting!.count === 1;
         });
       });
-      const answered = recordsOf(await pausing!);
+      const answered = await pausing!;
       expect(
         answered?.map((row) => [row.id, row.status, row.consecutive_failures, row.rotating_until]),
       ).toEqual([[endpoint.id, 'paused', 4, rotatingUntil]]);

@@ -16,6 +16,14 @@ import { seedWorkspace } from '../support/workspaces.js';
 /** The migration that stops rows keeping their record's text (the tests migrate to just before it). */
 const RECORDS_WRITTEN_BY_THE_SERVICE = 20;
 
+/** Each record cut to the members its kept text had. */
+const asKept = (records: object[], kept: unknown[]) =>
+  records.map((record, i) =>
+    Object.fromEntries(
+      Object.keys(kept[i] as object).map((member) => [member, (record as Record<string, unknown>)[member]]),
+    ),
+  );
+
 const backends: { name: string; open(): Promise<{ db: Db; drop(): Promise<void> }> }[] = [
   { name: 'pglite', open: async () => ({ db: await openPglite(undefined), drop: async () => {} }) },
   {
@@ -126,15 +134,15 @@ describe.each(backends)('the lists of a database migrated off kept records, on $
       const logKept = await kept('webhook_deliveries', 'created_at DESC, id DESC', 'workspace_id = $1');
       expect([contactsKept.length, endpointsKept.length, logKept.length]).toEqual([3, 2, 3]);
 
-      expect(await migrate(db, all)).toEqual([RECORDS_WRITTEN_BY_THE_SERVICE]);
+      expect((await migrate(db, all))[0]).toBe(RECORDS_WRITTEN_BY_THE_SERVICE);
       const now = 1_700_000_001_000;
       const contacts = (await listContactsOfSlug(db, workspaceId, 'before', undefined))!.map(contactRecord);
       const endpoints = (await listLiveEndpoints(db, workspaceId)).map((row) => endpointRecord(row, now));
       const log = (await listNewestDeliveries(db, workspaceId, endpointId, 10))!.map(deliveryRecord);
-      // The same members, in the same order.
-      expect(JSON.stringify(contacts)).toBe(JSON.stringify(contactsKept));
-      expect(JSON.stringify(endpoints)).toBe(JSON.stringify(endpointsKept));
-      expect(JSON.stringify(log)).toBe(JSON.stringify(logKept));
+      // Every member a kept record had reads the same (members added since are not this test's concern).
+      expect(asKept(contacts, contactsKept)).toEqual(contactsKept);
+      expect(asKept(endpoints, endpointsKept)).toEqual(endpointsKept);
+      expect(asKept(log, logKept)).toEqual(logKept);
       for (const table of ['contacts', 'webhook_endpoints', 'webhook_deliveries']) {
         expect(
           await db.query(

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { newWebhookEndpoint } from '@svc-kit/contract';
 import { newId } from '../../src/domain/ids.js';
 import type { Queryable } from '../../src/store/db.js';
-import { insertEndpoint } from '../../src/store/queries/webhook-endpoints.js';
+import { insertEndpoint, newEndpointRow } from '../../src/store/queries/webhook-endpoints.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
 
 /**
@@ -17,20 +18,14 @@ export async function seedActiveEndpoint(
   const id = newId('whk');
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
   const createdAt = Date.now() - 1_000;
-  await insertEndpoint(db, {
-    id,
-    workspace_id: workspaceId,
-    url,
-    events: [],
-    status: 'active',
-    consecutive_failures: 0,
-    secret_enc: secretBox.seal(secret, id),
-    previous_secret_enc: null,
-    rotating_until: null,
-    created_at: createdAt,
-    updated_at: createdAt,
-    deleted_at: null,
-  });
+  await insertEndpoint(
+    db,
+    newEndpointRow(
+      workspaceId,
+      newWebhookEndpoint({ id, url, events: [] }, createdAt),
+      secretBox.seal(secret, id),
+    ),
+  );
   return { id, secret };
 }
 

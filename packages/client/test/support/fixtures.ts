@@ -1,18 +1,19 @@
-import type { Contact, Integration, WebhookDelivery, WebhookEndpoint } from '@svc-kit/contract';
+import {
+  type Contact,
+  type Integration,
+  newWebhookEndpoint,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from '@svc-kit/contract';
 
 // Answers that match the contract's success schemas; the operations test parses each with
 // `validateResponses: true`, so a fixture that drifts from the contract fails there.
 
-export const endpoint: WebhookEndpoint = {
-  id: 'wh_1',
-  url: 'https://hooks.example.org/svc',
-  events: ['message.received'],
-  status: 'active',
-  consecutive_failures: 0,
-  rotating_until: null,
-  created_at: 1_700_000_000_000,
-  updated_at: 1_700_000_000_000,
-};
+/** An endpoint as creation starts one (the contract's starting values, not restated here). */
+export const endpoint: WebhookEndpoint = newWebhookEndpoint(
+  { id: 'wh_1', url: 'https://hooks.example.org/svc', events: ['message.received'] },
+  1_700_000_000_000,
+);
 
 export const delivery: WebhookDelivery = {
   id: 'dl_1',

@@ -1,5 +1,12 @@
 import { EVENT_TYPES } from '@svc-kit/webhooks';
+import { newWebhookEndpoint } from '../resources/webhooks.js';
 import type { OperationExample } from './types.js';
+
+/** The workspace's one endpoint in these examples, as listed; built as creation builds one. */
+const listed = newWebhookEndpoint(
+  { id: 'whk_5f0c6a1e9b2d4c7a8e3f1b06', url: 'https://hooks.example.com/svc', events: ['message.received'] },
+  1767139200000,
+);
 
 /** Examples of the workspace webhooks operations. The docs tests run each call against the mock and compare. */
 export const webhooksExamples = {
@@ -10,18 +17,7 @@ export const webhooksExamples = {
     answer: {
       status: 200,
       body: {
-        endpoints: [
-          {
-            id: 'whk_5f0c6a1e9b2d4c7a8e3f1b06',
-            url: 'https://hooks.example.com/svc',
-            events: ['message.received'],
-            status: 'active',
-            consecutive_failures: 0,
-            rotating_until: null,
-            created_at: 1767139200000,
-            updated_at: 1767139200000,
-          },
-        ],
+        endpoints: [listed],
         // The list answer names the catalogue itself: one list, kept by the receiver SDK.
         events: [...EVENT_TYPES],
         enabled: true,
@@ -57,16 +53,14 @@ export const webhooksExamples = {
     answer: {
       status: 201,
       body: {
-        endpoint: {
-          id: 'whk_4cdc2246da087ce53f6318ab',
-          url: 'https://hooks.example.com/svc-new',
-          events: ['message.received'],
-          status: 'active',
-          consecutive_failures: 0,
-          rotating_until: null,
-          created_at: 1767225600000,
-          updated_at: 1767225600000,
-        },
+        endpoint: newWebhookEndpoint(
+          {
+            id: 'whk_4cdc2246da087ce53f6318ab',
+            url: 'https://hooks.example.com/svc-new',
+            events: ['message.received'],
+          },
+          1767225600000,
+        ),
         secret: 'whsec_tQHxodaKiEpoXThPLWHmqjfOXAZ_dSe_eBX38-pr7xs',
       },
     },
@@ -162,18 +156,7 @@ export const webhooksExamples = {
     answer: {
       status: 200,
       body: {
-        endpoints: [
-          {
-            id: 'whk_5f0c6a1e9b2d4c7a8e3f1b06',
-            url: 'https://hooks.example.com/svc',
-            events: ['message.received'],
-            status: 'paused',
-            consecutive_failures: 0,
-            rotating_until: null,
-            created_at: 1767139200000,
-            updated_at: 1767225600000,
-          },
-        ],
+        endpoints: [{ ...listed, status: 'paused', updated_at: 1767225600000 }],
       },
     },
     refusals: [

@@ -1,3 +1,5 @@
+import type { WebhookEndpoint } from '../resources/webhooks.js';
+
 /** Spec 4.1 and part 8: the rotated-out secret keeps verifying for 24 hours. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -16,6 +18,19 @@ export function rotationOutcome(
     return { keep: 'previous', previousAcceptedUntil: rotatingUntil };
   }
   return { keep: 'current', previousAcceptedUntil: now + ROTATION_OVERLAP_MS };
+}
+
+/**
+ * The record as the API shows it at `now`: `rotating_until` is kept as set, and reads null once the
+ * overlap is over (the rotated-out secret no longer verifies then).
+ */
+export function endpointAsShown(stored: WebhookEndpoint, now: number): WebhookEndpoint {
+  const until = stored.rotating_until;
+  return {
+    ...stored,
+    events: [...stored.events],
+    rotating_until: until !== null && until > now ? until : null,
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import {
   DELIVERY_FILTER_WINDOW,
   EVENT_TYPES,
   endpointCapRefusal,
+  newWebhookEndpoint,
   passesDeliveryFilter,
   rotationOutcome,
 } from '@svc-kit/contract';
@@ -33,17 +34,16 @@ export const webhookBehaviours = {
     const capped = endpointCapRefusal([...store.endpoints.values()].filter((row) => !row.removed).length);
     if (capped !== undefined) throw new Refusal('forbidden', capped);
     const row: EndpointRow = {
-      record: {
-        id: ids.id('webhookEndpoint'),
-        url: new URL(body.url).href,
-        // A filter is a set: repeats add nothing.
-        events: [...new Set(body.events)],
-        status: 'active',
-        consecutive_failures: 0,
-        rotating_until: null,
-        created_at: now,
-        updated_at: now,
-      },
+      // The body's members are the record's, as given; the URL as parsed, and a filter is a set.
+      record: newWebhookEndpoint(
+        {
+          ...body,
+          id: ids.id('webhookEndpoint'),
+          url: new URL(body.url).href,
+          events: [...new Set(body.events)],
+        },
+        now,
+      ),
       secret: ids.signingSecret(),
       previousSecret: null,
       removed: false,

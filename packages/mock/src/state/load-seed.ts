@@ -7,6 +7,7 @@ import {
   exposureEntrySchema,
   INTEGRATION_PERMISSION,
   integrationSchema,
+  newWebhookEndpoint,
   PERMISSIONS,
   type Permission,
   PRESET_PERMISSIONS,
@@ -104,16 +105,7 @@ function loadWebhooks(store: SandboxStore, data: SandboxData, { ids, now }: Seed
     const { secret, ...fields } = seed;
     const record = check(
       webhookEndpointSchema,
-      {
-        id: ids.id('webhookEndpoint'),
-        events: [],
-        status: 'active',
-        consecutive_failures: 0,
-        rotating_until: null,
-        created_at: now,
-        updated_at: now,
-        ...fields,
-      },
+      newWebhookEndpoint({ id: ids.id('webhookEndpoint'), events: [], ...fields }, now),
       where,
     );
     if (store.endpoints.has(record.id)) fail(where, `an endpoint with id "${record.id}" already exists`);

@@ -1,15 +1,14 @@
-import type { Exposure, WebhookDelivery, WebhookEndpoint } from '@svc-kit/contract';
+import {
+  type Exposure,
+  endpointAsShown,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from '@svc-kit/contract';
 import type { EndpointRow, IntegrationRow, SandboxStore } from './model.js';
 
-/** The endpoint as the API shows it at `now`: the rotation window reads `null` once it has closed. */
-export function endpointRecord(row: EndpointRow, now: number): WebhookEndpoint {
-  const { rotating_until } = row.record;
-  return {
-    ...row.record,
-    events: [...row.record.events],
-    rotating_until: rotating_until !== null && rotating_until > now ? rotating_until : null,
-  };
-}
+/** The endpoint as the API shows it at `now` (the contract's rule: the rotation window closes). */
+export const endpointRecord = (row: EndpointRow, now: number): WebhookEndpoint =>
+  endpointAsShown(row.record, now);
 
 /** Live endpoints in creation order. */
 export function liveEndpoints(store: SandboxStore, now: number): WebhookEndpoint[] {

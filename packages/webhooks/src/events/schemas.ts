@@ -1,4 +1,4 @@
-// zod/mini, not classic zod: the same checks at a fraction of the bundle (about 6 KB gzip instead of 27 KB
+// zod/mini, not classic zod: the same checks at a fraction of the bundle (sizes on the open-choices page,
 // for these schemas), which matters on edge runtimes. Every top-level call is marked pure so that a
 // bundle importing only the signature functions drops the schemas, and zod with them.
 import * as z from 'zod/mini';

@@ -28,7 +28,7 @@ function checkEntries(entries: readonly { tool: string; mode: string; [key: stri
   if (problem !== undefined) throw new ServiceError('invalid_request', problem);
 }
 
-/** The identity's 6 integration operations (spec 4.3). Statuses and their moves: README, "Integrations". */
+/** The identity's integration operations (spec 4.3). Statuses and their moves: README, "Integrations". */
 export function integrationRoutes(service: IntegrationService) {
   async function identityOf(db: Queryable, workspaceId: string, slug: string): Promise<Identity> {
     const identity = await findIdentityBySlug(db, workspaceId, slug);

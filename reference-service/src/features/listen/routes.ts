@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ID_PREFIXES } from '@svc-kit/contract';
+import { ID_PREFIXES, newWebhookEndpoint } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -115,14 +115,11 @@ async function openListener(
 ): Promise<ListenerRow> {
   const id = newId(ID_PREFIXES.webhookEndpoint);
   const row: ListenerRow = {
-    ...newEndpointRow({
-      id,
+    ...newEndpointRow(
       workspaceId,
-      url: LISTENER_URL,
-      events,
-      secretEnc: ctx.secretBox.seal(secret, id),
-      now,
-    }),
+      newWebhookEndpoint({ id, url: LISTENER_URL, events }, now),
+      ctx.secretBox.seal(secret, id),
+    ),
     listener_stream: null,
   };
   await ctx.db.transaction(async (tx) => {

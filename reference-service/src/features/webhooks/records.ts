@@ -1,23 +1,13 @@
-import type { WebhookDelivery, WebhookEndpoint } from '@svc-kit/contract';
+import { endpointAsShown, type WebhookDelivery, type WebhookEndpoint } from '@svc-kit/contract';
 import type { WebhookDeliveryView } from '../../store/queries/webhook-deliveries.js';
 import type { WebhookEndpointView } from '../../store/queries/webhook-endpoints.js';
 
 /**
- * The record as the API shows it: the secrets and the soft-delete marker stay inside, and
- * `rotating_until` reads null once the overlap is over (the old secret no longer verifies then).
+ * The record as the API shows it: the store reads only the record's columns, and the contract's rule
+ * shows `rotating_until` as null once the overlap is over (the old secret no longer verifies then).
  */
-export function endpointRecord(row: WebhookEndpointView, now: number): WebhookEndpoint {
-  return {
-    id: row.id,
-    url: row.url,
-    events: row.events,
-    status: row.status,
-    consecutive_failures: row.consecutive_failures,
-    rotating_until: row.rotating_until !== null && row.rotating_until > now ? row.rotating_until : null,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
+export const endpointRecord = (row: WebhookEndpointView, now: number): WebhookEndpoint =>
+  endpointAsShown(row, now);
 
 /** One logged attempt as the API shows it: the claim's bookkeeping stays inside. */
 export function deliveryRecord(row: WebhookDeliveryView): WebhookDelivery {

@@ -27,9 +27,9 @@ export function webhookRoutes(deps: WebhooksDeps) {
     createWebhook: {
       transaction: 'own',
       run: async ({ db, workspace, body, now, request }) => {
-        const { row, secret } = await service.createEndpoint(deps, db, workspace.id, body, now);
-        request.log.info({ endpoint_id: row.id }, 'webhook endpoint created');
-        return answer('createWebhook', 201, { endpoint: endpointRecord(row, now), secret });
+        const { record, secret } = await service.createEndpoint(deps, db, workspace.id, body, now);
+        request.log.info({ endpoint_id: record.id }, 'webhook endpoint created');
+        return answer('createWebhook', 201, { endpoint: endpointRecord(record, now), secret });
       },
     },
     rotateWebhookSecret: {

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { ID_PREFIXES, type WebhookDelivery, type WebhookEndpoint } from '@svc-kit/contract';
+import {
+  ID_PREFIXES,
+  type NewWebhookEndpoint,
+  newWebhookEndpoint,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from '@svc-kit/contract';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -15,7 +21,6 @@ import {
   removeEndpoint,
   rotateEndpointSecret,
   setEndpointStatus,
-  type WebhookEndpointRow,
 } from '../../store/queries/webhook-endpoints.js';
 import { deliveryRecord, endpointRecord } from './records.js';
 import { capRefusal, eventFilter, rotationEndsAt, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
@@ -48,9 +53,9 @@ export async function createEndpoint(
   deps: WebhooksDeps,
   db: Db,
   workspaceId: string,
-  input: { url: string; events: readonly string[] },
+  input: Omit<NewWebhookEndpoint, 'id'>,
   now: number,
-): Promise<{ row: WebhookEndpointRow; secret: string }> {
+): Promise<{ record: WebhookEndpoint; secret: string }> {
   const verdict = await checkWebhookUrl(input.url, {
     resolve: deps.resolveHost,
     allowLocalhost: deps.allowLocalhostWebhooks,
@@ -63,20 +68,18 @@ export async function createEndpoint(
   }
   const id = newId(ID_PREFIXES.webhookEndpoint);
   const secret = newSigningSecret();
-  const row = newEndpointRow({
-    id,
-    workspaceId,
-    url: verdict.url,
-    events: eventFilter(input.events),
-    secretEnc: deps.secretBox.seal(secret, id),
+  // The body's members are the record's, as given; the URL as checked, and a filter is a set.
+  const record = newWebhookEndpoint(
+    { ...input, id, url: verdict.url, events: eventFilter(input.events) },
     now,
-  });
+  );
+  const row = newEndpointRow(workspaceId, record, deps.secretBox.seal(secret, id));
   await db.transaction(async (tx) => {
     const capped = capRefusal(await countEndpointsLocked(tx, workspaceId));
     if (capped) throw new ServiceError(capped.code, capped.message);
     await insertEndpoint(tx, row);
   });
-  return { row, secret };
+  return { record, secret };
 }
 
 /** A new secret, shown once; the replaced one keeps verifying until the answer's time. */
