@@ -126,7 +126,10 @@ describe.each(backends)('the lists of a database migrated off kept records, on $
       const logKept = await kept('webhook_deliveries', 'created_at DESC, id DESC', 'workspace_id = $1');
       expect([contactsKept.length, endpointsKept.length, logKept.length]).toEqual([3, 2, 3]);
 
-      expect(await migrate(db, all)).toEqual([RECORDS_WRITTEN_BY_THE_SERVICE]);
+      // Up to 0020 only: later migrations are not what this test reads.
+      expect(await migrate(db, all.slice(0, RECORDS_WRITTEN_BY_THE_SERVICE))).toEqual([
+        RECORDS_WRITTEN_BY_THE_SERVICE,
+      ]);
       const now = 1_700_000_001_000;
       const contacts = (await listContactsOfSlug(db, workspaceId, 'before', undefined))!.map(contactRecord);
       const endpoints = (await listLiveEndpoints(db, workspaceId)).map((row) => endpointRecord(row, now));
