@@ -44,7 +44,11 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const RAW_PASSES = 3;
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
 const RECEIVER = process.env.BENCH_RECEIVER === 'inline' ? 'inline' : 'process';
-/** The worker's default number of attempts in flight (src/delivery/worker.ts). */
+/**
+ * The raw loop's requests in flight: one workspace's cap of attempts in flight (`DEFAULT_CAPS`,
+ * src/delivery/worker.ts), the most the worker gives the bench's one tenant, and the worker's whole
+ * concurrency before issue 40, so that the ratio compares with earlier runs.
+ */
 const CONCURRENCY = 64;
 
 const TARGET_P99_MS = 100;

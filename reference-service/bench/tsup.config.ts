@@ -17,8 +17,9 @@ export default defineConfig({
   target: 'node20',
   platform: 'node',
   outDir: OUT_DIR,
-  // Loaded from node_modules as they are (CommonJS, native bindings), not bundled.
-  external: ['autocannon', '@resvg/resvg-js', 'express', '@modelcontextprotocol/sdk'],
+  // Loaded from node_modules as they are (CommonJS, native bindings), not bundled. `tsup` comes with the
+  // test support the crash-loss figure shares with its test (bench/isolation/crash-loss.ts), unused there.
+  external: ['autocannon', '@resvg/resvg-js', 'express', '@modelcontextprotocol/sdk', 'tsup'],
   clean: true,
   silent: true,
   onSuccess: async () => copyRuntimeFiles(OUT_DIR),

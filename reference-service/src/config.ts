@@ -45,8 +45,6 @@ export interface Config {
    * before the process gives up on it and exits with status 1.
    */
   shutdownGraceMs: number;
-  /** Rows a worker claims ahead of its free slots (0: claim only for free slots). */
-  deliveryPrefetch: number | undefined;
   /** Serve the relay behind `svc-webhooks listen`: on by default outside production (SVC_RELAY). */
   relay: boolean;
   /** Where `/metrics` is served (a port of its own); unset: no metrics are served. */
@@ -113,11 +111,6 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   const shutdownGraceMs = Number(shutdownGrace);
   if (!/^[1-9]\d*$/.test(shutdownGrace) || shutdownGraceMs < 1_000 || shutdownGraceMs > 600_000) {
     throw new ConfigError('SVC_SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 1000 to 600000');
-  }
-  const prefetch = env.SVC_DELIVERY_PREFETCH;
-  const deliveryPrefetch = prefetch === undefined || prefetch === '' ? undefined : Number(prefetch);
-  if (deliveryPrefetch !== undefined && (!/^\d+$/.test(prefetch ?? '') || deliveryPrefetch > 1_000)) {
-    throw new ConfigError('SVC_DELIVERY_PREFETCH must be a whole number from 0 to 1000');
   }
   const retentionDays = env.SVC_RETENTION_DAYS || String(DEFAULT_RETENTION.keepMs / DAY_MS);
   if (!/^[1-9]\d*$/.test(retentionDays) || Number(retentionDays) > 3650) {
@@ -186,7 +179,6 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     databaseWaitMs,
     shutdownGraceMs,
     deliveryLeaseMs,
-    deliveryPrefetch,
     metrics,
     signUpOpen: signUp === '' ? !production : signUp === 'open',
     passwordCost,

@@ -99,7 +99,6 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       logger,
       {
         ...(config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs }),
-        ...(config.deliveryPrefetch === undefined ? {} : { prefetch: config.deliveryPrefetch }),
       },
       { relay, metrics },
     );

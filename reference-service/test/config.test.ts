@@ -164,14 +164,6 @@ describe('configuration', () => {
       expect(() => readConfig({ SVC_RETENTION_DAYS })).toThrow(/SVC_RETENTION_DAYS/);
   });
 
-  it('reads how many rows a worker claims ahead, from 0 to 1000', () => {
-    expect(readConfig({}).deliveryPrefetch).toBeUndefined();
-    expect(readConfig({ SVC_DELIVERY_PREFETCH: '0' }).deliveryPrefetch).toBe(0);
-    expect(readConfig({ SVC_DELIVERY_PREFETCH: '128' }).deliveryPrefetch).toBe(128);
-    for (const SVC_DELIVERY_PREFETCH of ['-1', '1001', '1.5', '1e2', 'lots', ' 4'])
-      expect(() => readConfig({ SVC_DELIVERY_PREFETCH })).toThrow(ConfigError);
-  });
-
   it('requires SVC_PUBLIC_URL in production, https there, and refuses a URL that is not a plain base URL', () => {
     expect(() => readConfig({ NODE_ENV: 'production' })).toThrow(/SVC_PUBLIC_URL is required/);
     expect(readConfig({ NODE_ENV: 'production', SVC_PUBLIC_URL: 'https://svc.example/' })).toMatchObject({

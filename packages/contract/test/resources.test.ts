@@ -54,8 +54,16 @@ describe('resources', () => {
     refuses(webhookEndpointSchema, { ...endpoint, created_at: -1 });
   });
 
-  it('delivery record: status is one of the five decided values; the numbers may be null', () => {
-    for (const status of ['pending', 'sending', 'delivered', 'failed', 'abandoned']) {
+  it('delivery record: status is one of the decided values; the numbers may be null', () => {
+    for (const status of [
+      'pending',
+      'sending',
+      'delivered',
+      'failed',
+      'abandoned',
+      'not_sent_paused',
+      'not_sent_removed',
+    ]) {
       accepts(webhookDeliverySchema, { ...delivery, status });
     }
     refuses(webhookDeliverySchema, { ...delivery, status: 'retrying' });

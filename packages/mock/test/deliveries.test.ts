@@ -207,7 +207,11 @@ describe('the delivery contract', () => {
     const dialled = log.deliveries.filter((row) => row.http_status === 503);
     expect(dialled).toHaveLength(FAILURES_BEFORE_PAUSE);
     expect(dialled[0]!.response_excerpt).toBe('x'.repeat(500));
-    expect(log.deliveries.filter((row) => row.response_excerpt === NOT_SENT_PAUSED)).toHaveLength(2);
+    // Never dialled: their own status, and no answer fields (they are the endpoint's answer).
+    expect(log.deliveries.filter((row) => row.status === NOT_SENT_PAUSED)).toMatchObject([
+      { http_status: null, latency_ms: null, response_excerpt: null },
+      { http_status: null, latency_ms: null, response_excerpt: null },
+    ]);
     // Paused: a new event gets no delivery; resumed, the run starts again from zero and a success counts.
     sandbox.emit('integration.created', { identity: SLUG });
     expect(sandbox.state.deliveries(created.id)).toHaveLength(FAILURES_BEFORE_PAUSE + 2);
@@ -281,7 +285,7 @@ describe('the delivery contract', () => {
     await sandbox.deliveries.settled();
     expect(received).toHaveLength(1);
     expect(sandbox.state.deliveries(created.id)).toMatchObject([
-      { event_type: 'integration.deleted', status: 'failed', response_excerpt: NOT_SENT_REMOVED },
+      { event_type: 'integration.deleted', status: NOT_SENT_REMOVED, response_excerpt: null },
       { event_type: 'integration.created', status: 'delivered' },
     ]);
   });

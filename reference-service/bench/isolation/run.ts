@@ -4,6 +4,7 @@
  */
 import { type BenchBackend, onBackend } from '../support/backends.js';
 import { printTable, type Row } from '../support/table.js';
+import { runDeliveryIsolationBench } from './delivery-isolation.js';
 import { runOversizedUpstreamBench } from './oversized-upstream.js';
 import { runRetentionBench } from './retention.js';
 import { measureSlowRequests, SLOW_REQUESTS_HEADER } from './slow-requests.js';
@@ -19,6 +20,7 @@ export async function runIsolationBench(
   for (const backend of backends) {
     rows.push(...((await onBackend(backend, (env) => runRetentionBench(env, backend))) ?? []));
   }
+  rows.push(...(await runDeliveryIsolationBench(backends)));
   printTable(`Isolation, ${machine}`, ISOLATION_HEADER, rows);
   for (const backend of backends) {
     const slow = await onBackend(backend, (env) => measureSlowRequests(env, seconds));

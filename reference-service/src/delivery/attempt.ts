@@ -2,10 +2,9 @@ import type { Logger } from 'pino';
 import { DEFAULT_USER_AGENT, type GuardedClient, type PostOutcome } from '../outbound/guarded-client.js';
 import type { Relay } from '../relay/relay.js';
 import type { Db } from '../store/db.js';
-import { type ClaimedDelivery, recordAttempt } from '../store/queries/deliveries-claim.js';
+import { recordAttempt } from '../store/queries/deliveries-claim.js';
 import { isListenerUrl } from '../store/queries/listeners.js';
-import type { Ready } from './claimed-queue.js';
-import { secretsAt } from './secrets.js';
+import { type Ready, secretsAt } from './secrets.js';
 import { deliveryHeaders } from './signing.js';
 import type { SuccessLog } from './success-log.js';
 
@@ -18,10 +17,6 @@ export interface AttemptDeps {
   successes: SuccessLog;
   log: Logger;
   now: () => number;
-  /** Takes the endpoint's rows claimed ahead out of the worker's queue. */
-  takeEndpoint(endpointId: string): ClaimedDelivery[];
-  /** Gives never-dialled rows back to the database. */
-  release(rows: readonly ClaimedDelivery[]): Promise<void>;
 }
 
 /** The one attempt of a claimed delivery: sign, POST through the guarded client, log the outcome. */
@@ -63,35 +58,27 @@ export function createAttempt(deps: AttemptDeps): (claimed: Ready) => Promise<vo
       });
       return;
     }
-    // The endpoint is now in a failure run, dialled one attempt at a time: its prefetched rows go back to
-    // the queue (never dialled), and later claims hand them out one by one, or settle them if it pauses.
-    const held = deps.takeEndpoint(row.endpoint_id);
+    // The endpoint is now in a failure run: later claims hand its rows out one at a time, or settle them
+    // if it pauses.
     const answered = outcome.kind === 'answered';
     // Successes answered before this failure may still wait in the group commit. Written after it, they
     // would leave it counted in a run they broke: with many attempts in flight, an endpoint failing every
     // other one could be paused for twenty "consecutive" failures (test/delivery/failure-run-order).
-    let paused: boolean;
-    try {
-      await successes.flushed();
-      paused = await recordAttempt(
-        db,
-        {
-          deliveryId: row.id,
-          ok: false,
-          // The log's fields describe the endpoint's answer; without one they are null and the reason goes
-          // to the service log below. A listener's log is the exception: the relay is the service's own
-          // transport, and the person at the CLI reads why nothing reached their app there.
-          httpStatus: answered ? outcome.status : null,
-          latencyMs: answered ? outcome.latencyMs : null,
-          excerpt: answered ? outcome.excerpt : relayed ? `not delivered: ${outcome.reason}` : null,
-        },
-        now(),
-      );
-    } finally {
-      // Never dialled, they go back to the queue even when the record failed: left with this worker, the
-      // sweeper would abandon them once their lease ran out.
-      await deps.release(held);
-    }
+    await successes.flushed();
+    const paused = await recordAttempt(
+      db,
+      {
+        deliveryId: row.id,
+        ok: false,
+        // The log's fields describe the endpoint's answer; without one they are null and the reason goes
+        // to the service log below. A listener's log is the exception: the relay is the service's own
+        // transport, and the person at the CLI reads why nothing reached their app there.
+        httpStatus: answered ? outcome.status : null,
+        latencyMs: answered ? outcome.latencyMs : null,
+        excerpt: answered ? outcome.excerpt : relayed ? `not delivered: ${outcome.reason}` : null,
+      },
+      now(),
+    );
     if (!answered) {
       log.warn(
         { delivery_id: row.id, endpoint_id: row.endpoint_id, reason: outcome.reason },

@@ -1,6 +1,13 @@
 import type { ClaimedDelivery } from '../store/queries/deliveries-claim.js';
 import type { SecretBox } from '../store/secret-box.js';
-import type { Ready } from './claimed-queue.js';
+
+/** A claimed row, with its endpoint's secrets decrypted, ready to be dialled. */
+export interface Ready {
+  row: ClaimedDelivery;
+  claimedAt: number;
+  secret: string;
+  previousSecret: string | null;
+}
 
 /** Whether the endpoint's previous secret still signs at `at`. */
 function rotatingAt(row: ClaimedDelivery, at: number): boolean {

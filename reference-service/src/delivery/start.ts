@@ -14,7 +14,7 @@ export interface RunningDelivery {
 }
 
 export type DeliveryTuning = Partial<
-  Pick<DeliveryWorkerOptions, 'concurrency' | 'prefetch' | 'pollIntervalMs' | 'leaseMs'> &
+  Pick<DeliveryWorkerOptions, 'concurrency' | 'caps' | 'pollIntervalMs' | 'leaseMs'> &
     Pick<GuardedClientOptions, 'connectTimeoutMs' | 'totalTimeoutMs'>
 >;
 
@@ -42,7 +42,7 @@ export async function startDelivery(
     logger,
     now: ctx.now,
     ...(tuning.concurrency === undefined ? {} : { concurrency: tuning.concurrency }),
-    ...(tuning.prefetch === undefined ? {} : { prefetch: tuning.prefetch }),
+    ...(tuning.caps === undefined ? {} : { caps: tuning.caps }),
     ...(tuning.pollIntervalMs === undefined ? {} : { pollIntervalMs: tuning.pollIntervalMs }),
     leaseMs: tuning.leaseMs ?? Math.max(60_000, totalTimeoutMs * 3),
     // PGlite: this process holds the data-dir lock, so any row left `sending` is from a dead process.

@@ -9,6 +9,8 @@ export interface SuccessLog {
   record(success: Success): void;
   /** Resolves once everything recorded so far is written (or its write has failed and been logged). */
   flushed(): Promise<void>;
+  /** The deliveries recorded and not yet written: answered, still `sending` in the database. */
+  unwritten(): string[];
 }
 
 /**
@@ -59,6 +61,9 @@ export function createSuccessLog(db: Db, log: Logger): SuccessLog {
     flushed() {
       if (gathering.successes.length > 0) return gathering.done;
       return writing?.done ?? Promise.resolve();
+    },
+    unwritten() {
+      return [...(writing?.successes ?? []), ...gathering.successes].map((success) => success.deliveryId);
     },
   };
 }

@@ -6,18 +6,23 @@ import type { Relay } from '../relay/relay.js';
 import type { Db } from '../store/db.js';
 import {
   abandonStaleDeliveries,
-  type ClaimedDelivery,
+  type ClaimCaps,
   claimDeliveries,
-  releaseDeliveries,
 } from '../store/queries/deliveries-claim.js';
 import { DELIVERY_CHANNEL } from '../store/queries/events.js';
-import { ENDPOINT_STOPPED_CHANNEL } from '../store/queries/webhook-endpoints.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { createAttempt } from './attempt.js';
 import { ClaimScheduler } from './claim-scheduler.js';
-import { ClaimedQueue, type Ready } from './claimed-queue.js';
-import { withSecrets } from './secrets.js';
+import { type Ready, withSecrets } from './secrets.js';
 import { createSuccessLog } from './success-log.js';
+
+/**
+ * Attempts in flight at once per endpoint and per workspace, across every instance; and per worker. One
+ * workspace holds at most a quarter of a worker's sockets, so a tenant whose receiver holds each request
+ * for the whole timeout leaves the others three quarters (open-choices, "Attempts in flight").
+ */
+export const DEFAULT_CAPS: ClaimCaps = { endpoint: 32, workspace: 64 };
+export const DEFAULT_CONCURRENCY = 256;
 
 export interface DeliveryWorkerOptions {
   db: Db;
@@ -31,12 +36,8 @@ export interface DeliveryWorkerOptions {
   now?: () => number;
   /** Attempts in flight at once in this process. */
   concurrency?: number;
-  /**
-   * Rows claimed ahead of free slots (default three times `concurrency`), so that a finished attempt is
-   * followed at once by the next instead of by a claim's round trips, and claims come in larger batches.
-   * They are `sending` (committed) while they wait; see `leaseMs`.
-   */
-  prefetch?: number;
+  /** Attempts in flight at once per endpoint and per workspace, counted by the claim across instances. */
+  caps?: ClaimCaps;
   /** Polling fallback for missed notifications. */
   pollIntervalMs?: number;
   /**
@@ -45,9 +46,8 @@ export interface DeliveryWorkerOptions {
    */
   notifyGatherMs?: number;
   /**
-   * How long a claimed row may stay `sending` before the sweeper abandons it. Must be at least twice the
-   * outbound total timeout: a claimed row waits at most half the lease for a slot (later it goes back to the
-   * queue unsent), then its attempt takes at most the total timeout.
+   * How long a claimed row may stay `sending` before the sweeper abandons it. Must be above the outbound
+   * total timeout (a row is claimed only for a free slot, and dialled at once).
    */
   leaseMs?: number;
   /**
@@ -70,25 +70,23 @@ export interface DeliveryWorker {
  * Claims pending deliveries and makes exactly one attempt for each: claim committed first, then the
  * signed POST through the guarded client, then the log row and the endpoint's failure run.
  *
- * Its parts: the claim loop below (how many rows to ask for, when), run one at a time by the
- * `ClaimScheduler`; the rows claimed ahead in a `ClaimedQueue`; each attempt in `attempt.ts`.
+ * A worker claims only for its free slots, so a claimed row is dialled at once and a crash loses only
+ * attempts that were on the wire. Fairness between tenants is the claim's (it counts what every instance
+ * has in flight); the claim loop below only decides when to ask, run one at a time by the `ClaimScheduler`;
+ * each attempt is in `attempt.ts`.
  */
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, secretBox, client, logger } = options;
   const now = options.now ?? (() => Date.now());
-  const concurrency = options.concurrency ?? 64;
-  const prefetch = options.prefetch ?? concurrency * 3;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const caps = options.caps ?? DEFAULT_CAPS;
   const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const notifyGatherMs = options.notifyGatherMs ?? 5;
   const leaseMs = options.leaseMs ?? 60_000;
-  // Each claim is a round trip and a statement: top up once a quarter of the room is free rather than
-  // after every finished attempt.
-  const refillAt = Math.max(1, Math.floor((concurrency + prefetch) / 4));
   const id = `wkr_${randomBytes(8).toString('hex')}`;
   const log = logger.child({ worker: id });
 
   const successes = createSuccessLog(db, log);
-  const queue = new ClaimedQueue();
   const scheduler = new ClaimScheduler(claimUntilFull, (error) => {
     if (running) log.error({ err: error }, 'claiming deliveries failed; retrying on the next wake-up');
   });
@@ -100,51 +98,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     successes,
     log,
     now,
-    takeEndpoint: (endpointId) => queue.takeEndpoint(endpointId),
-    release,
   });
   let running = false;
-  // Set when a claim came back short: finished attempts then stop asking until something new arrives.
+  let stopped = false;
+  // Set when a claim found nothing held back: logged attempts then stop asking until something new arrives.
   let drained = false;
   let inFlight = 0;
   let idle: (() => void) | undefined;
   let timers: NodeJS.Timeout[] = [];
   let gathering: NodeJS.Timeout | undefined;
-  let unlisteners: (() => Promise<void>)[] = [];
-
-  /** Hands never-dialled rows back to the queue; logged, not thrown: the sweeper settles them otherwise. */
-  function release(rows: readonly { id: string }[]): Promise<void> {
-    if (rows.length === 0) return Promise.resolve();
-    return releaseDeliveries(
-      db,
-      rows.map((row) => row.id),
-      id,
-    ).catch((error: unknown) => log.error({ err: error }, 'releasing prefetched deliveries failed'));
-  }
-
-  /**
-   * An endpoint was paused or removed, or its workspace's webhooks switched off (by anyone, on any
-   * instance): its rows claimed ahead go back to the queue, never dialled, and the next claim settles them.
-   */
-  function recall(endpointId: string): void {
-    const held = queue.takeEndpoint(endpointId);
-    if (held.length > 0) void release(held).then(wake);
-  }
-
-  /** Fills free slots from the queue. */
-  function dispatch(): void {
-    const stale: ClaimedDelivery[] = [];
-    // Dialled now, a row claimed before this moment could outlive its lease on the wire and be abandoned
-    // by the sweeper mid-attempt: it goes back to the queue instead, never dialled.
-    const freshSince = now() - leaseMs / 2;
-    while (running && inFlight < concurrency) {
-      const next = queue.take(freshSince, stale);
-      if (next === undefined) break;
-      launch(next);
-    }
-    // Back in the queue, they are claimed again (with a fresh lease) by the next claim.
-    if (stale.length > 0) void release(stale).then(wake);
-  }
+  let unlisten: (() => Promise<void>) | undefined;
 
   function launch(claimed: Ready): void {
     inFlight++;
@@ -154,30 +117,31 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       )
       .finally(() => {
         inFlight--;
-        dispatch();
         if (inFlight === 0) idle?.();
         if (!drained) wake();
       });
   }
 
-  /** Claims until the slots and the queue are full or nothing is left to claim. */
+  /** Claims for the free slots until they are full or nothing more can be taken now. */
   async function claimUntilFull(): Promise<void> {
-    // An idle worker claims at once; a busy one once a quarter of the room is free.
     for (;;) {
-      const room = concurrency + prefetch - inFlight - queue.size;
-      if (!running || room < (inFlight === 0 ? 1 : refillAt)) return;
+      const room = concurrency - inFlight;
+      if (!running || room < 1) return;
       const claimedAt = now();
-      const { rows, deferred } = await claimDeliveries(db, room, id, claimedAt);
-      if (!running) {
-        // Stopped during the claim: these rows were never dialled.
-        await release(rows);
-        return;
-      }
-      queue.add(withSecrets(secretBox, rows, claimedAt));
-      dispatch();
+      const { rows, heldBack } = await claimDeliveries(db, {
+        limit: room,
+        workerId: id,
+        now: claimedAt,
+        liveSince: claimedAt - leaseMs,
+        caps,
+        // Answered, they hold no socket: the claim does not count them, though their log is not written yet.
+        answered: successes.unwritten(),
+      });
+      // Dialled even when the worker stopped meanwhile: `stop` waits for them as for any attempt in flight.
+      for (const claimed of withSecrets(secretBox, rows, claimedAt)) launch(claimed);
+      // Short: what was held back waits for room, which an attempt's logged outcome makes (`launch`).
       if (rows.length < room) {
-        // Deferred rows wait for an attempt in flight: its end must wake us again.
-        drained = deferred === 0;
+        drained = !heldBack;
         return;
       }
     }
@@ -212,7 +176,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     id,
     async start() {
       if (running) return;
-      assert.equal(queue.mode, 'open', 'a stopped delivery worker cannot start again');
+      assert.equal(stopped, false, 'a stopped delivery worker cannot start again');
       const abandoned = await abandonStaleDeliveries(
         db,
         options.soleOwner ? Number.MAX_SAFE_INTEGER : now() - leaseMs,
@@ -220,10 +184,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       if (abandoned > 0)
         log.warn({ abandoned }, 'deliveries interrupted by a crash were abandoned, not re-sent');
       running = true;
-      unlisteners = [
-        await db.listen(DELIVERY_CHANNEL, wakeGathered),
-        await db.listen(ENDPOINT_STOPPED_CHANNEL, recall),
-      ];
+      unlisten = await db.listen(DELIVERY_CHANNEL, wakeGathered);
       timers = [
         setInterval(wake, pollIntervalMs),
         setInterval(() => void sweepStale(), Math.max(1_000, Math.floor(leaseMs / 4))),
@@ -235,15 +196,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     async stop() {
       if (!running) return;
       running = false;
+      stopped = true;
       for (const timer of timers) clearInterval(timer);
       clearTimeout(gathering);
       gathering = undefined;
-      // A claim under way may still return rows: let it finish, then give back what was never dialled.
+      // A claim under way may still return rows, dialled at once: let it finish, then wait for them all.
       await scheduler.settled();
-      await release(queue.release());
       if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
       await successes.flushed();
-      for (const unlisten of unlisteners) await unlisten();
+      await unlisten?.();
     },
   };
 }

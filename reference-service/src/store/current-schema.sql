@@ -349,7 +349,7 @@ webhook_deliveries webhook_deliveries_event_id_not_null: NOT NULL event_id
 webhook_deliveries webhook_deliveries_event_type_not_null: NOT NULL event_type
 webhook_deliveries webhook_deliveries_id_not_null: NOT NULL id
 webhook_deliveries webhook_deliveries_pkey: PRIMARY KEY (id)
-webhook_deliveries webhook_deliveries_status: CHECK ((status = ANY (ARRAY['pending'::text, 'sending'::text, 'delivered'::text, 'failed'::text, 'abandoned'::text])))
+webhook_deliveries webhook_deliveries_status: CHECK ((status = ANY (ARRAY['pending'::text, 'sending'::text, 'delivered'::text, 'failed'::text, 'abandoned'::text, 'not_sent_paused'::text, 'not_sent_removed'::text])))
 webhook_deliveries webhook_deliveries_status_not_null: NOT NULL status
 webhook_deliveries webhook_deliveries_workspace_id_not_null: NOT NULL workspace_id
 webhook_endpoints webhook_endpoints_consecutive_failures_not_null: NOT NULL consecutive_failures
@@ -403,7 +403,7 @@ CREATE UNIQUE INDEX sessions_pkey ON public.sessions USING btree (id);
 CREATE UNIQUE INDEX sessions_token_hash_key ON public.sessions USING btree (token_hash);
 CREATE UNIQUE INDEX sign_in_known_addresses_pkey ON public.sign_in_known_addresses USING btree (account, address);
 CREATE INDEX webhook_deliveries_newest ON public.webhook_deliveries USING btree (endpoint_id, created_at DESC, id DESC);
-CREATE INDEX webhook_deliveries_pending ON public.webhook_deliveries USING btree (created_at, id) WHERE (status = 'pending'::text);
+CREATE INDEX webhook_deliveries_pending ON public.webhook_deliveries USING btree (endpoint_id, created_at, id) WHERE (status = 'pending'::text);
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (id);
 CREATE INDEX webhook_deliveries_sending ON public.webhook_deliveries USING btree (claimed_at) WHERE (status = 'sending'::text);
 CREATE UNIQUE INDEX webhook_endpoints_in_workspace ON public.webhook_endpoints USING btree (workspace_id, id);
@@ -412,66 +412,121 @@ CREATE INDEX webhook_endpoints_workspace ON public.webhook_endpoints USING btree
 CREATE UNIQUE INDEX workspaces_pkey ON public.workspaces USING btree (id);
 
 -- Functions
-CREATE OR REPLACE FUNCTION public.claim_webhook_deliveries(p_limit integer, p_worker text, p_now bigint, p_paused_text text, p_removed_text text)
+CREATE OR REPLACE FUNCTION public.claim_webhook_deliveries(p_limit integer, p_from text, p_worker text, p_now bigint, p_live_since bigint, p_endpoint_cap integer, p_workspace_cap integer, p_answered text[])
  RETURNS TABLE(id text, event_id text, event_type text, endpoint_id text, url text, secret_enc text, previous_secret_enc text, rotating_until bigint, body text, verdict text)
  LANGUAGE plpgsql
  SET enable_bitmapscan TO 'off'
 AS $function$
 #variable_conflict use_column
 BEGIN
+  -- Claims from every instance take turns, so each counts the rows the one before it committed and the caps
+  -- hold exactly. A claim is one short statement; the lock ends with its transaction.
+  PERFORM pg_advisory_xact_lock(727021);
   RETURN QUERY
-  WITH picked AS (
-    -- Picked and locked alone, in the order of the partial index: joining first would read the backlog.
-    -- The columns come with the lock (they never change), so the rows are not looked up again.
-    SELECT d.id, d.event_id, d.event_type, d.endpoint_id, d.workspace_id, d.created_at
-      FROM webhook_deliveries d
-     WHERE d.status = 'pending'
-     ORDER BY d.created_at, d.id
-     LIMIT p_limit
-     FOR UPDATE SKIP LOCKED
+  WITH RECURSIVE busy AS MATERIALIZED (
+    -- What is in flight, by endpoint. Not a row older than the lease (its worker died, and the sweeper is
+    -- about to abandon it), nor one the caller already has an answer for (its log is being written).
+    SELECT s.workspace_id, s.endpoint_id, count(*)::integer AS n
+      FROM webhook_deliveries s
+     WHERE s.status = 'sending' AND s.claimed_at >= p_live_since AND s.id <> ALL (p_answered)
+     GROUP BY s.workspace_id, s.endpoint_id
   ),
-  -- Each endpoint's fate once, however many of its rows were picked (a burst is mostly one endpoint's).
-  targets AS MATERIALIZED (
-    SELECT t.endpoint_id, t.workspace_id, e.url, e.secret_enc, e.previous_secret_enc, e.rotating_until,
-           CASE WHEN NOT w.webhooks_enabled THEN 'off'
-                WHEN e.deleted_at IS NOT NULL OR e.secret_enc IS NULL THEN 'removed'
-                WHEN e.status <> 'active' THEN 'paused'
-                WHEN e.consecutive_failures = 0 THEN 'dial'
-                ELSE 'failing' END AS state
-      FROM (SELECT DISTINCT p.endpoint_id, p.workspace_id FROM picked p) t
-      JOIN webhook_endpoints e ON e.id = t.endpoint_id
-      JOIN workspaces w ON w.id = t.workspace_id
-  ),
-  candidates AS (
-    SELECT p.id, p.event_id, p.event_type, p.endpoint_id, p.created_at, t.url, t.secret_enc,
-           t.previous_secret_enc, t.rotating_until, ev.body, t.state
-      FROM picked p
-      JOIN targets t ON t.endpoint_id = p.endpoint_id AND t.workspace_id = p.workspace_id
-      JOIN events ev ON ev.id = p.event_id
+  busy_workspaces AS MATERIALIZED (
+    SELECT b.workspace_id, sum(b.n)::integer AS n FROM busy b GROUP BY b.workspace_id
   ),
   -- An endpoint in a failure run is dialled one attempt at a time, so that the attempt recording the 20th
-  -- failure is the last one made: its oldest picked row, and only while none of its rows is on the wire.
-  probes AS (
-    SELECT DISTINCT ON (c.endpoint_id) c.id FROM candidates c
-     WHERE c.state = 'failing'
-       AND NOT EXISTS (
-         SELECT 1 FROM webhook_deliveries s WHERE s.endpoint_id = c.endpoint_id AND s.status = 'sending'
-       )
-     ORDER BY c.endpoint_id, c.created_at, c.id
+  -- failure is the last one made: its cap is one.
+  busy_endpoints AS MATERIALIZED (
+    SELECT b.endpoint_id, b.n,
+           b.n >= CASE WHEN e.consecutive_failures = 0 THEN p_endpoint_cap ELSE 1 END AS full
+      FROM busy b JOIN webhook_endpoints e ON e.id = b.endpoint_id
+  ),
+  -- The endpoints with pending rows, one index probe each (a loose index scan), at most `p_limit` of them:
+  -- from `p_from` (the caller picks it at random) to the end, then from the start, so that when more than
+  -- `p_limit` endpoints wait, each claim serves a different run of them.
+  pending_endpoints (endpoint_id, n) AS (
+    SELECT coalesce(
+             (SELECT d.endpoint_id FROM webhook_deliveries d
+               WHERE d.status = 'pending' AND d.endpoint_id >= p_from ORDER BY d.endpoint_id LIMIT 1),
+             (SELECT d.endpoint_id FROM webhook_deliveries d
+               WHERE d.status = 'pending' ORDER BY d.endpoint_id LIMIT 1)),
+           1
+    UNION ALL
+    SELECT CASE WHEN w.endpoint_id >= p_from
+                THEN coalesce(
+                       (SELECT d.endpoint_id FROM webhook_deliveries d
+                         WHERE d.status = 'pending' AND d.endpoint_id > w.endpoint_id
+                         ORDER BY d.endpoint_id LIMIT 1),
+                       (SELECT d.endpoint_id FROM webhook_deliveries d
+                         WHERE d.status = 'pending' AND d.endpoint_id < p_from
+                         ORDER BY d.endpoint_id LIMIT 1))
+                ELSE (SELECT d.endpoint_id FROM webhook_deliveries d
+                       WHERE d.status = 'pending' AND d.endpoint_id > w.endpoint_id
+                         AND d.endpoint_id < p_from
+                       ORDER BY d.endpoint_id LIMIT 1) END,
+           w.n + 1
+      FROM pending_endpoints w
+     WHERE w.endpoint_id IS NOT NULL AND w.n < p_limit
+  ),
+  -- Each endpoint's fate and room once. A paused or removed endpoint, or a workspace whose webhooks are
+  -- off, has its rows settled whatever the caps say; the others get the room their caps leave.
+  targets AS MATERIALIZED (
+    SELECT t.*, count(*) OVER () AS open FROM (
+      SELECT e.id AS endpoint_id, e.workspace_id, e.url, e.secret_enc, e.previous_secret_enc, e.rotating_until,
+             CASE WHEN NOT w.webhooks_enabled THEN 'off'
+                  WHEN e.deleted_at IS NOT NULL OR e.secret_enc IS NULL THEN 'removed'
+                  WHEN e.status <> 'active' THEN 'paused'
+                  ELSE 'dial' END AS state,
+             CASE WHEN e.consecutive_failures = 0 THEN p_endpoint_cap ELSE 1 END - coalesce(be.n, 0) AS room,
+             p_workspace_cap - coalesce(bw.n, 0) AS workspace_room
+        FROM pending_endpoints pe
+        JOIN webhook_endpoints e ON e.id = pe.endpoint_id
+        JOIN workspaces w ON w.id = e.workspace_id
+        LEFT JOIN busy_endpoints be ON be.endpoint_id = e.id
+        LEFT JOIN busy_workspaces bw ON bw.workspace_id = e.workspace_id
+    ) t
+     WHERE t.state <> 'dial' OR (t.room > 0 AND t.workspace_room > 0)
+  ),
+  -- Each such endpoint's oldest pending rows: no more than its room and its workspace's, nor than its share
+  -- of the claim, so that one tenant cannot take a whole claim while others wait. Settled rows go in
+  -- batches of the claim's size.
+  picked AS (
+    SELECT r.*, t.state FROM targets t
+     CROSS JOIN LATERAL (
+       SELECT d.id, d.event_id, d.event_type, d.endpoint_id, d.workspace_id, d.created_at
+         FROM webhook_deliveries d
+        WHERE d.status = 'pending' AND d.endpoint_id = t.endpoint_id
+        ORDER BY d.created_at, d.id
+        LIMIT CASE WHEN t.state <> 'dial' THEN p_limit
+                   ELSE LEAST(t.room, t.workspace_room, GREATEST(1, p_limit / t.open)) END
+        FOR UPDATE SKIP LOCKED
+     ) r
+  ),
+  -- A workspace's endpoints together stay within its room; then the oldest rows up to the limit.
+  chosen AS (
+    SELECT r.id FROM (
+      SELECT p.id, p.created_at,
+             row_number() OVER (PARTITION BY p.workspace_id ORDER BY p.created_at, p.id) <= t.workspace_room
+               AS has_room
+        FROM picked p JOIN targets t ON t.endpoint_id = p.endpoint_id
+       WHERE p.state = 'dial'
+    ) r
+     WHERE r.has_room
+     ORDER BY r.created_at, r.id
+     LIMIT p_limit
   ),
   verdicts AS (
-    SELECT c.*,
-           CASE WHEN c.state = 'dial' OR c.id IN (SELECT pr.id FROM probes pr) THEN 'dial'
-                WHEN c.state = 'failing' THEN 'deferred'
-                ELSE c.state END AS verdict
-      FROM candidates c
+    SELECT p.id,
+           CASE WHEN p.state <> 'dial' THEN p.state
+                WHEN p.id IN (SELECT c.id FROM chosen c) THEN 'dial'
+                ELSE 'deferred' END AS verdict
+      FROM picked p
   ),
   settled AS (
     UPDATE webhook_deliveries d
-       SET status = CASE WHEN v.verdict = 'dial' THEN 'sending' ELSE 'failed' END,
-           response_excerpt = CASE v.verdict WHEN 'paused' THEN p_paused_text
-                                             WHEN 'removed' THEN p_removed_text
-                                             ELSE d.response_excerpt END,
+       SET status = CASE v.verdict WHEN 'dial' THEN 'sending'
+                                   WHEN 'paused' THEN 'not_sent_paused'
+                                   ELSE 'not_sent_removed' END,
            claimed_at = p_now,
            claimed_by = p_worker
       FROM verdicts v
@@ -480,10 +535,20 @@ BEGIN
   dropped AS (
     DELETE FROM webhook_deliveries d USING verdicts v WHERE d.id = v.id AND v.verdict = 'off'
   )
-  SELECT v.id, v.event_id, v.event_type, v.endpoint_id, v.url, v.secret_enc, v.previous_secret_enc,
-         v.rotating_until, v.body, v.verdict
-    FROM verdicts v
-   ORDER BY v.created_at, v.id;
+  SELECT o.* FROM (
+    SELECT p.id, p.event_id, p.event_type, p.endpoint_id, t.url, t.secret_enc, t.previous_secret_enc,
+           t.rotating_until, ev.body, v.verdict
+      FROM verdicts v
+      JOIN picked p ON p.id = v.id
+      JOIN targets t ON t.endpoint_id = p.endpoint_id
+      -- Only an attempt needs the body.
+      LEFT JOIN events ev ON ev.id = p.event_id AND v.verdict = 'dial'
+     ORDER BY p.created_at, p.id
+  ) o
+  UNION ALL
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'capped'
+   WHERE EXISTS (SELECT FROM busy_workspaces w WHERE w.n >= p_workspace_cap)
+      OR EXISTS (SELECT FROM busy_endpoints f WHERE f.full);
 END
 $function$
 ;

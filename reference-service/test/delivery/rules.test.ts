@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { operations } from '@svc-kit/contract';
+import { NOT_SENT_PAUSED, operations } from '@svc-kit/contract';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import { describe, expect, it } from 'vitest';
 import { deliveryHeaders } from '../../src/delivery/signing.js';
 import type { OpenedStore } from '../../src/store/open.js';
-import { NOT_SENT_PAUSED } from '../../src/store/queries/deliveries-claim.js';
 import { getEvent, insertEvent } from '../../src/store/queries/events.js';
 import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
 import { BACKENDS } from '../support/backends.js';
@@ -164,11 +163,17 @@ describe.each(BACKENDS)('delivery rules on $name', (backend) => {
     const log = await deliveries(service, tenant, endpoint.id);
     expect(target.requests).toBe(20);
     expect(log.filter((row) => row.http_status === 503)).toHaveLength(20);
-    // Events after the pause: no row at all (fanned out after it), or a row settled unsent.
+    // Events after the pause: no row at all (fanned out after it), or a row settled unsent, with its own
+    // status and no answer fields (they are the endpoint's answer, spec 2.3).
     for (const row of log.filter((row) => row.http_status !== 503)) {
-      expect(row).toMatchObject({ status: 'failed', http_status: null, response_excerpt: NOT_SENT_PAUSED });
+      expect(row).toMatchObject({
+        status: NOT_SENT_PAUSED,
+        http_status: null,
+        latency_ms: null,
+        response_excerpt: null,
+      });
     }
-    expect(log.every((row) => row.status === 'failed')).toBe(true);
+    expect(log.filter((row) => row.http_status === 503).every((row) => row.status === 'failed')).toBe(true);
     expect(await endpointRecord(tenant, endpoint.id)).toMatchObject({
       status: 'paused',
       consecutive_failures: 20,

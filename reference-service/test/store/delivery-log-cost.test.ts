@@ -30,10 +30,22 @@ async function queueDeliveries(db: Queryable, workspaceId: string, count: number
   );
 }
 
+/** A claim of `limit` rows whose caps never bind (this file measures the log, not the caps). */
+function claimOf(limit: number) {
+  return {
+    limit,
+    workerId: WORKER,
+    now: Date.now(),
+    liveSince: 0,
+    caps: { endpoint: 1_000, workspace: 1_000 },
+    answered: [],
+  };
+}
+
 /** Claims and logs as the worker does: claims of 192, successes in batches of 24, each its own statement. */
 async function deliverAll(db: Queryable): Promise<void> {
   for (;;) {
-    const { rows } = await claimDeliveries(db, 192, WORKER, Date.now());
+    const { rows } = await claimDeliveries(db, claimOf(192));
     if (rows.length === 0) return;
     for (let i = 0; i < rows.length; i += 24) {
       await recordSuccesses(
@@ -49,7 +61,7 @@ async function deliverAll(db: Queryable): Promise<void> {
 /** The pages one success batch reads and writes, from the executor's own count (unlike time, not noisy). */
 async function pagesToLogOne(db: Queryable, workspaceId: string): Promise<number> {
   await queueDeliveries(db, workspaceId, 1);
-  const { rows } = await claimDeliveries(db, 1, WORKER, Date.now());
+  const { rows } = await claimDeliveries(db, claimOf(1));
   expect(rows).toHaveLength(1);
   const [explained] = await db.query<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
     'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT record_webhook_successes($1, $2, $3, $4)',

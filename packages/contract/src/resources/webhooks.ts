@@ -8,8 +8,19 @@ export const WEBHOOK_STATUSES = ['active', 'paused'] as const;
 export const webhookStatusSchema = z.enum(WEBHOOK_STATUSES);
 export type WebhookStatus = z.output<typeof webhookStatusSchema>;
 
-/** Values of a delivery record's `status` (decided on the open-choices page). */
-export const DELIVERY_STATUSES = ['pending', 'sending', 'delivered', 'failed', 'abandoned'] as const;
+/**
+ * Values of a delivery record's `status` (decided on the open-choices page). `not_sent_paused` and
+ * `not_sent_removed`: settled without a request because the endpoint was paused or removed before its turn.
+ */
+export const DELIVERY_STATUSES = [
+  'pending',
+  'sending',
+  'delivered',
+  'failed',
+  'abandoned',
+  'not_sent_paused',
+  'not_sent_removed',
+] as const;
 export const deliveryStatusSchema = z.enum(DELIVERY_STATUSES);
 export type DeliveryStatus = z.output<typeof deliveryStatusSchema>;
 

@@ -1,5 +1,6 @@
 import { EVENT_TYPES, type EventType, eventSchemas, isEventType } from '@svc-kit/webhooks';
 import * as z from 'zod/mini';
+import type { DeliveryStatus } from '../resources/webhooks.js';
 
 /** Consecutive failed deliveries that pause an endpoint (spec 3.1, 6.1 and part 8). */
 export const FAILURES_BEFORE_PAUSE = 20;
@@ -7,10 +8,14 @@ export const FAILURES_BEFORE_PAUSE = 20;
 /** Bytes of an endpoint's answer the delivery log keeps (spec 2.3, part 8). */
 export const RESPONSE_EXCERPT_BYTES = 500;
 
-/** The log's text for a delivery settled without a request because its endpoint was paused meanwhile. */
-export const NOT_SENT_PAUSED = 'not sent: the endpoint was paused';
+/**
+ * The status of a delivery settled without a request because its endpoint was paused before its turn. Its
+ * answer fields (`http_status`, `latency_ms`, `response_excerpt`) stay null: they are the endpoint's answer
+ * (spec 2.3), and there was none. It does not count towards the failure run.
+ */
+export const NOT_SENT_PAUSED = 'not_sent_paused' satisfies DeliveryStatus;
 /** The same for an endpoint removed between the event and the attempt. */
-export const NOT_SENT_REMOVED = 'not sent: the endpoint was removed';
+export const NOT_SENT_REMOVED = 'not_sent_removed' satisfies DeliveryStatus;
 
 /** What the fan-out reads of an endpoint. */
 export interface FanOutEndpoint {

@@ -174,10 +174,7 @@ export class DeliveryQueue {
       return;
     }
     if (endpoint.removed || endpoint.record.status !== 'active') {
-      Object.assign(row, {
-        status: 'failed',
-        response_excerpt: endpoint.removed ? NOT_SENT_REMOVED : NOT_SENT_PAUSED,
-      });
+      row.status = endpoint.removed ? NOT_SENT_REMOVED : NOT_SENT_PAUSED;
       return;
     }
     row.status = 'sending';

@@ -1,6 +1,6 @@
-import { FAILURES_BEFORE_PAUSE, NOT_SENT_PAUSED, NOT_SENT_REMOVED } from '@svc-kit/contract';
+import { FAILURES_BEFORE_PAUSE, ID_PREFIXES } from '@svc-kit/contract';
+import { newId } from '../../domain/ids.js';
 import type { Queryable } from '../db.js';
-import { announceEndpointsStopped } from './webhook-endpoints.js';
 
 /** What a worker needs to make one attempt, read with the claim. */
 export interface ClaimedDelivery {
@@ -15,58 +15,77 @@ export interface ClaimedDelivery {
   body: string;
 }
 
-// The texts kept on a row that was never dialled, and the failure run that pauses an endpoint, are the
-// contract's: the mock settles its deliveries by the same rules.
-export { FAILURES_BEFORE_PAUSE, NOT_SENT_PAUSED, NOT_SENT_REMOVED };
+// The failure run that pauses an endpoint is the contract's: the mock settles its deliveries by the same rule.
+export { FAILURES_BEFORE_PAUSE };
+
+/** How many attempts may be in flight at once, counted across every instance by the claim. */
+export interface ClaimCaps {
+  /** Per endpoint (one while the endpoint is in a failure run). */
+  endpoint: number;
+  /** Per workspace, all its endpoints together. */
+  workspace: number;
+}
+
+export interface Claim {
+  rows: ClaimedDelivery[];
+  /**
+   * Rows may be waiting that this claim did not take: an endpoint or workspace was at its cap, or rows were
+   * left pending for lack of room. Whoever frees room (an attempt logged) should claim again.
+   */
+  heldBack: boolean;
+}
 
 /**
  * Claims up to `limit` pending deliveries for one worker, in one statement that commits BEFORE any request
  * is made: the rows are `sending` from then on, so no other worker (of this or another instance) can pick
- * them again, and a crash during the request leaves them `sending` for the sweeper to abandon.
- * `SKIP LOCKED` lets workers of several instances claim side by side without waiting on each other.
+ * them again, and a crash during the request leaves them `sending` for the sweeper to abandon. A worker asks
+ * for no more rows than it has free slots, so every `sending` row is on the wire or being logged.
  *
- * The statement is the database function `claim_webhook_deliveries` (its current definition is migration 0015): one round trip, because
- * a claim is on the delivery path of every event. It also settles the picked rows whose endpoint is no
- * longer dialled (paused or removed: `failed` with an excerpt saying so; webhooks switched off: deleted),
- * and hands out one row at a time to an endpoint in a failure run (the others stay pending: `deferred`).
+ * The statement is the database function `claim_webhook_deliveries` (its current definition is migration
+ * 0021): one round trip, because a claim is on the delivery path of every event. Claims take turns across
+ * instances and count the rows in flight per endpoint and per workspace; those at `caps` are passed over.
+ * Each workspace with pending rows (one index probe each) gives its oldest rows, no more than its room and
+ * its share of the claim, and the oldest of those up to `limit` are taken. It also
+ * settles the picked rows whose endpoint is no longer dialled (paused or removed: a status of their own,
+ * no answer fields; webhooks switched off: deleted). `liveSince` is the lease: an older `sending` row
+ * belongs to a dead worker and is not counted.
  */
 export async function claimDeliveries(
   db: Queryable,
-  limit: number,
-  workerId: string,
-  now: number,
-): Promise<{ rows: ClaimedDelivery[]; deferred: number }> {
+  request: {
+    limit: number;
+    workerId: string;
+    now: number;
+    liveSince: number;
+    caps: ClaimCaps;
+    /** This worker's rows already answered whose outcome is still being logged: no longer in flight. */
+    answered: readonly string[];
+  },
+): Promise<Claim> {
+  const { limit, workerId, now, liveSince, caps, answered } = request;
   const picked = await db.query<ClaimedDelivery & { verdict: string }>(
-    'SELECT * FROM claim_webhook_deliveries($1, $2, $3, $4, $5)',
-    [limit, workerId, now, NOT_SENT_PAUSED, NOT_SENT_REMOVED],
+    'SELECT * FROM claim_webhook_deliveries($1, $2, $3, $4, $5, $6, $7, $8)',
+    // Where the walk over the endpoints with pending rows starts: anywhere, so that past `limit` of them
+    // each claim serves another run.
+    [
+      limit,
+      newId(ID_PREFIXES.webhookEndpoint),
+      workerId,
+      now,
+      liveSince,
+      caps.endpoint,
+      caps.workspace,
+      answered,
+    ],
   );
   const rows: ClaimedDelivery[] = [];
-  let deferred = 0;
+  let heldBack = false;
   for (const { verdict, ...row } of picked) {
     if (verdict === 'dial') rows.push(row);
-    else if (verdict === 'deferred') deferred++;
+    else if (verdict === 'deferred' || verdict === 'capped') heldBack = true;
   }
-  return { rows, deferred };
-}
-
-/**
- * Gives claimed rows that were never dialled back to the queue: `sending` again becomes `pending`. Only this
- * worker's own rows are touched, and only while still `sending` (the sweeper may have abandoned them).
- * The caller must know that no request was made for them: this is what keeps "never re-sent" true.
- * The rows are found by primary key; the status test is written so that the partial index of `sending` rows,
- * which keeps an entry for every row sent since the last vacuum, cannot serve it (as in migration 0015).
- */
-export async function releaseDeliveries(
-  db: Queryable,
-  ids: readonly string[],
-  workerId: string,
-): Promise<void> {
-  if (ids.length === 0) return;
-  await db.query(
-    `UPDATE webhook_deliveries SET status = 'pending', claimed_at = NULL, claimed_by = NULL
-      WHERE id = ANY ($1) AND status IS NOT DISTINCT FROM 'sending' AND claimed_by = $2`,
-    [ids, workerId],
-  );
+  // A workspace's share of a claim is bounded: whoever took rows may find more.
+  return { rows, heldBack: heldBack || rows.length > 0 };
 }
 
 export interface AttemptResult {
@@ -114,10 +133,7 @@ export async function recordAttempt(db: Queryable, result: AttemptResult, now: n
       now,
     ],
   );
-  const paused = !result.ok && rows[0]?.status === 'paused';
-  // Other workers (of this or another instance) may hold rows of this endpoint claimed ahead.
-  if (paused) await announceEndpointsStopped(db, [rows[0]!.endpoint_id]);
-  return paused;
+  return !result.ok && rows[0]?.status === 'paused';
 }
 
 /**

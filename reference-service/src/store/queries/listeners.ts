@@ -1,5 +1,5 @@
 import type { Queryable } from '../db.js';
-import { announceEndpointsStopped, type WebhookEndpointRow } from './webhook-endpoints.js';
+import type { WebhookEndpointRow } from './webhook-endpoints.js';
 
 /** What a listener endpoint's `url` reads; the prefix tells the worker to relay instead of dialling. */
 export const LISTENER_URL = 'listen://svc-webhooks';
@@ -89,10 +89,6 @@ export async function removeAbandonedListeners(db: Queryable, before: number, no
       WHERE listener_seen_at < $1 AND deleted_at IS NULL
       RETURNING id`,
     [before, now],
-  );
-  await announceEndpointsStopped(
-    db,
-    rows.map((row) => row.id),
   );
   return rows.length;
 }

@@ -105,23 +105,9 @@ export async function rotateEndpointSecret(
 }
 
 /**
- * Announced (NOTIFY, payload: the endpoint's id) whenever an endpoint stops being dialled: paused, removed,
- * or its workspace's webhooks switched off. Delivery workers then give back the rows they claimed ahead
- * for it, never dialled, and the next claim settles them as the change says.
- */
-export const ENDPOINT_STOPPED_CHANNEL = 'webhook_endpoint_stopped';
-
-/** Tells every delivery worker that these endpoints are no longer dialled (delivered at commit). */
-export async function announceEndpointsStopped(db: Queryable, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.query('SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id', [ENDPOINT_STOPPED_CHANNEL, ids]);
-}
-
-/**
- * Pausing or resuming in one statement: the change, the announcement of a pause to the delivery workers,
- * and the workspace's live endpoints after it. A statement does not see its own changes, so the changed
- * row comes from the UPDATE's RETURNING, the others from the table as the statement began; nothing is
- * answered when nothing changed. `pg_notify` runs in RETURNING, computed for every changed row.
+ * Pausing or resuming in one statement: the change and the workspace's live endpoints after it. A
+ * statement does not see its own changes, so the changed row comes from the UPDATE's RETURNING, the others
+ * from the table as the statement began; nothing is answered when nothing changed.
  */
 const SET_ENDPOINT_STATUS = `WITH changed AS (
        UPDATE webhook_endpoints
@@ -129,7 +115,7 @@ const SET_ENDPOINT_STATUS = `WITH changed AS (
               consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
               updated_at = $4
         WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
-        RETURNING ${VIEW_COLUMNS}, CASE WHEN $3 = 'paused' THEN pg_notify($5, id)::text END AS announced
+        RETURNING ${VIEW_COLUMNS}
      )
      SELECT ${VIEW_COLUMNS} FROM changed
       UNION ALL
@@ -138,8 +124,8 @@ const SET_ENDPOINT_STATUS = `WITH changed AS (
       ORDER BY created_at, id`;
 
 /**
- * Resuming (`active`) clears the failure run; pausing keeps it for the record and announces it to the
- * delivery workers. Answers the workspace's live endpoints after the change, oldest first, or `undefined`
+ * Resuming (`active`) clears the failure run; pausing keeps it for the record (the next claim that meets
+ * the endpoint's pending rows settles them unsent). Answers the workspace's live endpoints after the change, oldest first, or `undefined`
  * when no live endpoint has this id.
  */
 export async function setEndpointStatus(
@@ -149,13 +135,7 @@ export async function setEndpointStatus(
   status: 'active' | 'paused',
   now: number,
 ): Promise<WebhookEndpointView[] | undefined> {
-  const rows = await db.query<WebhookEndpointView>(SET_ENDPOINT_STATUS, [
-    workspaceId,
-    id,
-    status,
-    now,
-    ENDPOINT_STOPPED_CHANNEL,
-  ]);
+  const rows = await db.query<WebhookEndpointView>(SET_ENDPOINT_STATUS, [workspaceId, id, status, now]);
   return rows.length === 0 ? undefined : rows;
 }
 
@@ -172,10 +152,6 @@ export async function removeEndpoint(
       WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
       RETURNING id`,
     [workspaceId, id, now],
-  );
-  await announceEndpointsStopped(
-    db,
-    rows.map((row) => row.id),
   );
   return rows.length === 1;
 }

@@ -1,5 +1,4 @@
 import type { Queryable } from '../db.js';
-import { announceEndpointsStopped } from './webhook-endpoints.js';
 
 export interface WorkspaceRow {
   id: string;
@@ -36,15 +35,5 @@ export async function setWorkspaceFlag(
     `UPDATE workspaces SET ${flag} = $2 WHERE id = $1 RETURNING id`,
     [id, value],
   );
-  if (flag === 'webhooks_enabled' && !value && rows.length === 1) {
-    const endpoints = await db.query<{ id: string }>(
-      'SELECT id FROM webhook_endpoints WHERE workspace_id = $1',
-      [id],
-    );
-    await announceEndpointsStopped(
-      db,
-      endpoints.map((endpoint) => endpoint.id),
-    );
-  }
   return rows.length === 1;
 }
