@@ -8,9 +8,9 @@ import { checkWebhookUrl } from '../../domain/url-policy.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
-  countEndpointsLocked,
   insertEndpoint,
   listLiveEndpoints,
+  liveEndpointUrlsLocked,
   newEndpointRow,
   removeEndpoint,
   rotateEndpointSecret,
@@ -42,7 +42,7 @@ export async function liveEndpoints(
 /**
  * Checks the URL (with DNS: outside any transaction, so that no connection waits on a lookup), then counts
  * and inserts in one short transaction: the count is taken under a lock, so two creations cannot both pass
- * the cap.
+ * a cap (in all, or on one host).
  */
 export async function createEndpoint(
   deps: WebhooksDeps,
@@ -72,7 +72,7 @@ export async function createEndpoint(
     now,
   });
   await db.transaction(async (tx) => {
-    const capped = capRefusal(await countEndpointsLocked(tx, workspaceId));
+    const capped = capRefusal(row.url, await liveEndpointUrlsLocked(tx, workspaceId));
     if (capped) throw new ServiceError(capped.code, capped.message);
     await insertEndpoint(tx, row);
   });

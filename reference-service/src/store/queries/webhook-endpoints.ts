@@ -1,3 +1,4 @@
+import { destinationHost, resumedFailureRun } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 
 export interface WebhookEndpointRow {
@@ -53,11 +54,12 @@ export function newEndpointRow(fields: {
   };
 }
 
+/** Writes the row, and the host its deliveries are paced by (the contract's `destinationHost`). */
 export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Promise<void> {
   await db.query(
     `INSERT INTO webhook_endpoints (id, workspace_id, url, events, status, consecutive_failures, secret_enc,
-       previous_secret_enc, rotating_until, created_at, updated_at, deleted_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       previous_secret_enc, rotating_until, created_at, updated_at, deleted_at, host)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [
       row.id,
       row.workspace_id,
@@ -71,6 +73,7 @@ export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Pr
       row.created_at,
       row.updated_at,
       row.deleted_at,
+      destinationHost(row.url) ?? null,
     ],
   );
 }
@@ -146,7 +149,8 @@ export async function announceEndpointsStopped(db: Queryable, ids: readonly stri
 const SET_ENDPOINT_STATUS = `WITH changed AS (
        UPDATE webhook_endpoints
           SET status = $3,
-              consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
+              consecutive_failures = CASE WHEN $3 = 'active' THEN LEAST(consecutive_failures, $6)
+                                          ELSE consecutive_failures END,
               updated_at = $4
         WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
         RETURNING ${VIEW_COLUMNS}, CASE WHEN $3 = 'paused' THEN pg_notify($5, id)::text END AS announced
@@ -158,8 +162,10 @@ const SET_ENDPOINT_STATUS = `WITH changed AS (
       ORDER BY created_at, id`;
 
 /**
- * Resuming (`active`) clears the failure run; pausing keeps it for the record and announces it to the
- * delivery workers. Answers the workspace's live endpoints after the change, oldest first, or `undefined`
+ * Resuming (`active`) keeps the failure run, cut to one short of the pause (the contract's
+ * `resumedFailureRun`): an endpoint paused by failures is dialled one attempt at a time and paused again
+ * by its next failure; only a delivery clears the run. Pausing keeps it for the record and announces it to
+ * the delivery workers. Answers the workspace's live endpoints after the change, oldest first, or `undefined`
  * when no live endpoint has this id.
  */
 export async function setEndpointStatus(
@@ -175,6 +181,7 @@ export async function setEndpointStatus(
     status,
     now,
     ENDPOINT_STOPPED_CHANNEL,
+    resumedFailureRun(Number.MAX_SAFE_INTEGER),
   ]);
   return rows.length === 0 ? undefined : rows;
 }
@@ -200,13 +207,16 @@ export async function removeEndpoint(
   return rows.length === 1;
 }
 
-/** Live endpoints of a workspace that are not relay listeners, with the workspace's row locked against a racing create. */
-export async function countEndpointsLocked(db: Queryable, workspaceId: string): Promise<number> {
+/**
+ * The URLs of a workspace's live endpoints that are not relay listeners, with the workspace's row locked
+ * against a racing create (the caps count them: at most 20 rows).
+ */
+export async function liveEndpointUrlsLocked(db: Queryable, workspaceId: string): Promise<string[]> {
   await db.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
-  const rows = await db.query<{ count: number }>(
-    `SELECT count(*)::int AS count FROM webhook_endpoints
+  const rows = await db.query<{ url: string }>(
+    `SELECT url FROM webhook_endpoints
       WHERE workspace_id = $1 AND listener_seen_at IS NULL AND deleted_at IS NULL`,
     [workspaceId],
   );
-  return rows[0]!.count;
+  return rows.map((row) => row.url);
 }
