@@ -4,6 +4,7 @@
  */
 import { type BenchBackend, onBackend } from '../support/backends.js';
 import { printTable, type Row } from '../support/table.js';
+import { runAmplificationBench } from './amplification.js';
 import { runOversizedUpstreamBench } from './oversized-upstream.js';
 import { runRetentionBench } from './retention.js';
 import { measureSlowRequests, SLOW_REQUESTS_HEADER } from './slow-requests.js';
@@ -18,6 +19,7 @@ export async function runIsolationBench(
   const rows: Row[] = [...(await runOversizedUpstreamBench())];
   for (const backend of backends) {
     rows.push(...((await onBackend(backend, (env) => runRetentionBench(env, backend))) ?? []));
+    rows.push(...((await onBackend(backend, (env) => runAmplificationBench(env, backend))) ?? []));
   }
   printTable(`Isolation, ${machine}`, ISOLATION_HEADER, rows);
   for (const backend of backends) {
