@@ -162,6 +162,42 @@ describe.each(BACKENDS)('a workspace cannot amplify its requests, on $name', (ba
     expect(clock.at).toBeGreaterThan(at);
   });
 
+  it('the pace holds when events fan out at once in concurrent transactions', async () => {
+    const tenant = await createTenant(service.ctx, { webhooksEnabled: true });
+    const host = `concurrent-${randomBytes(3).toString('hex')}.hooks.example.com`;
+    for (let i = 0; i < MAX_ENDPOINTS_PER_HOST; i++) {
+      expect((await createWebhook(tenant, `https://${host}/${i}`)).status).toBe(201);
+    }
+    clock.at += 1;
+    const events = Math.ceil((DELIVERIES_PER_WORKSPACE.capacity + 60) / MAX_ENDPOINTS_PER_HOST);
+    await Promise.all(
+      Array.from({ length: events }, (_, i) =>
+        store.db.transaction((tx) =>
+          insertEvents(tx, [
+            {
+              workspaceId: tenant.workspaceId,
+              identity: 'concurrent',
+              type: 'integration.created',
+              data: { integration: `int-${i}` },
+              createdAt: clock.at,
+            },
+          ]),
+        ),
+      ),
+    );
+    const rows = await deliveriesOf(tenant.workspaceId);
+    expect(rows).toHaveLength(events * MAX_ENDPOINTS_PER_HOST);
+    expect(rows.filter((row) => row.next_attempt_at === null)).toHaveLength(
+      DELIVERIES_PER_WORKSPACE.capacity,
+    );
+    // Every row past the burst has a slot of its own: no two transactions read the same tokens.
+    const due = rows.flatMap((row) => (row.next_attempt_at === null ? [] : [row.next_attempt_at]));
+    expect(new Set(due).size).toBe(due.length);
+    expect(Math.max(...due)).toBe(
+      clock.at + (rows.length - DELIVERIES_PER_WORKSPACE.capacity) / DELIVERIES_PER_WORKSPACE.perMs,
+    );
+  });
+
   it('a resumed endpoint that was paused by failures is paused again by its next failure', async () => {
     const tenant = await createTenant(service.ctx, { webhooksEnabled: true });
     const created = await createWebhook(tenant, 'https://failing.hooks.example.com/hook');

@@ -55,10 +55,11 @@ export const FAN_OUT = `WITH input AS (
       FROM fanned WHERE at_host IS NOT NULL GROUP BY host
   ),
   -- The proposed row holds capacity - n, so an existing bucket's take is read back from it; the kind of
-  -- bucket is in its name (an upsert's SET sees only the row and the proposed one).
+  -- bucket is in its name (an upsert's SET sees only the row and the proposed one). Buckets are taken in
+  -- the order of their names, so two statements that share some never wait on each other in a cycle.
   taken AS (
     INSERT INTO outbound_budgets AS b (bucket, tokens, updated_at)
-    SELECT bucket, capacity - n, $8::bigint FROM wanted
+    SELECT bucket, capacity - n, $8::bigint FROM wanted ORDER BY bucket
     ON CONFLICT (bucket) DO UPDATE
        SET tokens = LEAST(CASE WHEN starts_with(b.bucket, $13) THEN $14::float8 ELSE $11::float8 END,
                           b.tokens + GREATEST(0, $8::bigint - b.updated_at)
