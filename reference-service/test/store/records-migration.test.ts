@@ -126,7 +126,11 @@ describe.each(backends)('the lists of a database migrated off kept records, on $
       const logKept = await kept('webhook_deliveries', 'created_at DESC, id DESC', 'workspace_id = $1');
       expect([contactsKept.length, endpointsKept.length, logKept.length]).toEqual([3, 2, 3]);
 
-      expect(await migrate(db, all)).toEqual([RECORDS_WRITTEN_BY_THE_SERVICE]);
+      expect(await migrate(db, all.slice(0, RECORDS_WRITTEN_BY_THE_SERVICE))).toEqual([
+        RECORDS_WRITTEN_BY_THE_SERVICE,
+      ]);
+      // The later migrations too: the current queries read their columns.
+      await migrate(db, all);
       const now = 1_700_000_001_000;
       const contacts = (await listContactsOfSlug(db, workspaceId, 'before', undefined))!.map(contactRecord);
       const endpoints = (await listLiveEndpoints(db, workspaceId)).map((row) => endpointRecord(row, now));
