@@ -1,11 +1,11 @@
 import type { OutboundLimit } from '@svc-kit/contract';
 
 /**
- * The pace of webhook deliveries, decided when an event fans out (store/queries/events.ts): every delivery
- * row takes a token of its workspace's bucket and of its destination host's bucket, in the database
- * (`outbound_budgets`, like the door limits, so the pace holds across instances). A row that finds a
- * bucket empty is not dropped: it is due later, when the bucket will have refilled to it. The numbers and
- * their reasons are on the open-choices page (Webhook delivery).
+ * The pace of webhook deliveries, decided when an event fans out (store/queries/fan-out.ts): every delivery
+ * row takes a token of its workspace's bucket, and a row its workspace lets go at once a token of its
+ * destination host's bucket, in the database (`outbound_budgets`, like the door limits, so the pace holds
+ * across instances). A row that finds a bucket empty is not dropped: it is due later, when the bucket will
+ * have refilled to it. The numbers and their reasons are on the open-choices page (Webhook delivery).
  */
 
 const SECOND = 1_000;
