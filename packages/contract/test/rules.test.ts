@@ -6,20 +6,25 @@ import {
   canonicalJson,
   checkWebhookUrlShape,
   defaultIntegrationSlug,
+  destinationHost,
   EXPOSURE_LIMITS,
   endpointAsShown,
   exposureProblem,
+  FAILURES_BEFORE_PAUSE,
   FINGERPRINT_PATTERN,
+  hostCapRefusal,
   ID_PREFIXES,
   INTEGRATION_PERMISSION,
   INTEGRATION_SLUG_PATTERN,
   idempotencyArgumentsText,
   isRememberedRefusal,
   isStrangerCall,
+  MAX_ENDPOINTS_PER_HOST,
   newWebhookEndpoint,
   operations,
   PRESET_PERMISSIONS,
   permissionsOfPreset,
+  resumedFailureRun,
 } from '../src/index.js';
 
 describe('shared rules', () => {
@@ -114,6 +119,24 @@ describe('shared rules', () => {
       expect(reason(`https://hooks.example.com:${port}/x`)).toMatch(/port/);
     for (const port of ['443', '1024', '8443', '65535'])
       expect(reason(`https://hooks.example.com:${port}/x`)).toBeUndefined();
+  });
+
+  it('endpoints per host: compared by normalised hostname; listeners and local receivers are not counted', () => {
+    expect(destinationHost('https://Hooks.Example.COM.:8443/a?b')).toBe('hooks.example.com');
+    expect(destinationHost('listen://ws_1/abc')).toBeUndefined();
+    expect(destinationHost('http://localhost:3000/hooks')).toBeUndefined();
+    const full = Array.from({ length: MAX_ENDPOINTS_PER_HOST }, (_, i) => `https://victim.example.com/${i}`);
+    expect(hostCapRefusal('https://VICTIM.example.com:9443/x', full)).toMatch(/victim\.example\.com/);
+    expect(hostCapRefusal('https://a.victim.example.com/x', full)).toBeUndefined();
+    expect(hostCapRefusal('https://victim.example.com/x', full.slice(1))).toBeUndefined();
+    const local = Array.from({ length: 10 }, (_, i) => `http://127.0.0.1:${3000 + i}/`);
+    expect(hostCapRefusal('http://127.0.0.1:4000/', local)).toBeUndefined();
+  });
+
+  it('a resume keeps the failure run, one short of the pause at most', () => {
+    expect(resumedFailureRun(FAILURES_BEFORE_PAUSE)).toBe(FAILURES_BEFORE_PAUSE - 1);
+    expect(resumedFailureRun(5)).toBe(5);
+    expect(resumedFailureRun(0)).toBe(0);
   });
 
   it('delivery ids are dlv_ for everyone', () => {

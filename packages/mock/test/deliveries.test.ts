@@ -212,15 +212,27 @@ describe('the delivery contract', () => {
       { http_status: null, latency_ms: null, response_excerpt: null },
       { http_status: null, latency_ms: null, response_excerpt: null },
     ]);
-    // Paused: a new event gets no delivery; resumed, the run starts again from zero and a success counts.
+    // Paused: a new event gets no delivery. Resumed, it is on probation: its next failure pauses it again.
     sandbox.emit('integration.created', { identity: SLUG });
     expect(sandbox.state.deliveries(created.id)).toHaveLength(FAILURES_BEFORE_PAUSE + 2);
+    await client.webhooks.setStatus(created.id, { status: 'active' });
+    now += 1;
+    sandbox.emit('integration.created', { identity: SLUG });
+    sandbox.emit('integration.created', { identity: SLUG });
+    await sandbox.deliveries.settled();
+    expect(received).toHaveLength(FAILURES_BEFORE_PAUSE + 1);
+    expect((await client.webhooks.list()).endpoints[0]).toMatchObject({
+      status: 'paused',
+      consecutive_failures: FAILURES_BEFORE_PAUSE,
+    });
+    // Resumed again, a success clears the run.
     await client.webhooks.setStatus(created.id, { status: 'active' });
     answer = () => new Response('fine');
     now += 1;
     sandbox.emit('integration.created', { identity: SLUG });
     await sandbox.deliveries.settled();
     expect(sandbox.state.deliveries(created.id)[0]).toMatchObject({ status: 'delivered', http_status: 200 });
+    expect((await client.webhooks.list()).endpoints[0]?.consecutive_failures).toBe(0);
   });
 
   test('a success clears the failure run', async () => {

@@ -1,4 +1,5 @@
 import { NotFoundError } from '@svc-kit/client';
+import { FAILURES_BEFORE_PAUSE, MAX_ENDPOINTS_PER_HOST } from '@svc-kit/contract';
 import { describe, expect, test } from 'vitest';
 import { apiKeyClient, expectError, raw, sessionClient, useSandbox } from './support.js';
 
@@ -37,7 +38,7 @@ describe('webhook endpoints are stateful', () => {
     expect(sandbox.state.webhookSecrets(endpoint.id)?.previous).toBeNull();
   });
 
-  test('pause keeps the failure count; resume clears it; the answer lists every endpoint', async () => {
+  test('pause keeps the failure count; resume keeps it short of the pause; the answer lists every endpoint', async () => {
     sandbox.seed({
       webhooks: [
         { id: 'whk_failing', url: 'https://f.example.org/h', consecutive_failures: 20, status: 'paused' },
@@ -53,8 +54,20 @@ describe('webhook endpoints are stateful', () => {
     expect(resumed.endpoints[0]).toMatchObject({
       id: 'whk_failing',
       status: 'active',
-      consecutive_failures: 0,
+      consecutive_failures: FAILURES_BEFORE_PAUSE - 1,
     });
+    // Pausing and resuming again by hand clears nothing either: only a delivery does.
+    await client.webhooks.setStatus('whk_failing', { status: 'paused' });
+    const again = await client.webhooks.setStatus('whk_failing', { status: 'active' });
+    expect(again.endpoints[0]?.consecutive_failures).toBe(FAILURES_BEFORE_PAUSE - 1);
+  });
+
+  test(`at most ${MAX_ENDPOINTS_PER_HOST} endpoints on one host, whatever the port, path or case`, async () => {
+    for (let i = 0; i < MAX_ENDPOINTS_PER_HOST; i++) await createEndpoint(`https://victim.example.org/${i}`);
+    const url = 'https://VICTIM.example.org:8443/x';
+    await expectError(await raw('createWebhook', { auth: 'session', body: { url } }), 403, 'forbidden');
+    // Another host, even a sibling name, is another host.
+    await createEndpoint('https://other.example.org/hooks');
   });
 
   test('delete empties the list; the delivery log of the removed endpoint stays readable', async () => {

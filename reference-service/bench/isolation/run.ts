@@ -4,6 +4,7 @@
  */
 import { type BenchBackend, onBackend } from '../support/backends.js';
 import { printTable, type Row } from '../support/table.js';
+import { runAmplificationBench } from './amplification.js';
 import { runDeliveryIsolationBench } from './delivery-isolation.js';
 import { runOversizedUpstreamBench } from './oversized-upstream.js';
 import { runRetentionBench } from './retention.js';
@@ -19,6 +20,7 @@ export async function runIsolationBench(
   const rows: Row[] = [...(await runOversizedUpstreamBench())];
   for (const backend of backends) {
     rows.push(...((await onBackend(backend, (env) => runRetentionBench(env, backend))) ?? []));
+    rows.push(...((await onBackend(backend, (env) => runAmplificationBench(env, backend))) ?? []));
   }
   rows.push(...(await runDeliveryIsolationBench(backends)));
   printTable(`Isolation, ${machine}`, ISOLATION_HEADER, rows);

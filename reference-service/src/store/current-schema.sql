@@ -194,7 +194,8 @@ TABLE webhook_endpoints (
   updated_at bigint NOT NULL,
   deleted_at bigint,
   listener_seen_at bigint,
-  listener_stream text
+  listener_stream text,
+  host text
 );
 
 TABLE workspaces (

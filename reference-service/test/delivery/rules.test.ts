@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { NOT_SENT_PAUSED, operations } from '@svc-kit/contract';
+import { FAILURES_BEFORE_PAUSE, NOT_SENT_PAUSED, operations } from '@svc-kit/contract';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import { describe, expect, it } from 'vitest';
 import { deliveryHeaders } from '../../src/delivery/signing.js';
@@ -188,9 +188,10 @@ describe.each(BACKENDS)('delivery rules on $name', (backend) => {
       body: { status: 'active' },
     });
     expect(resumed.status).toBe(200);
+    // Resumed on probation: the run is kept one short of the pause; the delivery that succeeds clears it.
     expect(await endpointRecord(tenant, endpoint.id)).toMatchObject({
       status: 'active',
-      consecutive_failures: 0,
+      consecutive_failures: FAILURES_BEFORE_PAUSE - 1,
     });
     target.setSecret(endpoint.secret);
     const after = await trigger(service, tenant, 'contact.updated');
@@ -199,6 +200,10 @@ describe.each(BACKENDS)('delivery rules on $name', (backend) => {
       (ids) => ids.length === 1 && ids[0] === after.id,
     );
     expect(target.requests).toBe(21);
+    await eventually(
+      () => endpointRecord(tenant, endpoint.id),
+      (record) => record?.consecutive_failures === 0,
+    );
   });
 
   it('clears the failure run on a success, and logs a refused connection as a failure', async () => {

@@ -1,4 +1,4 @@
-import { operations } from '@svc-kit/contract';
+import { FAILURES_BEFORE_PAUSE, operations } from '@svc-kit/contract';
 import { EVENT_TYPES, RESERVED_EVENT_TYPES } from '@svc-kit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedStore } from '../../src/store/open.js';
@@ -270,7 +270,7 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
     expect(list.endpoints).toEqual([created.endpoint]);
   });
 
-  it('pauses and resumes; resuming clears consecutive_failures; answers every endpoint', async () => {
+  it('pauses and resumes; resuming keeps the failure run short of the pause; answers every endpoint', async () => {
     const tenant = await createTenant(service.ctx);
     const first = operations.createWebhook.success.schema.parse(
       (await create(tenant.steppedUpSession, { url: 'https://hooks.example.com/a' })).body,
@@ -299,7 +299,7 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
     const afterResume = operations.setWebhookStatus.success.schema.parse(resumed.body).endpoints;
     expect(afterResume.find((e) => e.id === first.endpoint.id)).toMatchObject({
       status: 'active',
-      consecutive_failures: 0,
+      consecutive_failures: FAILURES_BEFORE_PAUSE - 1,
     });
   });
 

@@ -174,7 +174,7 @@ export function deliveryScenarios(target: () => Target): void {
     expect(dataOf('integration.deleted')).toEqual([{ integration: integration.slug }]);
   });
 
-  it(`${FAILURES_BEFORE_PAUSE} consecutive failures pause the endpoint; resuming clears the run`, async () => {
+  it(`${FAILURES_BEFORE_PAUSE} consecutive failures pause the endpoint; resumed, one more pauses it, a success clears the run`, async () => {
     const [alice, bob] = await target().pair();
     await target().setWebhooksEnabled(bob, true);
     await target().deliverRequest(alice, bob);
@@ -200,11 +200,22 @@ export function deliveryScenarios(target: () => Target): void {
     expect((await bob.api.webhooks.listDeliveries(endpoint.id, { limit: 100 })).deliveries).toHaveLength(
       FAILURES_BEFORE_PAUSE,
     );
+    // Resumed on probation: the run is kept one short of the pause, so the next failure pauses it again.
+    const probation = { status: 'active', consecutive_failures: FAILURES_BEFORE_PAUSE - 1 };
     const resumed = await bob.api.webhooks.setStatus(endpoint.id, { status: 'active' });
-    expect(resumed.endpoints[0]).toMatchObject({ status: 'active', consecutive_failures: 0 });
+    expect(resumed.endpoints[0]).toMatchObject(probation);
+    await bob.api.contacts.setPetname(bob.slug, alice.fingerprint, { petname: 'still failing' });
+    await settledLog(bob, endpoint.id, FAILURES_BEFORE_PAUSE + 1);
+    expect((await bob.api.webhooks.list()).endpoints[0]).toMatchObject({
+      status: 'paused',
+      consecutive_failures: FAILURES_BEFORE_PAUSE,
+    });
+    expect((await bob.api.webhooks.setStatus(endpoint.id, { status: 'active' })).endpoints[0]).toMatchObject(
+      probation,
+    );
     receiver.answer(200, 'back');
     await bob.api.contacts.setPetname(bob.slug, alice.fingerprint, { petname: 'resumed' });
-    const after = await settledLog(bob, endpoint.id, FAILURES_BEFORE_PAUSE + 1);
+    const after = await settledLog(bob, endpoint.id, FAILURES_BEFORE_PAUSE + 2);
     expect(after.filter((row) => row.status === 'delivered')).toHaveLength(1);
     expect((await bob.api.webhooks.list()).endpoints[0]).toMatchObject({
       status: 'active',

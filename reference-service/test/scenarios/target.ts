@@ -56,8 +56,8 @@ export interface Target {
    * loopback over http (`startReceiver`) and delivers to them within a second of timeout.
    */
   setWebhooksEnabled(party: Party, enabled: boolean): Promise<void>;
-  /** An address accepted as a webhook receiver (public-looking, https). */
-  webhookUrl(path: string): string;
+  /** An address accepted as a webhook receiver (public-looking, https), on a host of its own per `subdomain`. */
+  webhookUrl(path: string, subdomain?: string): string;
   /** Moves the target's clock forward (the wall clock plus an offset), for windows and budgets. */
   advanceClock(ms: number): void;
   /** A fetch of the target's API with the party's key, for what the typed client refuses to send. */

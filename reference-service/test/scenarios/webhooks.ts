@@ -1,4 +1,4 @@
-import { MAX_WEBHOOK_ENDPOINTS, type WebhookDelivery } from '@svc-kit/contract';
+import { MAX_ENDPOINTS_PER_HOST, MAX_WEBHOOK_ENDPOINTS, type WebhookDelivery } from '@svc-kit/contract';
 import { expect, it } from 'vitest';
 import { expectApiError, rawCall } from './expect.js';
 import type { Target } from './target.js';
@@ -126,16 +126,36 @@ export function webhookScenarios(target: () => Target): void {
     const existing = (await owner.api.webhooks.list()).endpoints.length;
     const ids: string[] = [];
     for (let i = existing; i < MAX_WEBHOOK_ENDPOINTS; i++) {
-      ids.push((await session.webhooks.create({ url: target().webhookUrl(`/cap/${i}`) })).endpoint.id);
+      ids.push((await session.webhooks.create({ url: target().webhookUrl('/cap', `cap-${i}`) })).endpoint.id);
     }
     await expectApiError(
-      session.webhooks.create({ url: target().webhookUrl('/cap/over') }),
+      session.webhooks.create({ url: target().webhookUrl('/cap', 'cap-over') }),
       403,
       'forbidden',
     );
     await owner.api.webhooks.delete(ids.pop()!);
-    ids.push((await session.webhooks.create({ url: target().webhookUrl('/cap/again') })).endpoint.id);
+    ids.push((await session.webhooks.create({ url: target().webhookUrl('/cap', 'cap-again') })).endpoint.id);
     // Room for the scenarios after this one.
+    for (const id of ids) await owner.api.webhooks.delete(id);
+  });
+
+  it(`caps: ${MAX_ENDPOINTS_PER_HOST} endpoints per host, then 403 until one is deleted`, async () => {
+    const [owner] = await target().pair();
+    const session = target().sessionClient(owner);
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_ENDPOINTS_PER_HOST; i++) {
+      ids.push(
+        (await session.webhooks.create({ url: target().webhookUrl(`/host/${i}`, 'one') })).endpoint.id,
+      );
+    }
+    await expectApiError(
+      session.webhooks.create({ url: target().webhookUrl('/host/over', 'one') }),
+      403,
+      'forbidden',
+    );
+    ids.push((await session.webhooks.create({ url: target().webhookUrl('/host/over', 'two') })).endpoint.id);
+    await owner.api.webhooks.delete(ids.shift()!);
+    ids.push((await session.webhooks.create({ url: target().webhookUrl('/host/again', 'one') })).endpoint.id);
     for (const id of ids) await owner.api.webhooks.delete(id);
   });
 

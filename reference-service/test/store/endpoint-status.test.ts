@@ -49,7 +49,8 @@ describe.each(BACKENDS)('pausing and resuming an endpoint on $name', (backend) =
       const resumed = await setEndpointStatus(db, workspaceId, endpoint.id, 'active', pausedAt + 1);
       expect(resumed).toEqual(await liveEndpoints(db, workspaceId));
       expect(resumed?.map((row) => [row.id, row.status, row.consecutive_failures, row.updated_at])).toEqual([
-        [endpoint.id, 'active', 0, pausedAt + 1],
+        // A resume keeps the run (the contract's resumedFailureRun): only a delivery clears it.
+        [endpoint.id, 'active', 3, pausedAt + 1],
         [other.id, 'active', 0, expect.any(Number)],
       ]);
 

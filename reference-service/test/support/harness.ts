@@ -38,8 +38,12 @@ export const TEST_DNS: Record<string, string[]> = {
   'allprivate.example.com': ['10.0.0.1', '192.168.0.1', 'fe80::1'],
 };
 
+/** Every name under this one resolves as it does: tests that need many hosts name them there. */
+const WILDCARD_DNS = 'hooks.example.com';
+
 export async function testResolve(hostname: string): Promise<string[]> {
-  const addresses = TEST_DNS[hostname];
+  const addresses =
+    TEST_DNS[hostname] ?? (hostname.endsWith(`.${WILDCARD_DNS}`) ? TEST_DNS[WILDCARD_DNS] : undefined);
   if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
   return addresses;
 }

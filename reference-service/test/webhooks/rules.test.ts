@@ -1,4 +1,4 @@
-import { MAX_WEBHOOK_ENDPOINTS, ROTATION_OVERLAP_MS } from '@svc-kit/contract';
+import { MAX_ENDPOINTS_PER_HOST, MAX_WEBHOOK_ENDPOINTS, ROTATION_OVERLAP_MS } from '@svc-kit/contract';
 import { describe, expect, it } from 'vitest';
 import {
   capRefusal,
@@ -23,9 +23,14 @@ describe('the webhook endpoint rules', () => {
     expect(eventFilter([])).toEqual([]);
   });
 
-  it('refuses a new endpoint only when the workspace has the most it may have', () => {
-    expect(capRefusal(MAX_WEBHOOK_ENDPOINTS - 1)).toBeUndefined();
-    expect(capRefusal(MAX_WEBHOOK_ENDPOINTS)).toMatchObject({ code: 'forbidden' });
+  it('refuses a new endpoint only when the workspace has the most it may have, in all or on its host', () => {
+    const spread = (n: number) => Array.from({ length: n }, (_, i) => `https://h${i}.example.com/`);
+    const url = 'https://new.example.com/hook';
+    expect(capRefusal(url, spread(MAX_WEBHOOK_ENDPOINTS - 1))).toBeUndefined();
+    expect(capRefusal(url, spread(MAX_WEBHOOK_ENDPOINTS))).toMatchObject({ code: 'forbidden' });
+    const onHost = Array.from({ length: MAX_ENDPOINTS_PER_HOST }, (_, i) => `https://new.example.com/${i}`);
+    expect(capRefusal(url, onHost)).toMatchObject({ code: 'forbidden' });
+    expect(capRefusal(url, onHost.slice(1))).toBeUndefined();
   });
 
   it('keeps a replaced secret verifying for the contract’s overlap', () => {

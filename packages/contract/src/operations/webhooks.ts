@@ -9,6 +9,7 @@ import {
   webhookListSchema,
   webhookStatusSchema,
 } from '../resources/webhooks.js';
+import { MAX_ENDPOINTS_PER_HOST } from '../rules/webhooks.js';
 import { defineOperation } from './define.js';
 import { VALIDATED } from './statuses.js';
 
@@ -44,7 +45,7 @@ export const createWebhook = defineOperation({
       .check(
         z.minLength(1),
         describe(
-          'Where deliveries go. The service refuses (400 `invalid_request`) a URL that is not https or whose host is an IP address or a name resolving only on a private network.',
+          `Where deliveries go. The service refuses (400 \`invalid_request\`) a URL that is not https or whose host is an IP address or a name resolving only on a private network, and (403 \`forbidden\`) one more endpoint on a host where the workspace already has ${MAX_ENDPOINTS_PER_HOST} live ones.`,
         ),
       ),
     events: z
@@ -111,7 +112,8 @@ export const setWebhookStatus = defineOperation({
   permission: 'service:workspace:admin',
   action: 'webhook:manage',
   flags: { suspended: true, idempotent: false, stepUp: false },
-  summary: 'Pause or resume an endpoint; resuming clears its failure count.',
+  summary:
+    'Pause or resume an endpoint; resuming keeps its failure run short of the pause, so only a delivery clears it.',
 });
 
 export const deleteWebhook = defineOperation({

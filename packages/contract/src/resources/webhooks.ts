@@ -1,6 +1,7 @@
 import { EVENT_TYPES, RESERVED_EVENT_TYPES } from '@svc-kit/webhooks';
 import * as z from 'zod/mini';
 import { describe } from 'zod/v4/core';
+import { FAILURES_BEFORE_PAUSE } from '../rules/delivery.js';
 import { timestampMs } from './common.js';
 
 /** The states an endpoint can be in; both can be set with setWebhookStatus. */
@@ -47,7 +48,9 @@ export const webhookEndpointSchema = z.strictObject({
     .int()
     .check(
       z.nonnegative(),
-      describe('Failed deliveries in a row; 20 pause the endpoint. Cleared on resume.'),
+      describe(
+        `Failed deliveries in a row; ${FAILURES_BEFORE_PAUSE} pause the endpoint. Only a delivered attempt clears it: a resume keeps it, cut to one short of the pause, so an endpoint paused by failures is paused again by its next one.`,
+      ),
     ),
   rotating_until: z
     .nullable(timestampMs)

@@ -1,4 +1,6 @@
 import type { WebhookEndpoint } from '../resources/webhooks.js';
+import { FAILURES_BEFORE_PAUSE } from './delivery.js';
+import { LOCAL_WEBHOOK_HOSTS } from './webhook-url.js';
 
 /** Spec 4.1 and part 8: the rotated-out secret keeps verifying for 24 hours. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -44,4 +46,52 @@ export const MAX_WEBHOOK_ENDPOINTS = 20;
 export function endpointCapRefusal(live: number): string | undefined {
   if (live < MAX_WEBHOOK_ENDPOINTS) return undefined;
   return `a workspace may have ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one before creating another`;
+}
+
+/**
+ * Live endpoints one workspace may have on one destination host. An event fans out one POST per endpoint,
+ * so this bounds what one event, and so one request of a stranger, sends to any one host from a workspace
+ * (the service also paces deliveries per host across workspaces). Relay listeners and local receivers
+ * (`localhost`, `127.0.0.1` under the local-development opt-in) are not counted.
+ */
+export const MAX_ENDPOINTS_PER_HOST = 3;
+
+/**
+ * The host an endpoint's deliveries go to, as the per-host rules compare it: the URL's hostname as the URL
+ * parser normalises it (lower case, IDNs in punycode) without a trailing dot; the port and path do not
+ * matter. `undefined` for what no per-host rule counts: a URL that is not http(s) (relay listeners) and the
+ * local receivers.
+ */
+export function destinationHost(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
+  const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
+  return host === '' || LOCAL_WEBHOOK_HOSTS.has(host) ? undefined : host;
+}
+
+/**
+ * The words of the refusal (403 `forbidden`) when the workspace already has `MAX_ENDPOINTS_PER_HOST` live
+ * endpoints on the host of `url`; `liveUrls` are the URLs of its live endpoints.
+ */
+export function hostCapRefusal(url: string, liveUrls: readonly string[]): string | undefined {
+  const host = destinationHost(url);
+  if (host === undefined) return undefined;
+  const onHost = liveUrls.filter((live) => destinationHost(live) === host).length;
+  if (onHost < MAX_ENDPOINTS_PER_HOST) return undefined;
+  return `a workspace may have ${MAX_ENDPOINTS_PER_HOST} webhook endpoints on one host, and has them on ${host}; delete one of them or use another host`;
+}
+
+/**
+ * The failure run an endpoint keeps when it is resumed: the run it had, cut to one short of the pause. An
+ * endpoint paused by its failures thus resumes on probation (dialled one attempt at a time, paused again by
+ * its next failure), and only a delivered attempt clears the run. Clearing it on resume (or on a pause and
+ * resume by hand) would let a workspace buy twenty failing POSTs at someone else's host with every resume.
+ */
+export function resumedFailureRun(run: number): number {
+  return Math.min(run, FAILURES_BEFORE_PAUSE - 1);
 }

@@ -2,8 +2,10 @@ import {
   DELIVERY_FILTER_WINDOW,
   EVENT_TYPES,
   endpointCapRefusal,
+  hostCapRefusal,
   newWebhookEndpoint,
   passesDeliveryFilter,
+  resumedFailureRun,
   rotationOutcome,
 } from '@svc-kit/contract';
 import { invalid, notFound, Refusal } from '../http/refusal.js';
@@ -31,7 +33,13 @@ export const webhookBehaviours = {
   createWebhook: ({ store, body, now, ids, allowLoopbackReceivers }) => {
     const problem = webhookUrlProblem(body.url, allowLoopbackReceivers === true);
     if (problem !== undefined) throw invalid(`invalid url: ${problem}`);
-    const capped = endpointCapRefusal([...store.endpoints.values()].filter((row) => !row.removed).length);
+    const live = [...store.endpoints.values()].filter((row) => !row.removed);
+    const capped =
+      endpointCapRefusal(live.length) ??
+      hostCapRefusal(
+        body.url,
+        live.map((row) => row.record.url),
+      );
     if (capped !== undefined) throw new Refusal('forbidden', capped);
     const row: EndpointRow = {
       // The body's members are the record's, as given; the URL as parsed, and a filter is a set.
@@ -65,7 +73,10 @@ export const webhookBehaviours = {
 
   setWebhookStatus: ({ store, params, body, now }) => {
     const row = liveEndpoint(store, params.id);
-    if (body.status === 'active') row.record.consecutive_failures = 0;
+    // The contract's rule: a resume keeps the failure run, short of the pause; only a delivery clears it.
+    if (body.status === 'active') {
+      row.record.consecutive_failures = resumedFailureRun(row.record.consecutive_failures);
+    }
     row.record.status = body.status;
     row.record.updated_at = now;
     return { status: 200, body: { endpoints: liveEndpoints(store, now) } };

@@ -4,6 +4,7 @@ import type { ServiceContext } from '../../context.js';
 import { mintApiKey } from '../../domain/api-key.js';
 import { newId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
+import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
 import { generateTotpSecret } from '../../domain/totp.js';
 import { ensureIdentityKey, peerEndpointOf, signerFor } from '../../peer/own-identity.js';
 import { insertApiKey } from '../../store/queries/api-keys.js';
@@ -12,7 +13,8 @@ import { insertMember } from '../../store/queries/members.js';
 import { getWorkspace, insertWorkspace } from '../../store/queries/workspaces.js';
 import { markOwner } from '../accounts/queries.js';
 
-export const SANDBOX_WORKSPACE_ID = 'ws_sandbox';
+export { SANDBOX_WORKSPACE_ID };
+
 export const SANDBOX_MEMBER_ID = 'mem_sandbox';
 export const SANDBOX_EMAIL = 'owner@sandbox.example';
 export const SANDBOX_IDENTITIES = ['sandbox-alice', 'sandbox-bob'] as const;

@@ -1,12 +1,13 @@
-import { endpointCapRefusal, ROTATION_OVERLAP_MS } from '@svc-kit/contract';
+import { endpointCapRefusal, hostCapRefusal, ROTATION_OVERLAP_MS } from '@svc-kit/contract';
 
 /**
  * The webhook endpoint rules of spec 3.1 and 4.1 that need no I/O. Two live where their statement is:
  * - the pause: `FAILURES_BEFORE_PAUSE` failed deliveries in a row pause an endpoint. The statement
  *   that logs an attempt counts the run and pauses in the same write (`recordAttempt`,
  *   store/queries/deliveries-claim.ts); a success clears the run;
- * - the status change: resuming clears the failure count, pausing stops the workers' held deliveries, in
- *   one statement of store/queries/webhook-endpoints.ts, atomic with the listing it answers.
+ * - the status change: resuming keeps the failure run short of the pause (the contract's
+ *   `resumedFailureRun`), pausing stops the workers' held deliveries, in one statement of
+ *   store/queries/webhook-endpoints.ts, atomic with the listing it answers.
  * The URL rules that need DNS are in domain/url-policy.ts.
  */
 
@@ -28,8 +29,14 @@ export function rotationEndsAt(now: number): number {
   return now + ROTATION_OVERLAP_MS;
 }
 
-/** Refused (403 `forbidden`) when the workspace already has the most live endpoints it may have. */
-export function capRefusal(live: number): { code: 'forbidden'; message: string } | undefined {
-  const message = endpointCapRefusal(live);
+/**
+ * Refused (403 `forbidden`) when the workspace already has the most live endpoints it may have, in all or
+ * on the host of `url`; `liveUrls` are the URLs of its live endpoints (relay listeners left out).
+ */
+export function capRefusal(
+  url: string,
+  liveUrls: readonly string[],
+): { code: 'forbidden'; message: string } | undefined {
+  const message = endpointCapRefusal(liveUrls.length) ?? hostCapRefusal(url, liveUrls);
   return message === undefined ? undefined : { code: 'forbidden', message };
 }

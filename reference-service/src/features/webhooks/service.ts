@@ -14,9 +14,9 @@ import { checkWebhookUrl } from '../../domain/url-policy.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { type DeliveryLogFilter, listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
-  countEndpointsLocked,
   insertEndpoint,
   listLiveEndpoints,
+  liveEndpointUrlsLocked,
   newEndpointRow,
   removeEndpoint,
   rotateEndpointSecret,
@@ -47,7 +47,7 @@ export async function liveEndpoints(
 /**
  * Checks the URL (with DNS: outside any transaction, so that no connection waits on a lookup), then counts
  * and inserts in one short transaction: the count is taken under a lock, so two creations cannot both pass
- * the cap.
+ * a cap (in all, or on one host).
  */
 export async function createEndpoint(
   deps: WebhooksDeps,
@@ -75,7 +75,7 @@ export async function createEndpoint(
   );
   const row = newEndpointRow(workspaceId, record, deps.secretBox.seal(secret, id));
   await db.transaction(async (tx) => {
-    const capped = capRefusal(await countEndpointsLocked(tx, workspaceId));
+    const capped = capRefusal(row.url, await liveEndpointUrlsLocked(tx, workspaceId));
     if (capped) throw new ServiceError(capped.code, capped.message);
     await insertEndpoint(tx, row);
   });

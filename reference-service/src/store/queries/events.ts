@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { newId } from '../../domain/ids.js';
 import type { Queryable } from '../db.js';
 import { TurnBatch } from '../turn-batch.js';
+import { FAN_OUT, fanOutParams } from './fan-out.js';
 
 /** The channel a committed event's `pg_notify` wakes the delivery workers on (see src/delivery/). */
 export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
@@ -51,10 +52,9 @@ const POOLED_WRITERS = 4;
  * event (transactional outbox): both commit together or neither does, and `pg_notify` is only delivered to
  * the workers at commit.
  *
- * Fan-out happens here, at event time: one `pending` delivery per endpoint of the workspace that is live,
- * `active`, created no later than the event, and whose filter is empty or names the type, and only when
- * the workspace's `webhooks_enabled` flag is on now. An event recorded while the flag is off has no
- * delivery rows, so it is never sent, even after the flag is turned on.
+ * Fan-out happens here, at event time, paced per workspace and per destination host (fan-out.ts): an
+ * event recorded while the workspace's `webhooks_enabled` flag is off has no delivery rows, so it is never
+ * sent, even after the flag is turned on.
  */
 export async function insertEvent(
   db: Queryable,
@@ -132,44 +132,16 @@ export async function insertEvents(
       columns.createdAt.push(createdAt);
       written.push({ id, createdAt });
     }
-    // Data-modifying CTEs all run to completion whether or not the final SELECT reads them.
-    await db.query(
-      `WITH input AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
-           AS i(id, workspace_id, identity, type, body, created_at)
-       ),
-       written AS (
-         INSERT INTO events (id, workspace_id, identity, type, body, created_at)
-         SELECT id, workspace_id, identity, type, body, created_at FROM input
-       ),
-       outbox AS (
-         INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
-           http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
-         -- The id is a digest of the event and the endpoint (migration 0017): the primary key is the once rule.
-         SELECT webhook_delivery_id(i.id, e.id),
-                e.workspace_id, e.id, i.id, i.type, 1,
-                'pending', NULL, NULL, NULL, NULL, i.created_at
-           FROM input i
-           JOIN webhook_endpoints e ON e.workspace_id = i.workspace_id
-           JOIN workspaces w ON w.id = e.workspace_id
-          WHERE w.webhooks_enabled
-            AND e.deleted_at IS NULL
-            AND e.status = 'active'
-            AND e.created_at <= i.created_at
-            AND (cardinality(e.events) = 0 OR i.type = ANY (e.events))
-         RETURNING 1
-       )
-       SELECT pg_notify($7, '') FROM (SELECT 1 FROM outbox LIMIT 1) AS any_row`,
-      [
-        columns.id,
-        columns.workspaceId,
-        columns.identity,
-        columns.type,
-        columns.body,
-        columns.createdAt,
-        DELIVERY_CHANNEL,
-      ],
-    );
+    await db.query(FAN_OUT, [
+      columns.id,
+      columns.workspaceId,
+      columns.identity,
+      columns.type,
+      columns.body,
+      columns.createdAt,
+      DELIVERY_CHANNEL,
+      ...fanOutParams(Math.max(...columns.createdAt)),
+    ]);
   }
   return written;
 }

@@ -1,4 +1,9 @@
-import { type WebhookEndpoint, webhookEndpointSchema } from '@svc-kit/contract';
+import {
+  destinationHost,
+  resumedFailureRun,
+  type WebhookEndpoint,
+  webhookEndpointSchema,
+} from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 
 /** What a row keeps beside its record: the workspace, the sealed secrets and the removal marker. */
@@ -30,8 +35,9 @@ const ROW_COLUMNS = [
   'deleted_at',
 ] as (keyof WebhookEndpointRow)[];
 
-const INSERT_ENDPOINT = `INSERT INTO webhook_endpoints (${ROW_COLUMNS.join(', ')})
-  VALUES (${ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+// The last column is the host its deliveries are paced by (the contract's `destinationHost` of the URL).
+const INSERT_ENDPOINT = `INSERT INTO webhook_endpoints (${ROW_COLUMNS.join(', ')}, host)
+  VALUES (${ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}, $${ROW_COLUMNS.length + 1})`;
 
 /** A new endpoint's row: its record (`newWebhookEndpoint`), its workspace and its sealed secret. */
 export function newEndpointRow(
@@ -48,11 +54,12 @@ export function newEndpointRow(
   };
 }
 
+/** Writes the row, and the host its deliveries are paced by (the contract's `destinationHost`). */
 export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Promise<void> {
-  await db.query(
-    INSERT_ENDPOINT,
-    ROW_COLUMNS.map((column) => row[column]),
-  );
+  await db.query(INSERT_ENDPOINT, [
+    ...ROW_COLUMNS.map((column) => row[column]),
+    destinationHost(row.url) ?? null,
+  ]);
 }
 
 /** The workspace's live endpoints, oldest first. */
@@ -112,7 +119,8 @@ export async function rotateEndpointSecret(
 const SET_ENDPOINT_STATUS = `WITH changed AS (
        UPDATE webhook_endpoints
           SET status = $3,
-              consecutive_failures = CASE WHEN $3 = 'active' THEN 0 ELSE consecutive_failures END,
+              consecutive_failures = CASE WHEN $3 = 'active' THEN LEAST(consecutive_failures, $5)
+                                          ELSE consecutive_failures END,
               updated_at = $4
         WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
         RETURNING ${VIEW_COLUMNS}
@@ -124,8 +132,11 @@ const SET_ENDPOINT_STATUS = `WITH changed AS (
       ORDER BY created_at, id`;
 
 /**
- * Resuming (`active`) clears the failure run; pausing keeps it for the record (the next claim that meets
- * the endpoint's pending rows settles them unsent). Answers the workspace's live endpoints after the change, oldest first, or `undefined`
+ * Resuming (`active`) keeps the failure run, cut to one short of the pause (the contract's
+ * `resumedFailureRun`): an endpoint paused by failures is dialled one attempt at a time and paused again
+ * by its next failure; only a delivery clears the run. Pausing keeps it for the record (the next claim that
+ * meets the endpoint's pending rows settles them unsent). Answers the workspace's live endpoints after the
+ * change, oldest first, or `undefined`
  * when no live endpoint has this id.
  */
 export async function setEndpointStatus(
@@ -135,7 +146,13 @@ export async function setEndpointStatus(
   status: 'active' | 'paused',
   now: number,
 ): Promise<WebhookEndpointView[] | undefined> {
-  const rows = await db.query<WebhookEndpointView>(SET_ENDPOINT_STATUS, [workspaceId, id, status, now]);
+  const rows = await db.query<WebhookEndpointView>(SET_ENDPOINT_STATUS, [
+    workspaceId,
+    id,
+    status,
+    now,
+    resumedFailureRun(Number.MAX_SAFE_INTEGER),
+  ]);
   return rows.length === 0 ? undefined : rows;
 }
 
@@ -156,13 +173,16 @@ export async function removeEndpoint(
   return rows.length === 1;
 }
 
-/** Live endpoints of a workspace that are not relay listeners, with the workspace's row locked against a racing create. */
-export async function countEndpointsLocked(db: Queryable, workspaceId: string): Promise<number> {
+/**
+ * The URLs of a workspace's live endpoints that are not relay listeners, with the workspace's row locked
+ * against a racing create (the caps count them: at most 20 rows).
+ */
+export async function liveEndpointUrlsLocked(db: Queryable, workspaceId: string): Promise<string[]> {
   await db.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
-  const rows = await db.query<{ count: number }>(
-    `SELECT count(*)::int AS count FROM webhook_endpoints
+  const rows = await db.query<{ url: string }>(
+    `SELECT url FROM webhook_endpoints
       WHERE workspace_id = $1 AND listener_seen_at IS NULL AND deleted_at IS NULL`,
     [workspaceId],
   );
-  return rows[0]!.count;
+  return rows.map((row) => row.url);
 }

@@ -149,7 +149,7 @@ export async function startMockTarget(): Promise<Target> {
     async setWebhooksEnabled(who, enabled) {
       sandboxOf(who).seed({ workspace: { webhooksEnabled: enabled } });
     },
-    webhookUrl: (path) => `https://hooks.example.com${path}`,
+    webhookUrl: (path, subdomain) => `https://${subdomain ? `${subdomain}.` : ''}hooks.example.com${path}`,
     fetch: (who, path, init = {}) =>
       fetch(`${sandboxOf(who).baseUrl}${path}`, {
         ...init,

@@ -145,7 +145,7 @@ export async function startServiceTarget(backend: Backend): Promise<Target> {
     async setWebhooksEnabled(who, enabled) {
       await setWorkspaceFlag(instance.ctx.db, workspaces.get(who.slug) ?? '', 'webhooks_enabled', enabled);
     },
-    webhookUrl: (path) => `https://hooks.example.com${path}`,
+    webhookUrl: (path, subdomain) => `https://${subdomain ? `${subdomain}.` : ''}hooks.example.com${path}`,
     fetch: (who, path, init = {}) =>
       fetch(`${instance.baseUrl}${path}`, {
         ...init,
