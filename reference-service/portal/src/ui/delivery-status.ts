@@ -10,6 +10,8 @@ const LABELS: Record<string, string> = {
   delivered: 'delivered',
   failed: 'failed',
   abandoned: 'abandoned (the service stopped before an answer)',
+  not_sent_paused: 'not sent (the endpoint was paused)',
+  not_sent_removed: 'not sent (the endpoint was removed)',
 };
 
 export function statusLabel(status: string): string {
