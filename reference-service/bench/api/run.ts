@@ -22,6 +22,7 @@ export interface ApiTargetReady {
 const CONNECTIONS = 10;
 const READ_RATIO = 0.7;
 const WRITE_RATIO = 0.4;
+/** The reads' p99 bound since the first API bench, before issue 43: still printed, judged apart. */
 const READ_P99_MS = 10;
 /** A route's p99 may be at most this many times its floor's own p99 (issue 43). */
 const P99_OF_FLOOR = 1.5;
@@ -79,21 +80,27 @@ function median(loads: readonly Load[]): Load {
 }
 
 /**
- * PASS / MISS of a read, and when its p99 misses, whether the floor itself missed it: a floor that runs
- * one query and nothing else above the bound says that this machine (the load generator shares its
- * cores) cannot show the target, not that the route misses it by its own cost.
+ * Issue 43's verdict on a route: its ratio to the floor and a p99 within P99_OF_FLOOR× the floor's own,
+ * each miss named.
  */
-function readVerdict(ok: boolean, ratio: number, service: Load, floor: Load): string {
-  if (ok) return verdict(true);
-  if (ratio >= READ_RATIO && service.failures === 0 && !p99Within(service, floor)) {
-    return `MISS: p99 over ${P99_OF_FLOOR}× the floor's`;
-  }
-  const p99Only = ratio >= READ_RATIO && service.failures === 0;
-  if (p99Only && floor.p99 > READ_P99_MS) {
-    return `MISS: p99 over ${READ_P99_MS} ms, as the floor's own (${floor.p99} ms): machine-bound`;
-  }
-  if (p99Only) return `MISS: p99 over ${READ_P99_MS} ms, the floor's within it`;
-  return verdict(false);
+function issue43Verdict(ratio: number, target: number, route: Load, floor: Load): string {
+  const misses = [
+    ...(route.failures > 0 ? [`${route.failures} failed`] : []),
+    ...(ratio < target ? [`ratio under ${target}×`] : []),
+    ...(p99Within(route, floor) ? [] : [`p99 ${(route.p99 / floor.p99).toFixed(2)}× the floor's`]),
+  ];
+  return misses.length === 0 ? verdict(true) : `${verdict(false)} (${misses.join(', ')})`;
+}
+
+/**
+ * The reads' absolute p99 bound, older than issue 43 (the first API bench had it) and judged apart from
+ * it: a floor that runs one query and nothing else above the bound says that this machine (the load
+ * generator shares its cores) cannot show it, not that the route misses it by its own cost.
+ */
+function absoluteP99Verdict(route: Load, floor: Load): string {
+  if (route.p99 <= READ_P99_MS) return verdict(true);
+  if (floor.p99 > READ_P99_MS) return `MISS, as the floor's own (${floor.p99} ms): machine-bound`;
+  return "MISS, the floor's within it";
 }
 
 /** `--route NAME`: only the routes whose name contains NAME (to compare one change before and after). */
@@ -161,11 +168,6 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
         headers: auth,
       });
       const ratio = service.rate / floor.rate;
-      const ok =
-        ratio >= READ_RATIO &&
-        service.p99 <= READ_P99_MS &&
-        p99Within(service, floor) &&
-        service.failures === 0;
       rows.push([
         `  floor: one query of the same rows`,
         fmt(floor),
@@ -181,8 +183,8 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
         `${service.p99} ms (floor ${floor.p99} ms)`,
         cpuFmt(service),
         `${ratio.toFixed(2)}× (${(service.rate / bare.rate).toFixed(2)}× bare; ${cpuRatio(floor, service)})`,
-        `≥ ${READ_RATIO}×, p99 ≤ ${READ_P99_MS} ms and ≤ ${P99_OF_FLOOR}× floor's`,
-        readVerdict(ok, ratio, service, floor),
+        `issue 43: ≥ ${READ_RATIO}×, p99 ≤ ${P99_OF_FLOOR}× floor's; older: p99 ≤ ${READ_P99_MS} ms`,
+        `issue 43: ${issue43Verdict(ratio, READ_RATIO, service, floor)}; ≤ ${READ_P99_MS} ms: ${absoluteP99Verdict(service, floor)}`,
       ]);
     }
 
@@ -209,8 +211,8 @@ export async function runApiBench(env: Record<string, string | undefined>, secon
       `${write.p99} ms (floor ${floor.p99} ms)`,
       cpuFmt(write),
       `${ratio.toFixed(2)}× (${cpuRatio(floor, write)})`,
-      `≥ ${WRITE_RATIO}×, p99 ≤ ${P99_OF_FLOOR}× floor's`,
-      verdict(ratio >= WRITE_RATIO && p99Within(write, floor) && write.failures === 0),
+      `issue 43: ≥ ${WRITE_RATIO}×, p99 ≤ ${P99_OF_FLOOR}× floor's`,
+      `issue 43: ${issue43Verdict(ratio, WRITE_RATIO, write, floor)}`,
     ]);
     return rows;
   } finally {
