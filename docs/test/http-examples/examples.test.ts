@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@svc-kit/client';
-import { type OperationId, operations } from '@svc-kit/contract';
+import { type ExampleRequest, type OperationId, operations } from '@svc-kit/contract';
 import { SANDBOX_API_KEY, SANDBOX_SESSION, SESSION_COOKIE } from '@svc-kit/mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCall, curlCommand, exampleOf } from '../../scripts/reference/http-examples.mjs';
-import { exampleSandbox } from './fixture';
+import { exampleSandbox, mockCardFor } from './fixture';
 import { serveSandbox } from './mock-server';
 
 const run = promisify(execFile);
@@ -58,21 +58,33 @@ async function runClient(statement: string, auth: 'apiKey' | 'session' | 'none')
 
 const ids = Object.keys(operations) as OperationId[];
 
+/**
+ * The call as the page shows it, except a card in the service's signed format, which goes to the mock as
+ * the mock's own card of the same party (fixture.ts): the answer compared is still the one shown.
+ */
+function forTheMock(request: ExampleRequest): ExampleRequest {
+  const body = request.body as { card?: unknown } | undefined;
+  if (typeof body?.card !== 'string' || !body.card.startsWith('svc-card.v1.')) return request;
+  return { ...request, body: { ...body, card: mockCardFor(body.card) } };
+}
+
 describe('the HTTP reference examples, run against the mock', () => {
   it.each(ids)('%s: the curl command gets the answer and the refusals shown', async (id) => {
     const example = exampleOf(id);
     sandbox.reset();
-    expect(await runCurl(curlCommand(id, example.request))).toEqual(example.answer);
+    expect(await runCurl(curlCommand(id, forTheMock(example.request)))).toEqual(example.answer);
     for (const refusal of example.refusals) {
       sandbox.reset();
-      expect(await runCurl(curlCommand(id, refusal.request)), refusal.summary).toEqual(refusal.answer);
+      expect(await runCurl(curlCommand(id, forTheMock(refusal.request))), refusal.summary).toEqual(
+        refusal.answer,
+      );
     }
   });
 
   it.each(ids)('%s: the client call gets the answer shown', async (id) => {
     const example = exampleOf(id);
     sandbox.reset();
-    const answer = await runClient(clientCall(id, example.request), example.request.auth);
+    const answer = await runClient(clientCall(id, forTheMock(example.request)), example.request.auth);
     // A 204 resolves to undefined; the client gives every other answer's parsed body.
     expect(answer).toEqual(example.answer.body);
   });

@@ -63,11 +63,26 @@ export const FIXTURE: SandboxData = {
   catalogue: [{ slug: 'tickets', endpoint: 'https://mcp.example.com/tickets' }],
 };
 
-/** A card the mock accepts, as requestContact examples send it. */
-export const EXAMPLE_CARD = createSandboxCard({
-  display_name: 'Linus',
-  endpoint: 'https://peer.example.org/svc',
-});
+/**
+ * The mock's own card for a card in the service's signed format: the same party (fingerprint, endpoint,
+ * name). The mock reads only its unsigned sandbox cards (docs/guide/open-choices.md, "The requestContact
+ * example's card"), so the example's call reaches it with this one in place of the card the page shows.
+ */
+export function mockCardFor(card: string): string {
+  const [prefix, version, payload] = card.split('.');
+  if (`${prefix}.${version}` !== 'svc-card.v1' || payload === undefined)
+    throw new Error(`not a card in the service's format: ${card.slice(0, 40)}`);
+  const party = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+    fingerprint: string;
+    endpoint: string;
+    display_name: string;
+  };
+  return createSandboxCard({
+    display_name: party.display_name,
+    endpoint: party.endpoint,
+    fingerprint: party.fingerprint,
+  });
+}
 
 export function exampleSandbox() {
   return createSandbox({

@@ -6,6 +6,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } fr
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
 import { holdsNul } from '../domain/storable-text.js';
+import { ANSWER_HEADERS } from './answer-headers.js';
 import { INTERNAL_MESSAGE, sendError, sendFailure, sendServiceError } from './error-body.js';
 import { NUL_MESSAGE } from './hostile-input.js';
 import { authorize, type Requirements } from './policy.js';
@@ -89,10 +90,14 @@ export function unreadableMessage(error: FastifyError, bodyLimit: number): strin
   }
 }
 
-/** Fastify's `frameworkErrors`: an undecodable path, an over-long path parameter. */
+/**
+ * Fastify's `frameworkErrors`: an undecodable path, an over-long path parameter. No hook has run, so the
+ * headers every answer carries are set here.
+ */
 export function frameworkErrorsHandler(ctx: ServiceContext, bodyLimit: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
+    reply.headers(ANSWER_HEADERS);
     void refuseInput(ctx, request, reply, unreadableMessage(error, bodyLimit));
   };
 }
@@ -120,6 +125,11 @@ export function requireHost(request: FastifyRequest, reply: FastifyReply, done: 
   done();
 }
 
+/** The headers every answer carries, as lines of a response written on the raw socket. */
+const RAW_ANSWER_HEADERS = Object.entries(ANSWER_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
+
 /**
  * Node's `clientError`: requests the HTTP parser refuses before Fastify sees them (a garbage request line,
  * a header without a colon, conflicting Content-Length, Content-Length with Transfer-Encoding, headers
@@ -146,7 +156,7 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
         const body = JSON.stringify({ error: { code, message, request_id: requestId } });
         socket.write(
           `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-            `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n` +
+            `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n${RAW_ANSWER_HEADERS}` +
             `connection: close\r\n\r\n${body}`,
         );
       }

@@ -1,3 +1,4 @@
+import { operationExamples } from '@svc-kit/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CARD_VALIDITY_MS, CardError, mintCard, verifyCard } from '../../src/peer/card.js';
@@ -88,5 +89,19 @@ describe('contact cards', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  // The API reference shows requestContact with this card: it must be one this service reads, naming the
+  // party the example's answer names. Checked at the examples' clock (2026-01-01, docs/test/http-examples).
+  it('verifies the card of the requestContact example in the API reference', () => {
+    const example = operationExamples.requestContact;
+    const { card: text } = example.request.body as { card: string };
+    const card = verifyCard(text, 1_767_225_600_000);
+    const { contact } = example.answer.body as { contact: object };
+    expect({
+      fingerprint: card.fingerprint,
+      endpoint: card.endpoint,
+      display_name: card.display_name,
+    }).toEqual(contact);
   });
 });

@@ -111,7 +111,21 @@ const query = fc.oneof(
   fc
     .array(
       fc.tuple(
-        fc.oneof(fc.constantFrom('limit', 'state', 'code', 'error', 'cursor'), hostileText.map(encodeText)),
+        fc.oneof(
+          // `window` and the log's filters are the webhook pages' (activity chart, listWebhookDeliveries).
+          fc.constantFrom(
+            'limit',
+            'state',
+            'code',
+            'error',
+            'cursor',
+            'window',
+            'status',
+            'event_type',
+            'event_id',
+          ),
+          hostileText.map(encodeText),
+        ),
         fc.oneof(fc.constantFrom(...ADVERSARIAL_SEGMENTS), hostileText.map(encodeText), fc.constant('5')),
       ),
       { maxLength: 3 },
@@ -598,6 +612,9 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
           statusesSeen.set(status, (statusesSeen.get(status) ?? 0) + 1);
           const where = `${target.name} ${target.method} ${path.slice(0, 200)} (${who}) → ${status} ${text.slice(0, 300)}`;
           expect(status, where).toBeLessThan(500);
+          // Whatever answers, refusals made before routing included: nothing sniffed, nothing run.
+          expect(response.headers.get('x-content-type-options'), where).toBe('nosniff');
+          expect(response.headers.get('content-security-policy'), where).toMatch(/default-src 'none'/);
           const now = await databaseFingerprint(store.db, WRITTEN_BY_REFUSALS);
           if (status >= 400) {
             expect(target.documented.has(status), where).toBe(true);

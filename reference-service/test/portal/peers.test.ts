@@ -91,8 +91,8 @@ describe.each(BACKENDS)(
       await alice.page.getByRole('button', { name: 'Refresh list' }).click();
       const request = alice.page.locator('[data-status="pending_in"]');
       await request.waitFor();
-      // Each preset is described beside its select, by what it lets the contact do.
-      const presets = request.getByTestId('preset-help');
+      // Each preset is described, once above the list, by what it lets the contact do; the select names it.
+      const presets = alice.page.getByTestId('preset-help');
       expect(await presets.textContent()).toMatch(/colleague: may exchange messages and see the tools/);
       expect(await request.getByLabel('Preset when approving').getAttribute('aria-describedby')).toBe(
         await presets.getAttribute('id'),
@@ -105,7 +105,11 @@ describe.each(BACKENDS)(
       await bob.page.getByRole('button', { name: 'Refresh list' }).click();
       await bob.page.locator(`[data-contact="${aliceFingerprint}"][data-status="active"]`).waitFor();
       const contact = bob.page.locator(`[data-contact="${aliceFingerprint}"]`);
-      expect(await contact.getByTestId('trust-help').textContent()).toMatch(/may_instruct: an agent/);
+      const trust = bob.page.getByTestId('trust-help');
+      expect(await trust.textContent()).toMatch(/may_instruct: an agent/);
+      expect(await contact.getByLabel('Trust').getAttribute('aria-describedby')).toBe(
+        await trust.getAttribute('id'),
+      );
       // Alice offers nothing yet: the empty list says what can make it empty.
       await contact.getByRole('button', { name: /^Show tools/ }).click();
       expect(await contact.getByTestId('no-tools').textContent()).toMatch(

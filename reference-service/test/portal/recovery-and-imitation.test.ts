@@ -121,6 +121,42 @@ describe.each(BACKENDS)(
       await expectAccessible(page, 'contacts with a look-alike');
     });
 
+    it('keeps many contacts readable: the words on presets and trust once, the list scrolling by itself', async () => {
+      const session = (await fromPage(page, 'GET', '/v1/session')).body as { identities: { slug: string }[] };
+      const second = session.identities[1]!.slug;
+      const card = (await fromPage(page, 'GET', `/v1/identities/${second}/card`)).body as {
+        fingerprint: string;
+      };
+      const many = 12;
+      for (let n = 1; n <= many; n++) await strangerRequests(service.baseUrl, card.fingerprint, `Asker ${n}`);
+      await page.goto(`${service.baseUrl}/#/contacts`);
+      await page.getByLabel('Identity').selectOption(second);
+      const rows = page.locator('[data-status="pending_in"]');
+      await expect.poll(() => rows.count()).toBe(many);
+      expect(await page.getByTestId('contact-count').textContent()).toBe(`${many} contacts`);
+      // Said once for the page, not once per row; every select still has them as its description.
+      const presets = page.getByTestId('preset-help');
+      expect(await presets.count()).toBe(1);
+      expect(await page.getByTestId('trust-help').count()).toBe(1);
+      for (const select of await page.getByLabel('Preset when approving').all())
+        expect(await select.getAttribute('aria-describedby')).toBe(await presets.getAttribute('id'));
+      expect(await presets.isVisible()).toBe(false);
+      await page.getByText('What the presets and trust settings mean').click();
+      expect(await presets.isVisible()).toBe(true);
+      expect(await presets.textContent()).toMatch(/colleague: may exchange messages and see the tools/);
+      // The list scrolls in a region of its own, reachable by keyboard; the page around it stays short.
+      const list = page.getByRole('region', { name: `Contacts of ${second}` });
+      const box = await list.evaluate((element) => ({
+        scrolls: element.scrollHeight > element.clientHeight,
+        focusable: (element as HTMLElement).tabIndex >= 0,
+      }));
+      expect(box).toEqual({ scrolls: true, focusable: true });
+      // The whole page is shorter than the list alone would be: the rows no longer make its length.
+      const pageHeight = await page.evaluate(() => document.documentElement.scrollHeight);
+      expect(pageHeight).toBeLessThan(await list.evaluate((element) => element.scrollHeight));
+      await expectAccessible(page, 'contacts with many requests');
+    });
+
     it('a request from a session that has not stepped up asks for the authenticator first', async () => {
       // The peer accepts at once: the request would end active, a grant a password alone must not make.
       const peer = await startFakePeer(Date.now, (verb) =>

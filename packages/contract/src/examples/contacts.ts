@@ -66,7 +66,9 @@ export const contactsExamples = {
         slug: 'support-bot',
       },
       body: {
-        card: 'svc-card-sandbox.eyJkaXNwbGF5X25hbWUiOiJMaW51cyIsImVuZHBvaW50IjoiaHR0cHM6Ly9wZWVyLmV4YW1wbGUub3JnL3N2YyIsImZpbmdlcnByaW50Ijoic2hhMjU2OmIyZmYzMjAyNWIzOGZlNTdmOTBiNzQ2OTRlOGI5YjNhOGE4ZjY1Y2IwMWFjYTE1YTM3YjIwNjAyNjI3NzVhYWUiLCJhdXRvX2FjY2VwdCI6ZmFsc2V9',
+        // A card in the service's signed format (reference-service/PEER-PROTOCOL.md), minted with a fixed
+        // example key a day before the examples' clock; a real call sends a fresh card of the party.
+        card: 'svc-card.v1.eyJmaW5nZXJwcmludCI6InNoYTI1NjpjODkwMzQ4MWNjOTE4ZTFjZmFlMjA3ZmEzYTkwZjllY2E3MWE1ZWZlMjdmY2MzOGFkMWMzMzhhMmVmNjFmZWYyIiwicHVibGljX2tleSI6InFDbUYzeU03TFFzVkFOdjVrZ045ZC11VlIwdk4zZFQ2dzVQamhEQkVoN3MiLCJkaXNwbGF5X25hbWUiOiJMaW51cyIsImVuZHBvaW50IjoiaHR0cHM6Ly9wZWVyLmV4YW1wbGUub3JnL3BlZXIvdjEiLCJpc3N1ZWRfYXQiOjE3NjcxMzkyMDAwMDAsImV4cGlyZXNfYXQiOjE3Njk3MzEyMDAwMDB9.LfZ384j6IB2u7obih5mGCkQlX873c_AY4O4WKrV0ThPUB-ToJyiLtLn2Fi7XD2OkHF-dXAiTaA1xr4nrmlxGDQ',
         note: 'Hello from the support team',
       },
     },
@@ -75,8 +77,8 @@ export const contactsExamples = {
       body: {
         status: 'pending',
         contact: {
-          fingerprint: 'sha256:b2ff32025b38fe57f90b74694e8b9b3a8a8f65cb01aca15a37b2060262775aae',
-          endpoint: 'https://peer.example.org/svc',
+          fingerprint: 'sha256:c8903481cc918e1cfae207fa3a90f9eca71a5efe27fcc38ad1c338a2ef61fef2',
+          endpoint: 'https://peer.example.org/peer/v1',
           display_name: 'Linus',
         },
       },

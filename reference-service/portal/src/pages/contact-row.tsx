@@ -12,7 +12,7 @@ import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
-import { NoTools, PresetHelp, TrustHelp } from './contact-words.js';
+import { NoTools, PRESET_HELP_ID, TRUST_HELP_ID } from './contact-words.js';
 
 /** One contact with the actions its status allows; every refusal (429 with its retry time too) in words. */
 export function ContactRow({
@@ -74,7 +74,7 @@ export function ContactRow({
           <label for={`preset-${fp}`}>Preset when approving</label>
           <select
             id={`preset-${fp}`}
-            aria-describedby={`preset-help-${fp}`}
+            aria-describedby={PRESET_HELP_ID}
             value={preset}
             onChange={(e) => setPreset(e.currentTarget.value as ContactPreset)}
           >
@@ -84,7 +84,6 @@ export function ContactRow({
               </option>
             ))}
           </select>
-          <PresetHelp id={`preset-help-${fp}`} />
           {button('Approve', () => api.contacts.approve(slug, fp, { preset }), 'Approved.')}
           {button('Reject', () => api.contacts.reject(slug, fp), 'Rejected.')}
         </div>
@@ -94,7 +93,7 @@ export function ContactRow({
           <label for={`active-preset-${fp}`}>Preset (what they may do with this identity)</label>
           <select
             id={`active-preset-${fp}`}
-            aria-describedby={`active-preset-help-${fp}`}
+            aria-describedby={PRESET_HELP_ID}
             value={contact.preset}
             onChange={(e) => {
               const chosen = e.currentTarget.value as ContactPreset;
@@ -107,11 +106,10 @@ export function ContactRow({
               </option>
             ))}
           </select>
-          <PresetHelp id={`active-preset-help-${fp}`} />
           <label for={`trust-${fp}`}>Trust</label>
           <select
             id={`trust-${fp}`}
-            aria-describedby={`trust-help-${fp}`}
+            aria-describedby={TRUST_HELP_ID}
             value={contact.trust_flag}
             onChange={(e) => {
               const flag = e.currentTarget.value as TrustFlag;
@@ -124,7 +122,6 @@ export function ContactRow({
               </option>
             ))}
           </select>
-          <TrustHelp id={`trust-help-${fp}`} />
           {button(
             'Show tools',
             async () => setTools((await api.contacts.listTools(slug, fp)).tools),

@@ -36,10 +36,31 @@ export const LISTING_PRESETS = CONTACT_PRESETS.filter((preset) =>
   PRESET_PERMISSIONS[preset].includes(TOOLS_LIST_PERMISSION),
 );
 
-/** Each preset in words, for the select it describes (`aria-describedby`). */
-export function PresetHelp({ id }: { id: string }) {
+/** Where the contacts page says what presets and trust mean: once, named by every row's selects. */
+export const PRESET_HELP_ID = 'preset-help';
+export const TRUST_HELP_ID = 'trust-help';
+
+/**
+ * What each preset and each trust value means, said once above the contact list and folded away: in every
+ * row, a list of many contacts became mostly repeated help. Each row's selects name these lists as their
+ * description (`aria-describedby`), which a screen reader reads out folded or not.
+ */
+export function ContactHelp() {
   return (
-    <ul id={id} class="muted" data-testid="preset-help">
+    <details class="card contact-help">
+      <summary>What the presets and trust settings mean</summary>
+      <h3>Presets</h3>
+      <PresetHelp />
+      <h3>Trust</h3>
+      <TrustHelp />
+    </details>
+  );
+}
+
+/** Each preset in words. */
+function PresetHelp() {
+  return (
+    <ul id={PRESET_HELP_ID} class="muted" data-testid="preset-help">
       {CONTACT_PRESETS.map((preset) => (
         <li key={preset}>
           <code>{preset}</code>: {presetWords(preset)}
@@ -50,10 +71,10 @@ export function PresetHelp({ id }: { id: string }) {
   );
 }
 
-/** Each trust value in words, for the select it describes. */
-export function TrustHelp({ id }: { id: string }) {
+/** Each trust value in words. */
+function TrustHelp() {
   return (
-    <ul id={id} class="muted" data-testid="trust-help">
+    <ul id={TRUST_HELP_ID} class="muted" data-testid="trust-help">
       {TRUST_FLAGS.map((flag) => (
         <li key={flag}>
           <code>{flag}</code>: {TRUST_WORDS[flag]}

@@ -8,6 +8,7 @@ import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
 import { useAction } from '../ui/use-action.js';
 import { ContactRow } from './contact-row.js';
+import { ContactHelp } from './contact-words.js';
 import { imitatedIdentity } from './imitation.js';
 
 /** An identity's contacts: its own card to hand out, a request by pasted card, and the contact list. */
@@ -108,16 +109,29 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
       </button>
       <ProblemNote problem={load.problem} />
       {contacts && contacts.length === 0 && <p>No contacts yet.</p>}
-      {/* Keyed per identity: a party known to two identities gets a fresh row (its words, its tools). */}
-      {contacts?.map((contact) => (
-        <ContactRow
-          key={`${slug} ${contact.fingerprint}`}
-          slug={slug}
-          contact={contact}
-          imitates={imitatedIdentity(contact, ownKeys)}
-          onChanged={reload}
-        />
-      ))}
+      {contacts && contacts.length > 0 && (
+        <>
+          <p data-testid="contact-count">
+            {contacts.length === 1 ? '1 contact' : `${contacts.length} contacts`}
+          </p>
+          <ContactHelp />
+          {/* A long list scrolls by itself, so the card and the request form stay in reach; focusable so a
+              keyboard can scroll it too. */}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to scroll by keyboard */}
+          <section class="contact-list" aria-labelledby="contacts-title" tabIndex={0}>
+            {/* Keyed per identity: a party known to two identities gets a fresh row (its words, its tools). */}
+            {contacts.map((contact) => (
+              <ContactRow
+                key={`${slug} ${contact.fingerprint}`}
+                slug={slug}
+                contact={contact}
+                imitates={imitatedIdentity(contact, ownKeys)}
+                onChanged={reload}
+              />
+            ))}
+          </section>
+        </>
+      )}
     </main>
   );
 }
