@@ -40,12 +40,7 @@ export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): P
   const hostname = url.hostname.toLowerCase();
   // ipaddr.js also knows IP forms the URL parser leaves as names.
   if (isIpLiteral(hostname)) return { ok: false, reason: 'url must use a hostname, not an IP address' };
-  let addresses: string[];
-  try {
-    addresses = await options.resolve(hostname);
-  } catch {
-    return { ok: false, reason: `the hostname ${hostname} does not resolve` };
-  }
+  const addresses = await options.resolve(hostname).catch((): string[] => []);
   if (addresses.length === 0) return { ok: false, reason: `the hostname ${hostname} does not resolve` };
   const refused = addresses.find((address) => !isGlobalUnicast(address));
   if (refused !== undefined) {

@@ -45,12 +45,7 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
 export async function resolveCheckedAddresses(hostname: string, policy: TargetPolicy): Promise<string[]> {
   const name = hostname.toLowerCase();
   if (policy.allowLocalhost && name === 'localhost') return ['127.0.0.1'];
-  let addresses: string[];
-  try {
-    addresses = await policy.resolve(name);
-  } catch {
-    throw new OutboundBlockedError(`the hostname ${name} does not resolve`);
-  }
+  const addresses = await policy.resolve(name).catch((): string[] => []);
   if (addresses.length === 0) throw new OutboundBlockedError(`the hostname ${name} does not resolve`);
   for (const address of addresses) {
     const allowed =
