@@ -1,5 +1,6 @@
+import { LOCAL_WEBHOOK_HOSTS as LOCAL_HOSTS } from '@svc-kit/contract';
 import { isAllowedPort, isGlobalUnicast, isLoopbackAddress, PORT_RULE } from '../domain/address-policy.js';
-import { isIpLiteral, LOCAL_HOSTS, type ResolveHost } from '../domain/url-policy.js';
+import { isIpLiteral, type ResolveHost } from '../domain/url-policy.js';
 
 export interface TargetPolicy {
   /** Every address of a name; injectable so that tests decide what a name resolves to. */
