@@ -1,6 +1,5 @@
 import { type Operation, operations } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
 import type { ServiceContext } from './context.js';
 import { registerSessionRoutes } from './features/accounts/login-routes.js';
 import { accountsPlugin } from './features/accounts/plugin.js';
@@ -14,16 +13,13 @@ import { portalPlugin } from './features/portal-static/plugin.js';
 import { registerSandboxRoutes } from './features/sandbox/trigger.js';
 import { webhooksPlugin } from './features/webhooks/plugin.js';
 import { registerWebhookPortalRoutes } from './features/webhooks/portal-routes.js';
-import { createHttpApp } from './http/base.js';
-import type { ConnectionLimits } from './http/connection-limits.js';
+import { createHttpApp, type HttpOptions } from './http/base.js';
 import { type OperationEntry, registerOperations } from './http/operations.js';
-import type { Readiness } from './ops/health.js';
-import type { ServiceMetrics } from './ops/metrics.js';
 import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
 import type { Relay } from './relay/relay.js';
 
-export interface AppOptions {
-  logger: Logger;
+/** The HTTP server's options (http/base.ts), the served operations aside, and the features'. */
+export interface AppOptions extends Omit<HttpOptions, 'operations'> {
   /** Extra operations and handlers (tests register a test-only idempotent operation this way). */
   extraOperations?: Readonly<Record<string, Operation>>;
   extraHandlers?: Readonly<Record<string, OperationEntry<Operation>>>;
@@ -37,14 +33,6 @@ export interface AppOptions {
   sandboxEventBudget?: boolean;
   /** Serve the relay behind `svc-webhooks listen` (`/relay/v1/…`) through this relay. */
   relay?: Relay | undefined;
-  /** Proxies whose `X-Forwarded-For` names the client address (SVC_TRUSTED_PROXIES); none by default. */
-  trustedProxies?: readonly string[];
-  /** Deadlines and caps of the public port's connections; unset: the defaults (http/connection-limits.ts). */
-  connections?: ConnectionLimits;
-  /** Serve `/healthz` and `/readyz` (see ops/health.ts). */
-  readiness?: Readiness;
-  /** Count and time every answer (served on a port of its own, see ops/metrics-server.ts). */
-  metrics?: ServiceMetrics;
   /** Anyone may create an account with `POST /v1/accounts` (config.ts: off in production by default). */
   signUpOpen?: boolean;
   /** The built portal served at `/` (config.ts: dist/portal); unset: `/` says how to build it. */
@@ -57,12 +45,8 @@ export interface AppOptions {
  */
 export async function buildApp(ctx: ServiceContext, options: AppOptions): Promise<FastifyInstance> {
   const app = await createHttpApp(ctx, {
-    logger: options.logger,
+    ...options,
     operations: { ...operations, ...options.extraOperations },
-    trustedProxies: options.trustedProxies,
-    connections: options.connections,
-    readiness: options.readiness,
-    metrics: options.metrics,
   });
 
   await app.register(async (scope) => registerSessionRoutes(scope, ctx));

@@ -4,10 +4,13 @@ import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { type Reach, reachOf } from './domain/local-targets.js';
 import type { PasswordCost } from './domain/password.js';
+import { ConfigError, settingsIn } from './env-settings.js';
 import { DEFAULT_INTEGRATION_SETTINGS, type IntegrationSettings } from './features/integrations/settings.js';
 import { type ConnectionLimits, readConnectionLimits } from './http/connection-limits.js';
-import { DEFAULT_RETENTION, type RetentionSettings } from './ops/retention.js';
+import { DEFAULT_RETENTION, RETENTION_DAYS_DEFAULT, type RetentionSettings } from './ops/retention.js';
 import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
+
+export { ConfigError };
 
 export interface Config {
   host: string;
@@ -76,10 +79,6 @@ const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEFAULT_DATA_DIR = resolve(PACKAGE_DIR, '.data');
 export const DEFAULT_PORT = 8080;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 /** A sandbox opt-in (`NAME=1`), refused in production. */
 function sandboxFlag(env: NodeJS.ProcessEnv, name: string, production: boolean): boolean {
   const on = env[name] === '1';
@@ -102,35 +101,15 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   if (deliveryLeaseMs !== undefined && (!Number.isInteger(deliveryLeaseMs) || deliveryLeaseMs < 1_000)) {
     throw new ConfigError('SVC_DELIVERY_LEASE_MS must be a whole number of milliseconds, at least 1000');
   }
-  const databaseWait = env.SVC_DATABASE_WAIT_MS || '5000';
-  const databaseWaitMs = Number(databaseWait);
-  if (!/^[1-9]\d*$/.test(databaseWait) || databaseWaitMs < 100 || databaseWaitMs > 120_000) {
-    throw new ConfigError('SVC_DATABASE_WAIT_MS must be a whole number of milliseconds from 100 to 120000');
-  }
-  const shutdownGrace = env.SVC_SHUTDOWN_GRACE_MS || '25000';
-  const shutdownGraceMs = Number(shutdownGrace);
-  if (!/^[1-9]\d*$/.test(shutdownGrace) || shutdownGraceMs < 1_000 || shutdownGraceMs > 600_000) {
-    throw new ConfigError('SVC_SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 1000 to 600000');
-  }
-  const retentionDays = env.SVC_RETENTION_DAYS || String(DEFAULT_RETENTION.keepMs / DAY_MS);
-  if (!/^[1-9]\d*$/.test(retentionDays) || Number(retentionDays) > 3650) {
-    throw new ConfigError('SVC_RETENTION_DAYS must be a whole number of days from 1 to 3650');
-  }
-  const relaySetting = env.SVC_RELAY ?? '';
-  if (!['', 'on', 'off'].includes(relaySetting)) throw new ConfigError('SVC_RELAY must be on or off');
-  const signUp = env.SVC_SIGNUP ?? '';
-  if (!['', 'open', 'closed'].includes(signUp)) throw new ConfigError('SVC_SIGNUP must be open or closed');
-  const testEventBudget = env.SVC_TEST_EVENT_BUDGET ?? '';
-  if (!['', 'on', 'off'].includes(testEventBudget))
-    throw new ConfigError('SVC_TEST_EVENT_BUDGET must be on or off');
-  const firstStartSecrets = env.SVC_FIRST_START_SECRETS || undefined;
-  if (firstStartSecrets !== undefined && firstStartSecrets !== 'stdout' && firstStartSecrets !== 'file') {
-    throw new ConfigError('SVC_FIRST_START_SECRETS must be stdout or file');
-  }
-  const passwordCost = env.SVC_PASSWORD_COST || 'standard';
-  if (passwordCost !== 'standard' && passwordCost !== 'test') {
-    throw new ConfigError('SVC_PASSWORD_COST must be standard or test');
-  }
+  const read = settingsIn(env);
+  const databaseWaitMs = read.whole('SVC_DATABASE_WAIT_MS', 5_000, 100, 120_000, ' of milliseconds');
+  const shutdownGraceMs = read.whole('SVC_SHUTDOWN_GRACE_MS', 25_000, 1_000, 600_000, ' of milliseconds');
+  const retentionDays = read.whole('SVC_RETENTION_DAYS', RETENTION_DAYS_DEFAULT, 1, 3650, ' of days');
+  const relay = read.choice('SVC_RELAY', ['on', 'off']);
+  const signUp = read.choice('SVC_SIGNUP', ['open', 'closed']);
+  const testEventBudget = read.choice('SVC_TEST_EVENT_BUDGET', ['on', 'off']);
+  const firstStartSecrets = read.choice('SVC_FIRST_START_SECRETS', ['stdout', 'file']);
+  const passwordCost = read.choice('SVC_PASSWORD_COST', ['standard', 'test']) ?? 'standard';
   if (passwordCost === 'test' && production) {
     throw new ConfigError(
       'SVC_PASSWORD_COST=test is for test suites and is refused with NODE_ENV=production',
@@ -162,7 +141,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     metrics = { host: readListenHost(env.SVC_METRICS_HOST || '127.0.0.1', 'SVC_METRICS_HOST'), port: value };
   }
   return {
-    relay: relaySetting === '' ? !production : relaySetting === 'on',
+    relay: relay === undefined ? !production : relay === 'on',
     host,
     port,
     databaseUrl: env.DATABASE_URL || undefined,
@@ -173,14 +152,14 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     allowLocalhostWebhooks: localTargets('SVC_ALLOW_LOCALHOST_WEBHOOKS'),
     publicUrl,
     trustedProxies,
-    connections: readConnections(env),
+    connections: readConnectionLimits(env),
     publicOrigin,
     production,
     databaseWaitMs,
     shutdownGraceMs,
     deliveryLeaseMs,
     metrics,
-    signUpOpen: signUp === '' ? !production : signUp === 'open',
+    signUpOpen: signUp === undefined ? !production : signUp === 'open',
     passwordCost,
     testEventBudget: testEventBudget !== 'off',
     firstStartSecrets,
@@ -191,7 +170,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       allowLocalhost: localTargets('SVC_ALLOW_LOCALHOST_INTEGRATIONS'),
       reach,
     },
-    retention: { ...DEFAULT_RETENTION, keepMs: Number(retentionDays) * DAY_MS },
+    retention: { ...DEFAULT_RETENTION, keepMs: retentionDays * DAY_MS },
   };
 }
 
@@ -216,14 +195,6 @@ function readPublicUrl(value: string | undefined, name: string, production: bool
     );
   }
   return value.replace(/\/+$/, '');
-}
-
-function readConnections(env: NodeJS.ProcessEnv): ConnectionLimits {
-  try {
-    return readConnectionLimits(env);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
 }
 
 function readTrustedProxies(value: string | undefined): string[] {

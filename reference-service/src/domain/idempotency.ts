@@ -7,17 +7,6 @@ export { IDEMPOTENCY_WINDOW_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@svc-kit/cont
  * What "the same arguments" means: the contract's canonical text (the mock compares the same text),
  * stored as its SHA-256 to keep the row small.
  */
-export function requestFingerprint(args: {
-  operationId: string;
-  pathParams: unknown;
-  query: unknown;
-  body: unknown;
-}): string {
-  const text = idempotencyArgumentsText({
-    operationId: args.operationId,
-    params: args.pathParams,
-    query: args.query,
-    body: args.body,
-  });
-  return createHash('sha256').update(text).digest('hex');
+export function requestFingerprint(args: Parameters<typeof idempotencyArgumentsText>[0]): string {
+  return createHash('sha256').update(idempotencyArgumentsText(args)).digest('hex');
 }

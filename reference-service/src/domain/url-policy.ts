@@ -1,6 +1,6 @@
-import { checkWebhookUrlShape, LOCAL_WEBHOOK_HOSTS } from '@svc-kit/contract';
+import { checkWebhookUrlShape } from '@svc-kit/contract';
 import ipaddr from 'ipaddr.js';
-import { isGlobalUnicast, isLoopbackAddress } from './address-policy.js';
+import { isGlobalUnicast } from './address-policy.js';
 
 /** Resolves a hostname to every address it has; injectable so tests choose what a name resolves to. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
@@ -13,10 +13,7 @@ export interface UrlPolicyOptions {
 
 export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string };
 
-/** The receiver hosts the sandbox opt-in admits over plain http (the contract's list). */
-export const LOCAL_HOSTS: ReadonlySet<string> = LOCAL_WEBHOOK_HOSTS;
-
-export { isGlobalUnicast as isPublicAddress, isLoopbackAddress };
+export { isGlobalUnicast as isPublicAddress };
 
 export function isIpLiteral(hostname: string): boolean {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
@@ -40,12 +37,7 @@ export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): P
   const hostname = url.hostname.toLowerCase();
   // ipaddr.js also knows IP forms the URL parser leaves as names.
   if (isIpLiteral(hostname)) return { ok: false, reason: 'url must use a hostname, not an IP address' };
-  let addresses: string[];
-  try {
-    addresses = await options.resolve(hostname);
-  } catch {
-    return { ok: false, reason: `the hostname ${hostname} does not resolve` };
-  }
+  const addresses = await options.resolve(hostname).catch((): string[] => []);
   if (addresses.length === 0) return { ok: false, reason: `the hostname ${hostname} does not resolve` };
   const refused = addresses.find((address) => !isGlobalUnicast(address));
   if (refused !== undefined) {

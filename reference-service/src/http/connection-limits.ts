@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { settingsIn } from '../env-settings.js';
 
 /**
  * How long a request may take to arrive and how many connections the public port holds, so that slow or
@@ -37,24 +38,16 @@ export function defaultMaxConnections(limitsFile = '/proc/self/limits'): number 
   return 4_096;
 }
 
-function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const text = env[name] || String(fallback);
-  const value = Number(text);
-  if (!/^[1-9]\d*$/.test(text) || value < min || value > max) {
-    throw new Error(`${name} must be a whole number from ${min} to ${max}`);
-  }
-  return value;
-}
-
-/** Reads the settings (config.ts calls it once); throws with the setting's name on a bad value. */
+/** Reads the settings (config.ts calls it once); throws ConfigError, naming the setting, on a bad value. */
 export function readConnectionLimits(env: NodeJS.ProcessEnv): ConnectionLimits {
-  const requestTimeoutMs = whole(env, 'SVC_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000);
+  const read = settingsIn(env);
+  const requestTimeoutMs = read.whole('SVC_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000);
   return {
     requestTimeoutMs,
     headersTimeoutMs: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs),
-    connectionTimeoutMs: whole(env, 'SVC_CONNECTION_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
-    maxConnections: whole(env, 'SVC_MAX_CONNECTIONS', defaultMaxConnections(), 1, 1_000_000),
-    maxConnectionsPerAddress: whole(env, 'SVC_MAX_CONNECTIONS_PER_ADDRESS', 64, 1, 1_000_000),
+    connectionTimeoutMs: read.whole('SVC_CONNECTION_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
+    maxConnections: read.whole('SVC_MAX_CONNECTIONS', defaultMaxConnections(), 1, 1_000_000),
+    maxConnectionsPerAddress: read.whole('SVC_MAX_CONNECTIONS_PER_ADDRESS', 64, 1, 1_000_000),
   };
 }
 

@@ -9,39 +9,39 @@ export function statusOf(code: ErrorCode): number {
   return statusOfErrorCode(code);
 }
 
-/** The spec's error body. The peer protocol's refusals have codes of their own, in the same body. */
-export function errorBody<C extends string = ErrorCode>(request: FastifyRequest, code: C, message: string) {
-  return { error: { code, message, request_id: request.id } };
+/**
+ * The spec's error body, with the status its code carries; a 429 also says when to retry, as `retry_after`
+ * in the body and `Retry-After` (spec part 7). The peer protocol's refusals have codes of their own, in
+ * the same body.
+ */
+function sendBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  error: { code: string; message: string },
+  retryAfter?: number,
+) {
+  const body = { code: error.code, message: error.message, request_id: request.id };
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+  return reply
+    .code(status)
+    .type('application/json')
+    .send({ error: retryAfter === undefined ? body : { ...body, retry_after: retryAfter } });
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode, message: string) {
-  return reply
-    .code(statusOf(code))
-    .type('application/json')
-    .send(errorBody(request, code, message));
+  return sendBody(request, reply, statusOf(code), { code, message });
 }
 
-/** A refusal of the service; a 429 also says when to retry, in the body and in `Retry-After` (spec part 7). */
+/** A refusal of the service; a 429 (RateLimitedError) also says when to retry. */
 export function sendServiceError(request: FastifyRequest, reply: FastifyReply, error: ServiceError) {
-  if (!(error instanceof RateLimitedError)) return sendError(request, reply, error.code, error.message);
-  const body = errorBody(request, error.code, error.message);
-  return reply
-    .code(statusOf(error.code))
-    .header('retry-after', String(error.retryAfterSeconds))
-    .type('application/json')
-    .send({ error: { ...body.error, retry_after: error.retryAfterSeconds } });
+  const wait = error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
+  return sendBody(request, reply, statusOf(error.code), error, wait);
 }
 
 /** A refusal of the peer protocol (`/peer/v1`): its own codes, the status its code carries, the same body. */
 export function sendPeerRefusal(request: FastifyRequest, reply: FastifyReply, refusal: PeerRefusal) {
-  const body = errorBody(request, refusal.code, refusal.message);
-  const wait = refusal.retryAfterSeconds;
-  if (wait === undefined) return reply.code(refusal.status).type('application/json').send(body);
-  return reply
-    .code(refusal.status)
-    .header('retry-after', String(wait))
-    .type('application/json')
-    .send({ error: { ...body.error, retry_after: wait } });
+  return sendBody(request, reply, refusal.status, refusal, refusal.retryAfterSeconds);
 }
 
 /** The message of a 500: nothing of the failure itself, which stays in the log under the request id. */

@@ -1,6 +1,5 @@
 import {
   answerJsonSchemas,
-  describeIssues,
   type Operation,
   type OperationGroup,
   type OperationId,
@@ -10,7 +9,7 @@ import {
   toColonPath,
 } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempotency.js';
@@ -25,6 +24,7 @@ import {
 } from '../store/idempotent.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
+import { parse } from './parse.js';
 import { type Authorized, authorize } from './policy.js';
 
 // `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
@@ -90,11 +90,7 @@ function validate<S extends z.core.$ZodType | null>(schema: S, value: unknown, w
     return undefined as OutputOf<S>;
   }
   // A JSON `null` body is parsed as the value it is: a body, when given, must be an object (as in the mock).
-  const result = z.safeParse(schema, where === 'body' ? value : (value ?? {}));
-  if (!result.success) {
-    throw new ServiceError('invalid_request', `invalid ${where}: ${describeIssues(result.error.issues)}`);
-  }
-  return result.data as OutputOf<S>;
+  return parse(schema, where === 'body' ? value : (value ?? {}), where) as OutputOf<S>;
 }
 
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
@@ -165,12 +161,7 @@ export function registerOperations(
             : {
                 workspaceId: authorized.workspace.id,
                 key,
-                fingerprint: requestFingerprint({
-                  operationId: op.operationId,
-                  pathParams: input.params,
-                  query: input.query,
-                  body: input.body,
-                }),
+                fingerprint: requestFingerprint({ operationId: op.operationId, ...input }),
                 now,
               };
         let result: Answer & { replayed?: boolean };

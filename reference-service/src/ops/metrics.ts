@@ -80,23 +80,25 @@ export class ServiceMetrics {
 
   constructor(db: Db) {
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_' });
-    const registers = [this.registry];
-    new Gauge({
-      name: 'svc_db_waiting_statements',
-      help: 'Statements waiting now for a pooled connection (PostgreSQL) or queued for the embedded database thread (PGlite)',
-      registers,
-      collect() {
-        this.set(db.pressure().waiting);
-      },
-    });
-    new Gauge({
-      name: 'svc_db_busy_connections',
-      help: 'Pooled connections in use now (PostgreSQL); 1 while the embedded database runs a statement (PGlite)',
-      registers,
-      collect() {
-        this.set(db.pressure().busy);
-      },
-    });
+    const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        async collect() {
+          this.set(await read());
+        },
+      });
+    gauge(
+      'svc_db_waiting_statements',
+      'Statements waiting now for a pooled connection (PostgreSQL) or queued for the embedded database thread (PGlite)',
+      () => db.pressure().waiting,
+    );
+    gauge(
+      'svc_db_busy_connections',
+      'Pooled connections in use now (PostgreSQL); 1 while the embedded database runs a statement (PGlite)',
+      () => db.pressure().busy,
+    );
     // The outbox and endpoint figures come from one read, shared by the gauges (the registry collects them
     // side by side) and by overlapping scrapes. A scrape never waits on the database for long
     // nor fails with it: the gauges then keep their last values, `svc_metrics_db_read_ok` says so, and
@@ -126,40 +128,32 @@ export class ServiceMetrics {
       }
       return last;
     };
-    new Gauge({
-      name: 'svc_metrics_db_read_ok',
-      help: `1 when this scrape read the database figures (outbox, auto-paused endpoints); 0 when the read failed or took over ${DATABASE_READ_TIMEOUT_MS} ms, and they are the last values read`,
-      registers,
-      async collect() {
+    gauge(
+      'svc_metrics_db_read_ok',
+      `1 when this scrape read the database figures (outbox, auto-paused endpoints); 0 when the read failed or took over ${DATABASE_READ_TIMEOUT_MS} ms, and they are the last values read`,
+      async () => {
         await current();
-        this.set(fresh ? 1 : 0);
+        return fresh ? 1 : 0;
       },
-    });
-    new Gauge({
-      name: 'svc_outbox_pending',
-      help: 'Deliveries waiting to be claimed (status pending), all instances together',
-      registers,
-      async collect() {
-        this.set((await current()).pending);
-      },
-    });
-    new Gauge({
-      name: 'svc_outbox_oldest_pending_age_seconds',
-      help: 'Age of the oldest pending delivery (0 when none waits)',
-      registers,
-      async collect() {
+    );
+    gauge(
+      'svc_outbox_pending',
+      'Deliveries waiting to be claimed (status pending), all instances together',
+      async () => (await current()).pending,
+    );
+    gauge(
+      'svc_outbox_oldest_pending_age_seconds',
+      'Age of the oldest pending delivery (0 when none waits)',
+      async () => {
         const { oldest } = await current();
-        this.set(oldest == null ? 0 : Math.max(0, (Date.now() - Number(oldest)) / 1000));
+        return oldest == null ? 0 : Math.max(0, (Date.now() - Number(oldest)) / 1000);
       },
-    });
-    new Gauge({
-      name: 'svc_webhook_endpoints_auto_paused',
-      help: `Endpoints paused now by ${FAILURES_BEFORE_PAUSE} consecutive failed deliveries, all instances together`,
-      registers,
-      async collect() {
-        this.set((await current()).auto_paused);
-      },
-    });
+    );
+    gauge(
+      'svc_webhook_endpoints_auto_paused',
+      `Endpoints paused now by ${FAILURES_BEFORE_PAUSE} consecutive failed deliveries, all instances together`,
+      async () => (await current()).auto_paused,
+    );
   }
 
   /** Prometheus text exposition of every metric. */

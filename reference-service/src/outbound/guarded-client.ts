@@ -175,5 +175,3 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
 
   return { post, close: () => agent.close() };
 }
-
-export { OutboundBlockedError };

@@ -1,5 +1,6 @@
+import { LOCAL_WEBHOOK_HOSTS as LOCAL_HOSTS } from '@svc-kit/contract';
 import { isAllowedPort, isGlobalUnicast, isLoopbackAddress, PORT_RULE } from '../domain/address-policy.js';
-import { isIpLiteral, LOCAL_HOSTS, type ResolveHost } from '../domain/url-policy.js';
+import { isIpLiteral, type ResolveHost } from '../domain/url-policy.js';
 
 export interface TargetPolicy {
   /** Every address of a name; injectable so that tests decide what a name resolves to. */
@@ -45,12 +46,7 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
 export async function resolveCheckedAddresses(hostname: string, policy: TargetPolicy): Promise<string[]> {
   const name = hostname.toLowerCase();
   if (policy.allowLocalhost && name === 'localhost') return ['127.0.0.1'];
-  let addresses: string[];
-  try {
-    addresses = await policy.resolve(name);
-  } catch {
-    throw new OutboundBlockedError(`the hostname ${name} does not resolve`);
-  }
+  const addresses = await policy.resolve(name).catch((): string[] => []);
   if (addresses.length === 0) throw new OutboundBlockedError(`the hostname ${name} does not resolve`);
   for (const address of addresses) {
     const allowed =

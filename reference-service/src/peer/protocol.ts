@@ -105,16 +105,4 @@ export const peerAnswers = {
   'tools/call': z.object({ ok: z.boolean(), result: z.unknown() }),
 } as const satisfies Record<PeerVerb, z.ZodType>;
 
-/** Refusal codes a peer answers with, in `{ error: { code, message } }`. */
-export type PeerRefusalCode =
-  | 'invalid_request'
-  | 'bad_signature'
-  | 'stale_request'
-  | 'replayed'
-  | 'unknown_identity'
-  | 'declined'
-  | 'not_requested'
-  | 'not_a_contact'
-  | 'not_permitted'
-  | 'rate_limited'
-  | 'requests_full';
+export type { PeerRefusalCode } from './refusal.js';

@@ -1,10 +1,8 @@
-import type { PeerRefusalCode } from './protocol.js';
-
 /**
  * The status each peer refusal is answered with: one table, so a code never travels with two statuses
  * (PEER-PROTOCOL.md lists them with the checks that give them).
  */
-export const PEER_REFUSAL_STATUS: Readonly<Record<PeerRefusalCode, number>> = {
+export const PEER_REFUSAL_STATUS = {
   invalid_request: 400,
   bad_signature: 401,
   stale_request: 401,
@@ -16,7 +14,10 @@ export const PEER_REFUSAL_STATUS: Readonly<Record<PeerRefusalCode, number>> = {
   not_requested: 409,
   rate_limited: 429,
   requests_full: 429,
-};
+} as const;
+
+/** Refusal codes a peer answers with, in `{ error: { code, message } }`. */
+export type PeerRefusalCode = keyof typeof PEER_REFUSAL_STATUS;
 
 /**
  * A refusal answered to a peer as `{ error: { code, message } }`, with its code's status; a 429 also says

@@ -1,20 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { ListenerStream, RelayedDelivery, StreamEnd } from './relay.js';
-
-const END_MESSAGES: Record<StreamEnd, string> = {
-  replaced: 'another listen session took over this listener',
-  revoked: 'the API key no longer authorizes this listener (revoked, or its permission was removed)',
-  // The key is fine: saying otherwise sent people to mint keys that could not help.
-  suspended:
-    'the workspace is suspended, so its listener was closed (the API key is still valid); listen again once the suspension is lifted',
-  deletion_hold:
-    'the workspace is on deletion hold, so its listener was closed (the API key is still valid); listen again once the hold is lifted',
-  removed: 'the listener was closed',
-  shutting_down: 'the service is shutting down; reconnect in a moment',
-  unavailable:
-    'the service could not take the stream for its listener (its database did not answer); reconnect in a moment',
-};
+import { END_MESSAGES } from './types.js';
 
 /** A CLI that stops reading while deliveries keep coming is cut off rather than buffered for. */
 const MAX_UNREAD_BYTES = 1024 * 1024;

@@ -11,15 +11,22 @@ export interface RelayedDelivery {
   body: string;
 }
 
-/** Why a stream was ended by the service; sent to the CLI as the last message. */
-export type StreamEnd =
-  | 'replaced'
-  | 'revoked'
-  | 'suspended'
-  | 'deletion_hold'
-  | 'removed'
-  | 'shutting_down'
-  | 'unavailable';
+/** Why a stream was ended by the service, and what the CLI is told as the last message. */
+export const END_MESSAGES = {
+  replaced: 'another listen session took over this listener',
+  revoked: 'the API key no longer authorizes this listener (revoked, or its permission was removed)',
+  // The key is fine: saying otherwise sent people to mint keys that could not help.
+  suspended:
+    'the workspace is suspended, so its listener was closed (the API key is still valid); listen again once the suspension is lifted',
+  deletion_hold:
+    'the workspace is on deletion hold, so its listener was closed (the API key is still valid); listen again once the hold is lifted',
+  removed: 'the listener was closed',
+  shutting_down: 'the service is shutting down; reconnect in a moment',
+  unavailable:
+    'the service could not take the stream for its listener (its database did not answer); reconnect in a moment',
+} as const;
+
+export type StreamEnd = keyof typeof END_MESSAGES;
 
 /** A CLI's open stream, as the relay sees it (the routes write it as server-sent events). */
 export interface ListenerStream {

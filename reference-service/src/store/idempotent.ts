@@ -184,6 +184,7 @@ export async function runIdempotentInSteps(
   for (let polls = 0; ; polls++) {
     if (await claim(db, call)) {
       let answer: Answer;
+      let refusal: ServiceError | undefined;
       try {
         answer = await run();
       } catch (error) {
@@ -192,15 +193,13 @@ export async function runIdempotentInSteps(
           throw error;
         }
         // A final refusal is the key's first answer (the contract's rule): kept like a success.
+        refusal = error;
         answer = refusalAnswer(error);
-        await settleOutcome(db, (tx) =>
-          storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body),
-        );
-        throw error;
       }
       await settleOutcome(db, (tx) =>
         storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body),
       );
+      if (refusal) throw refusal;
       return { ...answer, replayed: false };
     }
     const record = await getIdempotencyRecord(db, call.workspaceId, call.key);

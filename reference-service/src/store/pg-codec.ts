@@ -51,19 +51,11 @@ export type BackendMessage =
 
 type ParsedMessage = Parameters<Parameters<typeof parse>[1]>[0];
 
+const READ = new Set(['rowDescription', 'dataRow', 'parseComplete', 'notification', 'readyForQuery']);
+
 function narrow(message: ParsedMessage): BackendMessage {
-  switch (message.name) {
-    case 'rowDescription':
-    case 'dataRow':
-    case 'parseComplete':
-    case 'notification':
-    case 'readyForQuery':
-      return message as unknown as BackendMessage;
-    case 'error':
-      return { name: 'error', error: message as DatabaseError };
-    default:
-      return { name: 'other' };
-  }
+  if (message.name === 'error') return { name: 'error', error: message as DatabaseError };
+  return READ.has(message.name) ? (message as unknown as BackendMessage) : { name: 'other' };
 }
 
 /**

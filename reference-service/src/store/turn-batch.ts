@@ -25,41 +25,35 @@ export class TurnBatch<Input, Output> {
   #running = 0;
   #scheduled = false;
 
-  readonly #maxBatch: number;
-  readonly #inFlight: number;
-  readonly #maxWeight: number;
-  readonly #weigh: ((input: Input) => number) | undefined;
+  readonly #options: {
+    maxBatch: number;
+    inFlight: number;
+    maxWeight: number;
+    weigh?: (input: Input) => number;
+  };
 
   constructor(
     private readonly writeMany: (inputs: readonly Input[]) => Promise<Output[]>,
-    options: {
-      maxBatch: number;
-      inFlight?: number;
-      maxWeight?: number;
-      weigh?: (input: Input) => number;
-    },
+    options: { maxBatch: number; inFlight?: number; maxWeight?: number; weigh?: (input: Input) => number },
   ) {
-    this.#maxBatch = options.maxBatch;
-    this.#inFlight = options.inFlight ?? 1;
-    this.#maxWeight = options.maxWeight ?? Number.POSITIVE_INFINITY;
-    this.#weigh = options.weigh;
+    this.#options = { inFlight: 1, maxWeight: Number.POSITIVE_INFINITY, ...options };
   }
 
   add(input: Input): Promise<Output> {
     return new Promise<Output>((resolve, reject) => {
       // Weighed once, as it arrives: a call left for the next batch is not weighed again.
-      this.#queue.push({ input, weight: this.#weigh?.(input) ?? 0, resolve, reject });
+      this.#queue.push({ input, weight: this.#options.weigh?.(input) ?? 0, resolve, reject });
       this.#schedule();
     });
   }
 
   /** One more writer at the end of this turn, if there is room for one. */
   #schedule(): void {
-    if (this.#scheduled || this.#running >= this.#inFlight) return;
+    if (this.#scheduled || this.#running >= this.#options.inFlight) return;
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
-      if (this.#queue.length === 0 || this.#running >= this.#inFlight) return;
+      if (this.#queue.length === 0 || this.#running >= this.#options.inFlight) return;
       this.#running++;
       void this.#drain().finally(() => {
         this.#running--;
@@ -88,11 +82,11 @@ export class TurnBatch<Input, Output> {
 
   /** How many queued calls the next batch takes: at least one, at most `maxBatch` and `maxWeight`. */
   #batchLength(): number {
-    const limit = Math.min(this.#maxBatch, this.#queue.length);
+    const limit = Math.min(this.#options.maxBatch, this.#queue.length);
     let weight = 0;
     for (let i = 0; i < limit; i++) {
       weight += this.#queue[i]!.weight;
-      if (weight > this.#maxWeight) return Math.max(1, i);
+      if (weight > this.#options.maxWeight) return Math.max(1, i);
     }
     return limit;
   }

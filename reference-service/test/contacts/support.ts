@@ -12,9 +12,8 @@ import { peerEndpointOf, signerFor } from '../../src/peer/own-identity.js';
 import { PublicAddress } from '../../src/public-address.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
-import { createSecretBox } from '../../src/store/secret-box.js';
 import type { Backend } from '../support/backends.js';
-import { createTenant, testResolve } from '../support/harness.js';
+import { createTenant, testContext } from '../support/harness.js';
 
 /** One clock for every instance of a test, moved by hand: limits and windows become exact. */
 export class TestClock {
@@ -53,15 +52,12 @@ export async function startInstance(
   options: { resolveHost?: ResolveHost } = {},
 ): Promise<Instance> {
   const sink = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-  const ctx: ServiceContext = {
-    db: store.db,
-    secretBox: twinOf?.ctx.secretBox ?? createSecretBox(randomBytes(32)),
-    resolveHost: options.resolveHost ?? testResolve,
-    allowLocalhostWebhooks: false,
-    publicAddress: new PublicAddress(),
+  const ctx = testContext(store, {
+    ...(twinOf ? { secretBox: twinOf.ctx.secretBox } : {}),
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     now: clock.now,
     passwordCost: 'test',
-  };
+  });
   const build = async (
     listenPort: number,
     publicUrl = twinOf?.baseUrl,

@@ -2,10 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceContext } from '../../src/context.js';
 import { startDelivery } from '../../src/delivery/start.js';
 import { DEFAULT_CAPS } from '../../src/delivery/worker.js';
-import { PublicAddress } from '../../src/public-address.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
@@ -18,7 +16,7 @@ import {
   startSlowReceiver,
 } from '../support/crash-burst.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
-import { createTenant, testResolve } from '../support/harness.js';
+import { createTenant, testContext } from '../support/harness.js';
 import { buildEntryPoint, type ServiceProcess } from '../support/service-process.js';
 import { until } from '../support/until.js';
 
@@ -104,14 +102,7 @@ describe.each(BACKENDS)('the lease sweeper on $name', (backend) => {
 
   it('abandons a row claimed by a worker that stopped answering, once its lease runs out, without sending it', async () => {
     const secretBox = createSecretBox(randomBytes(32));
-    const ctx: ServiceContext = {
-      db: store.db,
-      secretBox,
-      resolveHost: testResolve,
-      allowLocalhostWebhooks: true,
-      publicAddress: new PublicAddress(),
-      now: () => Date.now(),
-    };
+    const ctx = testContext(store, { secretBox, allowLocalhostWebhooks: true });
     const receiver = await startSlowReceiver();
     const tenant = await createTenant(ctx, { webhooksEnabled: true });
     await seedActiveEndpoint(store.db, secretBox, tenant.workspaceId, `${receiver.base}/a`);

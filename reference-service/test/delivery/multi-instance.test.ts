@@ -5,14 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/context.js';
 import { type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
 import { newId } from '../../src/domain/ids.js';
-import { PublicAddress } from '../../src/public-address.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { createEmptyPostgres } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
-import { createTenant, testResolve } from '../support/harness.js';
+import { createTenant, testContext } from '../support/harness.js';
 import { type Receiver, startExpressReceiver } from './support.js';
 
 const EVENTS = Number(process.env.SVC_MULTI_INSTANCE_EVENTS ?? 10_000);
@@ -42,14 +41,7 @@ describe('several instances on one PostgreSQL database', () => {
     for (let i = 0; i < INSTANCES; i++) {
       const store = await openStore({ databaseUrl: database.url, dataDir: '/nonexistent' });
       stores.push(store);
-      contexts.push({
-        db: store.db,
-        secretBox,
-        resolveHost: testResolve,
-        allowLocalhostWebhooks: true,
-        publicAddress: new PublicAddress(),
-        now: () => Date.now(),
-      });
+      contexts.push(testContext(store, { secretBox, allowLocalhostWebhooks: true }));
     }
     const ctx = contexts[0]!;
     const tenant = await createTenant(ctx, { webhooksEnabled: true });

@@ -88,13 +88,13 @@ describe('idempotency fingerprint', () => {
   it('ignores key order and tells different arguments apart', () => {
     const a = requestFingerprint({
       operationId: 'op',
-      pathParams: { slug: 's' },
+      params: { slug: 's' },
       query: undefined,
       body: { a: 1, b: [1, { c: 2, d: 3 }] },
     });
     const b = requestFingerprint({
       operationId: 'op',
-      pathParams: { slug: 's' },
+      params: { slug: 's' },
       query: undefined,
       body: { b: [1, { d: 3, c: 2 }], a: 1 },
     });
@@ -102,7 +102,7 @@ describe('idempotency fingerprint', () => {
     expect(
       requestFingerprint({
         operationId: 'op',
-        pathParams: { slug: 't' },
+        params: { slug: 't' },
         query: undefined,
         body: { a: 1, b: [1, { c: 2, d: 3 }] },
       }),
@@ -110,7 +110,7 @@ describe('idempotency fingerprint', () => {
     expect(
       requestFingerprint({
         operationId: 'op2',
-        pathParams: { slug: 's' },
+        params: { slug: 's' },
         query: undefined,
         body: { a: 1, b: [1, { c: 2, d: 3 }] },
       }),

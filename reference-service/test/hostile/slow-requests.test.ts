@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceContext } from '../../src/context.js';
 import { newId } from '../../src/domain/ids.js';
-import { PublicAddress } from '../../src/public-address.js';
 import { openStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { createEmptyPostgres } from '../support/backends.js';
 import { startCountingReceiver } from '../support/counting-receiver.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
-import { createTenant, type Tenant, testResolve } from '../support/harness.js';
+import { createTenant, type Tenant, testContext } from '../support/harness.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 import { requestFrom, startSlowClients } from '../support/slow-clients.js';
@@ -47,14 +45,7 @@ describe.each(['pglite', 'postgres'] as const)('slow requests on %s', (backend) 
     if (backend === 'postgres') database = await createEmptyPostgres();
     const store = await openStore({ databaseUrl: database?.url, dataDir });
     const secretBox = createSecretBox(Buffer.from(secretKey, 'hex'));
-    const ctx: ServiceContext = {
-      db: store.db,
-      secretBox,
-      resolveHost: testResolve,
-      allowLocalhostWebhooks: true,
-      publicAddress: new PublicAddress(),
-      now: () => Date.now(),
-    };
+    const ctx = testContext(store, { secretBox, allowLocalhostWebhooks: true });
     tenant = await createTenant(ctx, { webhooksEnabled: true });
     const identity = { id: newId('idn'), workspace_id: tenant.workspaceId, slug: 'slow', created_at: 0 };
     await insertIdentity(store.db, identity);

@@ -1,16 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
-import type { ServiceContext } from '../../src/context.js';
 import type { CatalogueEntry } from '../../src/features/integrations/catalogue.js';
 import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/settings.js';
 import { loggerOptions } from '../../src/http/logger.js';
-import { PublicAddress } from '../../src/public-address.js';
 import type { OpenedStore } from '../../src/store/open.js';
-import { createSecretBox } from '../../src/store/secret-box.js';
 import type { Instance, TestClock } from '../contacts/support.js';
-import { testResolve } from '../support/harness.js';
+import { testContext } from '../support/harness.js';
 import { lineSink } from '../support/line-sink.js';
 
 export interface IntegrationInstanceOptions {
@@ -28,15 +24,11 @@ export async function startIntegrationInstance(
   options: IntegrationInstanceOptions,
 ): Promise<Instance & { logs(): string }> {
   const { sink, lines } = lineSink();
-  const ctx: ServiceContext = {
-    db: store.db,
-    secretBox: createSecretBox(randomBytes(32)),
-    resolveHost: testResolve,
+  const ctx = testContext(store, {
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? false,
-    publicAddress: new PublicAddress(),
     now: clock.now,
     passwordCost: 'test',
-  };
+  });
   const build = async (port: number): Promise<{ app: FastifyInstance; url: URL }> => {
     const app = await buildApp(ctx, {
       logger: pino(loggerOptions('info'), sink),

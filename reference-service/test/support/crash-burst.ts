@@ -2,15 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
-import type { ServiceContext } from '../../src/context.js';
 import { newId } from '../../src/domain/ids.js';
-import { PublicAddress } from '../../src/public-address.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { createEmptyPostgres } from './backends.js';
 import { seedActiveEndpoint } from './endpoints.js';
-import { call, createTenant, type Tenant, testResolve } from './harness.js';
+import { call, createTenant, type Tenant, testContext } from './harness.js';
 import { initialisedDataDir } from './pglite-snapshot.js';
 import type { buildEntryPoint, ServiceProcess } from './service-process.js';
 import { spawnService } from './service-process.js';
@@ -138,14 +136,7 @@ export async function runCrashBurst(options: {
     // dir is the process's alone while it runs).
     store = await openOurStore();
     const secretBox = createSecretBox(Buffer.from(secretKey, 'hex'));
-    const ctx: ServiceContext = {
-      db: store.db,
-      secretBox,
-      resolveHost: testResolve,
-      allowLocalhostWebhooks: true,
-      publicAddress: new PublicAddress(),
-      now: () => Date.now(),
-    };
+    const ctx = testContext(store, { secretBox, allowLocalhostWebhooks: true });
     const tenant = await createTenant(ctx, { webhooksEnabled: true });
     await insertIdentity(store.db, {
       id: newId('idn'),

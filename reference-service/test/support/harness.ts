@@ -20,6 +20,22 @@ import { insertWorkspace } from '../../src/store/queries/workspaces.js';
 import { createSecretBox, type SecretBox } from '../../src/store/secret-box.js';
 import { lineSink } from './line-sink.js';
 
+/**
+ * The service context a test builds on a store: a fresh at-rest key, the test DNS, a public address
+ * settled once the service listens, the real clock and no localhost receivers, unless `overrides` says.
+ */
+export function testContext(store: OpenedStore, overrides: Partial<ServiceContext> = {}): ServiceContext {
+  return {
+    db: store.db,
+    secretBox: overrides.secretBox ?? createSecretBox(randomBytes(32)),
+    resolveHost: testResolve,
+    allowLocalhostWebhooks: false,
+    publicAddress: new PublicAddress(),
+    now: () => Date.now(),
+    ...overrides,
+  };
+}
+
 /** What test hostnames resolve to: DNS is the one outside system the URL policy talks to. */
 export const TEST_DNS: Record<string, string[]> = {
   'hooks.example.com': ['93.184.215.14'],
@@ -70,15 +86,12 @@ export async function startTestService(
 ): Promise<TestService> {
   const { sink, lines } = lineSink();
   const logger = pino(loggerOptions('debug'), sink);
-  const ctx: ServiceContext = {
-    db: store.db,
-    secretBox: options.secretBox ?? createSecretBox(randomBytes(32)),
-    resolveHost: testResolve,
+  const ctx = testContext(store, {
+    ...(options.secretBox ? { secretBox: options.secretBox } : {}),
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? false,
-    publicAddress: new PublicAddress(),
-    now: options.now ?? (() => Date.now()),
+    ...(options.now ? { now: options.now } : {}),
     passwordCost: 'test',
-  };
+  });
   const app = await buildApp(ctx, { logger, ...options.extra });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   ctx.publicAddress.settle(baseUrl);

@@ -28,11 +28,6 @@ export async function insertApiKey(db: Queryable, row: ApiKeyRow): Promise<void>
   );
 }
 
-export async function getApiKey(db: Queryable, id: string): Promise<ApiKeyRow | undefined> {
-  const rows = await db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
-  return rows[0];
-}
-
 export async function revokeApiKey(
   db: Queryable,
   workspaceId: string,

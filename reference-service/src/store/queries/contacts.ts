@@ -73,22 +73,6 @@ export async function getContact(
   return rows[0];
 }
 
-/** What a contact answer shows (features/contacts/record.ts): the card (up to 16 KiB) and key stay inside. */
-export type ContactListRow = Pick<
-  ContactRow,
-  | 'fingerprint'
-  | 'display_name'
-  | 'status'
-  | 'preset'
-  | 'permissions'
-  | 'trust_flag'
-  | 'petname'
-  | 'last_seen_at'
-  | 'created_at'
-  | 'endpoint'
-  | 'acceptance_unheard_since'
->;
-
 const LIST_COLUMNS = [
   'fingerprint',
   'display_name',
@@ -101,7 +85,10 @@ const LIST_COLUMNS = [
   'created_at',
   'endpoint',
   'acceptance_unheard_since',
-] as const satisfies readonly (keyof ContactListRow)[];
+] as const satisfies readonly (keyof ContactRow)[];
+
+/** What a contact answer shows (features/contacts/record.ts): the card (up to 16 KiB) and key stay inside. */
+export type ContactListRow = Pick<ContactRow, (typeof LIST_COLUMNS)[number]>;
 
 /**
  * The identity with its contacts joined, so that one statement tells a missing identity (no row) from

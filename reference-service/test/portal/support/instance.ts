@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../../src/app.js';
@@ -6,10 +5,8 @@ import type { ServiceContext } from '../../../src/context.js';
 import { type RunningDelivery, startDelivery } from '../../../src/delivery/start.js';
 import { DEFAULT_INTEGRATION_SETTINGS } from '../../../src/features/integrations/settings.js';
 import { loggerOptions } from '../../../src/http/logger.js';
-import { PublicAddress } from '../../../src/public-address.js';
 import type { OpenedStore } from '../../../src/store/open.js';
-import { createSecretBox } from '../../../src/store/secret-box.js';
-import { testResolve } from '../../support/harness.js';
+import { testContext } from '../../support/harness.js';
 import { lineSink } from '../../support/line-sink.js';
 
 /** A sandbox service as `npm start` runs it: portal, sign-up open, sandbox trigger, delivery worker. */
@@ -22,16 +19,8 @@ export interface PortalInstance {
 
 export async function startPortalInstance(store: OpenedStore): Promise<PortalInstance> {
   const { sink, lines } = lineSink();
-  const ctx: ServiceContext = {
-    db: store.db,
-    secretBox: createSecretBox(randomBytes(32)),
-    resolveHost: testResolve,
-    // The sandbox opt-in: the test's receiver, peer and MCP server all listen on loopback.
-    allowLocalhostWebhooks: true,
-    publicAddress: new PublicAddress(),
-    now: () => Date.now(),
-    passwordCost: 'test',
-  };
+  // The sandbox opt-in: the test's receiver, peer and MCP server all listen on loopback.
+  const ctx = testContext(store, { allowLocalhostWebhooks: true, passwordCost: 'test' });
   const app = await buildApp(ctx, {
     logger: pino(loggerOptions('info'), sink),
     sandboxRoutes: true,
