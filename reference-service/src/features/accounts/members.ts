@@ -26,17 +26,8 @@ import {
   removalRefusal,
 } from './rules.js';
 
-export interface MemberView {
-  id: string;
-  email: string;
-  permissions: string[];
-  mfa_enrolled: boolean;
-  owner: boolean;
-  created_at: number;
-  invited: boolean;
-}
-
-export function memberView(row: AccountRow, invited: boolean): MemberView {
+/** A member as the members list shows it. */
+function memberView(row: AccountRow, invited: boolean) {
   return {
     id: row.id,
     email: row.email,
@@ -48,7 +39,7 @@ export function memberView(row: AccountRow, invited: boolean): MemberView {
   };
 }
 
-export async function listMembers(ctx: ServiceContext, workspaceId: string): Promise<MemberView[]> {
+export async function listMembers(ctx: ServiceContext, workspaceId: string) {
   return (await listAccounts(ctx.db, workspaceId)).map((row) => memberView(row, row.invited));
 }
 
@@ -60,7 +51,7 @@ export async function inviteMember(
   ctx: ServiceContext,
   actor: AccountRow,
   input: { email: string; permissions: readonly string[] },
-): Promise<{ member: MemberView; invite_token: string }> {
+) {
   const email = normalizeEmail(input.email);
   if (!isEmail(email))
     throw new ServiceError('invalid_request', 'invalid body: email is not an e-mail address');

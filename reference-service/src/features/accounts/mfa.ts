@@ -18,14 +18,8 @@ import { hashRecoveryCode, newRecoveryCode, RECOVERY_CODE_COUNT } from './rules.
 /** The pending seed is sealed bound to another record name than the enrolled one: neither opens as the other. */
 const pendingBinding = (memberId: string) => `${memberId}:pending-mfa`;
 
-export interface Enrolment {
-  otpauth_uri: string;
-  secret: string;
-  qr_svg: string;
-}
-
 /** The `otpauth://` URI every authenticator app reads (RFC 6238 defaults, written out for the picky ones). */
-export function otpauthUri(issuer: string, account: string, secret: string): string {
+function otpauthUri(issuer: string, account: string, secret: string): string {
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
   const query = new URLSearchParams({ secret, issuer, algorithm: 'SHA1', digits: '6', period: '30' });
   return `otpauth://totp/${label}?${query.toString().replace(/\+/g, '%20')}`;
@@ -37,7 +31,7 @@ export function otpauthUri(issuer: string, account: string, secret: string): str
  * which a recovery code gives when the old device is lost); the enrolled seed works until the new one is
  * confirmed. The QR code is drawn here, as SVG text, so that the portal loads nothing.
  */
-export async function startEnrolment(ctx: ServiceContext, member: AccountRow): Promise<Enrolment> {
+export async function startEnrolment(ctx: ServiceContext, member: AccountRow) {
   const secret = generateTotpSecret();
   const sealed = ctx.secretBox.seal(secret, pendingBinding(member.id));
   if (!(await setPendingMfa(ctx.db, member.id, sealed, member.mfa_secret_enc)))

@@ -73,10 +73,6 @@ export const INVITES_SENT: OutboundLimit = {
 /** An invite can be accepted once, within 7 days. */
 export const INVITE_LIFETIME_MS = 7 * 24 * HOUR;
 
-export function inviteExpired(expiresAt: number, now: number): boolean {
-  return now >= expiresAt;
-}
-
 export function newInviteToken(): string {
   return randomBytes(32).toString('base64url');
 }

@@ -3,10 +3,9 @@ import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
 import { authorize } from '../../http/policy.js';
-import type { Principal } from '../../http/principal.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { getWorkspace } from '../../store/queries/workspaces.js';
-import { type AccountRow, getAccount, getSessionTimes } from './queries.js';
+import { getAccount, getSessionTimes } from './queries.js';
 
 /** What GET /v1/session answers (portal-api.md): who is signed in, where, and until when. */
 export interface SessionView {
@@ -17,18 +16,12 @@ export interface SessionView {
   stepped_up_until: number | null;
 }
 
-export interface SignedIn {
-  sessionId: string;
-  member: AccountRow;
-  principal: Principal;
-}
-
 /**
  * The portal's own calls take a session, never an API key (a key answers 401, as without any credential):
  * a program has no use for them, and minting or step-up are the person's. Cross-site state changes are
  * refused by `authorize`.
  */
-export async function requireSession(ctx: ServiceContext, request: FastifyRequest): Promise<SignedIn> {
+export async function requireSession(ctx: ServiceContext, request: FastifyRequest) {
   const { principal } = await authorize(
     ctx.db,
     request,
