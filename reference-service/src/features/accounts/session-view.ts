@@ -2,9 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
-import { authorize } from '../../http/policy.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { getWorkspace } from '../../store/queries/workspaces.js';
+import { authorizeRoute } from '../shared/authorize-route.js';
 import { getAccount, getSessionTimes } from './queries.js';
 
 /** What GET /v1/session answers (portal-api.md): who is signed in, where, and until when. */
@@ -19,15 +19,10 @@ export interface SessionView {
 /**
  * The portal's own calls take a session, never an API key (a key answers 401, as without any credential):
  * a program has no use for them, and minting or step-up are the person's. Cross-site state changes are
- * refused by `authorize`.
+ * refused by `authorize`; `stepUp` asks a fresh step-up as well.
  */
-export async function requireSession(ctx: ServiceContext, request: FastifyRequest) {
-  const { principal } = await authorize(
-    ctx.db,
-    request,
-    { stepUp: false, suspended: false },
-    { now: ctx.now(), publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
-  );
+export async function requireSession(ctx: ServiceContext, request: FastifyRequest, stepUp = false) {
+  const { principal } = await authorizeRoute(ctx, request, { stepUp, suspended: false });
   if (principal.kind !== 'session')
     throw new ServiceError('unauthenticated', 'this route takes a portal session, not an API key');
   const member = await getAccount(ctx.db, principal.memberId);

@@ -6,9 +6,10 @@ import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../../domain/workspace-state.js';
 import { parse } from '../../http/parse.js';
-import { authorize, siteHeaders } from '../../http/policy.js';
+import { siteHeaders } from '../../http/policy.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { setWorkspaceFlag } from '../../store/queries/workspaces.js';
+import { authorizeRoute } from '../shared/authorize-route.js';
 import { acceptMemberInvite, inviteMember, listMembers, removeMember } from './members.js';
 import { getAccount, listKeys } from './queries.js';
 import { INVITE_GUESSES } from './rules.js';
@@ -23,12 +24,7 @@ const ADMIN: Permission = 'service:workspace:admin';
 export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
   /** A session or key holding the admin permission (and a fresh step-up when asked): the acting member. */
   const admin = async (request: FastifyRequest, stepUp: boolean, suspended = false) => {
-    const authorized = await authorize(
-      ctx.db,
-      request,
-      { permission: ADMIN, stepUp, suspended },
-      { now: ctx.now(), publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
-    );
+    const authorized = await authorizeRoute(ctx, request, { permission: ADMIN, stepUp, suspended });
     const actor = await getAccount(ctx.db, authorized.principal.memberId);
     if (!actor) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
     return { actor, workspace: authorized.workspace };

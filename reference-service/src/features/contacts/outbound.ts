@@ -17,6 +17,7 @@ import type { PublicAddress } from '../../public-address.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { takeToken } from '../../store/queries/rate-limits.js';
 import type { SecretBox } from '../../store/secret-box.js';
+import type { Identity } from '../shared/identity.js';
 
 /** What the contacts feature needs from the instance to reach peers. */
 export interface ContactsDeps {
@@ -25,8 +26,6 @@ export interface ContactsDeps {
   publicAddress: PublicAddress;
   peer: PeerSettings;
 }
-
-export type Identity = { id: string; workspace_id: string; slug: string };
 
 /**
  * Spends one token of each bucket that applies, all or none (one transaction): per contact, to

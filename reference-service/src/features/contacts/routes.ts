@@ -1,9 +1,10 @@
 import type { Operations } from '@svc-kit/contract';
 import { answer, type OperationEntry } from '../../http/operations.js';
+import { identityOf } from '../shared/identity.js';
 import { callTools, refreshContact, requestContact } from './calls.js';
 import type { ContactsDeps } from './outbound.js';
 import { contactRecord } from './record.js';
-import { contactsOf, identityOf } from './rows.js';
+import { contactsOf } from './rows.js';
 import * as service from './service.js';
 
 type Entries = { [Id in keyof Operations]?: OperationEntry<Operations[Id]> };

@@ -8,19 +8,10 @@ import {
   listContactsOfSlug,
   saveContact,
 } from '../../store/queries/contacts.js';
-import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
+import type { Identity } from '../shared/identity.js';
 import { recordContactEvent } from './events.js';
-import type { Identity } from './outbound.js';
 import { contactRecord } from './record.js';
 import { type ContactState, isRefusal, type Outcome, type Refusal, type Transition } from './rules.js';
-
-const noSuchIdentity = () => new ServiceError('not_found', 'no such identity');
-
-export async function identityOf(db: Queryable, workspaceId: string, slug: string): Promise<Identity> {
-  const identity = await findIdentityBySlug(db, workspaceId, slug);
-  if (!identity) throw noSuchIdentity();
-  return identity;
-}
 
 /**
  * The contacts of the identity `slug` as the API shows them, found with it in one statement (a list costs
@@ -33,7 +24,7 @@ export async function contactsOf(
   status: ContactRow['status'] | undefined,
 ): Promise<Contact[]> {
   const rows = await listContactsOfSlug(db, workspaceId, slug, status);
-  if (!rows) throw noSuchIdentity();
+  if (!rows) throw new ServiceError('not_found', 'no such identity');
   return rows.map(contactRecord);
 }
 

@@ -22,7 +22,8 @@ import {
   type IntegrationRow,
   insertIntegration,
 } from '../../store/queries/integrations.js';
-import { type Identity, integrationRecord, recordEvent } from './records.js';
+import type { Identity } from '../shared/identity.js';
+import { integrationRecord, recordEvent } from './records.js';
 import { authBinding, type IntegrationService } from './service.js';
 import { OverBound, type UpstreamFailure } from './upstream-failure.js';
 

@@ -2,7 +2,6 @@ import { exposureProblem, type Operations } from '@svc-kit/contract';
 import { ServiceError } from '../../domain/errors.js';
 import { answer, type OperationHandler } from '../../http/operations.js';
 import type { Db, Queryable } from '../../store/db.js';
-import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
 import {
   deleteIntegrationRow,
   getIntegration,
@@ -10,9 +9,10 @@ import {
   listIntegrationRows,
   updateIntegration,
 } from '../../store/queries/integrations.js';
+import { type Identity, identityOf } from '../shared/identity.js';
 import { createIntegrationFor } from './create.js';
 import { startAuthorization } from './oauth-ceremony.js';
-import { type Identity, integrationRecord, recordEvent } from './records.js';
+import { integrationRecord, recordEvent } from './records.js';
 import { catalogOf, entriesOf, staleTools } from './rules.js';
 import type { IntegrationService } from './service.js';
 import { UpstreamFailure } from './upstream-failure.js';
@@ -30,12 +30,6 @@ function checkEntries(entries: readonly { tool: string; mode: string; [key: stri
 
 /** The identity's integration operations (spec 4.3). Statuses and their moves: README, "Integrations". */
 export function integrationRoutes(service: IntegrationService) {
-  async function identityOf(db: Queryable, workspaceId: string, slug: string): Promise<Identity> {
-    const identity = await findIdentityBySlug(db, workspaceId, slug);
-    if (!identity) throw new ServiceError('not_found', 'no such identity');
-    return identity;
-  }
-
   async function integrationOf(
     db: Queryable,
     identity: Identity,
