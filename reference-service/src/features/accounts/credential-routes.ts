@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { parse } from '../../http/parse.js';
 import { requireStepUpIfEnrolled } from '../../http/policy.js';
 import { changePassword, regenerateRecoveryCodes } from './credentials.js';
@@ -8,7 +8,7 @@ import { requireSession } from './session-view.js';
 
 /** The signed-in person's own credentials: the password, and the MFA recovery codes. */
 export function registerCredentialRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
-  app.post('/v1/session/password', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/v1/session/password', async (request, reply) => {
     const { sessionId, member, principal } = await requireSession(ctx, request);
     // Before the current password is even checked: with MFA, the password alone proves nothing here.
     requireStepUpIfEnrolled(principal, 'changing the password');
@@ -18,7 +18,7 @@ export function registerCredentialRoutes(app: FastifyInstance, { ctx }: AccountR
     return reply.code(200).send({ sessions_ended });
   });
 
-  app.post('/v1/session/recovery-codes', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/v1/session/recovery-codes', async (request, reply) => {
     // Codes that stand in for the authenticator are as sensitive as minting a key: a fresh step-up.
     const { member } = await requireSession(ctx, request, true);
     const answer = await regenerateRecoveryCodes(ctx, member);

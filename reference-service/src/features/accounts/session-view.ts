@@ -1,11 +1,15 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
+import { isCrossSiteLogin } from '../../domain/cross-site.js';
+import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
+import { siteHeaders } from '../../http/policy.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { getWorkspace } from '../../store/queries/workspaces.js';
 import { authorizeRoute } from '../shared/authorize-route.js';
 import { getAccount, getSessionTimes } from './queries.js';
+import { openSession, sessionCookie } from './session.js';
 
 /** What GET /v1/session answers (portal-api.md): who is signed in, where, and until when. */
 export interface SessionView {
@@ -14,6 +18,23 @@ export interface SessionView {
   identities: { slug: string }[];
   expires_at: number;
   stepped_up_until: number | null;
+}
+
+/**
+ * The doors that need no credential yet (log-in, sign-up, an invite's acceptance) are refused only when a
+ * browser says another site posted them; `what` names the door in the refusal.
+ */
+export function refuseCrossSiteEntry(ctx: ServiceContext, request: FastifyRequest, what: string): void {
+  if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
+    throw new ServiceError('cross_site', crossSiteMessage(what, ctx.publicAddress.origin));
+}
+
+/** Opens a session for the member (a cookie on `reply`) and answers its view. */
+export async function signIn(ctx: ServiceContext, reply: FastifyReply, memberId: string) {
+  const session = await openSession(ctx, memberId, false);
+  const view = await sessionView(ctx, session.id, memberId);
+  reply.header('set-cookie', sessionCookie(session.token, session.expiresAt, ctx.now()));
+  return view;
 }
 
 /**
