@@ -5,11 +5,10 @@ import type { Db, Queryable } from '../../store/db.js';
 import {
   deleteIntegrationRow,
   getIntegration,
-  type IntegrationRow,
   listIntegrationRows,
   updateIntegration,
 } from '../../store/queries/integrations.js';
-import { type Identity, identityOf } from '../shared/identity.js';
+import { identityOf } from '../shared/identity.js';
 import { createIntegrationFor } from './create.js';
 import { startAuthorization } from './oauth-ceremony.js';
 import { integrationRecord, recordEvent } from './records.js';
@@ -30,15 +29,17 @@ function checkEntries(entries: readonly { tool: string; mode: string; [key: stri
 
 /** The identity's integration operations (spec 4.3). Statuses and their moves: README, "Integrations". */
 export function integrationRoutes(service: IntegrationService) {
-  async function integrationOf(
+  /** The identity of the path and its integration `name`, read locked when asked. */
+  async function integrationAt(
     db: Queryable,
-    identity: Identity,
-    name: string,
+    workspaceId: string,
+    at: { slug: string; name: string },
     lock = false,
-  ): Promise<IntegrationRow> {
-    const row = await getIntegration(db, identity.id, name, lock);
+  ) {
+    const identity = await identityOf(db, workspaceId, at.slug);
+    const row = await getIntegration(db, identity.id, at.name, lock);
     if (!row) throw new ServiceError('not_found', 'no such integration');
-    return row;
+    return { identity, row };
   }
 
   const listIntegrations: Op<'listIntegrations'> = async ({ db, workspace, params }) => {
@@ -47,22 +48,15 @@ export function integrationRoutes(service: IntegrationService) {
     return answer('listIntegrations', 200, { integrations: rows.map(integrationRecord) });
   };
 
-  const createIntegration: Own<'createIntegration'> = async ({
-    db,
-    workspace,
-    params,
-    body,
-    now,
-    request,
-  }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
+  const createIntegration: Own<'createIntegration'> = async (call) => {
+    const identity = await identityOf(call.db, call.workspace.id, call.params.slug);
+    const { db, body, now, request } = call;
     const created = await createIntegrationFor(service, db, identity, body, now, request.log);
     return answer('createIntegration', 201, created);
   };
 
   const authorizeIntegration: Own<'authorizeIntegration'> = async ({ db, workspace, params, body }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
-    const row = await integrationOf(db, identity, params.name);
+    const { row } = await integrationAt(db, workspace.id, params);
     if (row.auth_enc !== null) {
       throw new ServiceError(
         'invalid_request',
@@ -84,12 +78,11 @@ export function integrationRoutes(service: IntegrationService) {
   };
 
   const getExposure: Own<'getExposure'> = async ({ db, workspace, params, now }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
-    const row = await integrationOf(db, identity, params.name);
+    const { row } = await integrationAt(db, workspace.id, params);
     // The catalog is refreshed on each read, so that a vanished tool shows as stale; an upstream that
     // cannot be reached leaves the last catalog in place (and the status says why).
     await service.refresh(row, now, { db });
-    const current = await integrationOf(db, identity, params.name);
+    const { row: current } = await integrationAt(db, workspace.id, params);
     return answer('getExposure', 200, {
       catalog: catalogOf(current).map((tool) => ({ ...tool })),
       entries: entriesOf(current).map((entry) => ({ ...entry })),
@@ -100,8 +93,7 @@ export function integrationRoutes(service: IntegrationService) {
 
   // Mode `one`: `db` is a transaction, so the locked read, the update and the event commit together.
   const setExposure: Op<'setExposure'> = async ({ db, workspace, params, body, now }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
-    const row = await integrationOf(db, identity, params.name, true);
+    const { identity, row } = await integrationAt(db, workspace.id, params, true);
     checkEntries(body.entries);
     const version = row.exposure_version + 1;
     await updateIntegration(db, row.id, {
@@ -109,19 +101,14 @@ export function integrationRoutes(service: IntegrationService) {
       exposure_version: version,
       updated_at: now,
     });
-    await recordEvent(
-      db,
-      identity,
-      { type: 'integration.exposure_updated', data: { integration: row.slug, version } },
-      now,
-    );
+    const event = { type: 'integration.exposure_updated', data: { integration: row.slug, version } } as const;
+    await recordEvent(db, identity, event, now);
     return answer('setExposure', 200, { version });
   };
 
   // Mode `one`, as setExposure.
   const deleteIntegration: Op<'deleteIntegration'> = async ({ db, workspace, params, now }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
-    const row = await integrationOf(db, identity, params.name, true);
+    const { identity, row } = await integrationAt(db, workspace.id, params, true);
     // No session is held open between requests, so deleting the row (and with it the sealed credential,
     // OAuth registration, tokens and verifier) is the disconnection.
     await deleteIntegrationRow(db, row.id);
