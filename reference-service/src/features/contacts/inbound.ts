@@ -1,3 +1,4 @@
+import type { Tool } from '@svc-kit/contract';
 import type { z } from 'zod';
 import { PENDING_FULL_RETRY_SECONDS, PENDING_REQUESTS_CAP } from '../../domain/door-limits.js';
 import type { VerifiedCard } from '../../peer/card.js';
@@ -150,9 +151,7 @@ function requirePermission(row: ContactRow, permission: 'tools:list' | 'tools:ca
 
 /** Where the offered tools come from: the identity's integrations and their exposures. */
 export interface OfferedToolsSource {
-  list(
-    identityId: string,
-  ): Promise<{ name: string; description: string; input_schema: Record<string, unknown> }[]>;
+  list(identityId: string): Promise<Tool[]>;
   call(
     identityId: string,
     name: string,

@@ -3,17 +3,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Tool } from '@svc-kit/contract';
 import { boundedAnswer } from '../../outbound/bounded-answer.js';
 import type { GuardedFetch } from '../../outbound/guarded-fetch.js';
 import { CatalogBound } from './rules.js';
 import { classifyFailure, OverBound, tooLargeFailure, UpstreamFailure } from './upstream-failure.js';
 
 /** A tool of the upstream, in the shape contacts see (spec 2.6). */
-export interface UpstreamTool {
-  name: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-}
+export type UpstreamTool = Tool;
 
 export interface UpstreamTarget {
   endpoint: string;

@@ -22,6 +22,7 @@ import {
   touchListeners,
 } from '../../store/queries/listeners.js';
 import { insertEndpoint, newEndpointRow, removeEndpoint } from '../../store/queries/webhook-endpoints.js';
+import { SIGNING_SECRET_BYTES, signingSecretOf } from '../webhooks/rules.js';
 import { CredentialWatch } from './credential-watch.js';
 import { holdAndSupervise } from './stream-supervision.js';
 
@@ -88,10 +89,6 @@ function outcomeOf(answer: z.output<typeof answerBody>): PostOutcome {
   };
 }
 
-function newListenerSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
-}
-
 /** The workspace's listener secret, created on first use. */
 async function listenerSecret(ctx: ServiceContext, workspaceId: string, now: number): Promise<string> {
   const stored = await getListenerSecret(ctx.db, workspaceId);
@@ -99,7 +96,7 @@ async function listenerSecret(ctx: ServiceContext, workspaceId: string, now: num
   const sealed = await putListenerSecret(
     ctx.db,
     workspaceId,
-    ctx.secretBox.seal(newListenerSecret(), workspaceId),
+    ctx.secretBox.seal(signingSecretOf(randomBytes(SIGNING_SECRET_BYTES)), workspaceId),
     now,
   );
   return ctx.secretBox.open(sealed, workspaceId);
