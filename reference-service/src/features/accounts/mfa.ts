@@ -13,7 +13,7 @@ import {
   setPendingMfa,
   useRecoveryCode,
 } from './queries.js';
-import { hashRecoveryCode, newRecoveryCode, RECOVERY_CODE_COUNT } from './rules.js';
+import { hashRecoveryCode, newRecoveryCodes } from './rules.js';
 
 /** The pending seed is sealed bound to another record name than the enrolled one: neither opens as the other. */
 const pendingBinding = (memberId: string) => `${memberId}:pending-mfa`;
@@ -65,17 +65,12 @@ export async function confirmEnrolment(
       'invalid_request',
       'the code does not match the new secret; check the phone’s clock and enter the current code',
     );
-  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  const { codes, hashes } = newRecoveryCodes(member.id);
   const enrolled = await ctx.db.transaction(async (tx) => {
     const seeds = { pending, enrolled: member.mfa_secret_enc };
     if (!(await enrolPendingMfa(tx, member.id, seeds, ctx.secretBox.seal(secret, member.id), step)))
       return false;
-    await replaceRecoveryCodes(
-      tx,
-      member.id,
-      codes.map((value) => hashRecoveryCode(member.id, value)),
-      now,
-    );
+    await replaceRecoveryCodes(tx, member.id, hashes, now);
     await markSteppedUp(tx, sessionId, now);
     return true;
   });

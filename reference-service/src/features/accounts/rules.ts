@@ -82,11 +82,17 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 
 /** 16 base32 characters (80 random bits), shown in groups of four: `ABCD-EFGH-JKLM-NPQR`. */
-export function newRecoveryCode(): string {
+function newRecoveryCode(): string {
   return base32Encode(randomBytes(10)).match(/.{4}/g)!.join('-');
+}
+
+/** A member's new set of recovery codes: answered once, kept as the hashes only. */
+export function newRecoveryCodes(memberId: string): { codes: string[]; hashes: string[] } {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  return { codes, hashes: codes.map((code) => hashRecoveryCode(memberId, code)) };
 }
 
 /** What the person types is forgiven spaces, dashes and case; the hash is of the 16 characters alone. */

@@ -21,7 +21,7 @@ export class TriggerError extends Error {
   override name = 'TriggerError';
 }
 
-export interface TriggerInput {
+interface TriggerInput {
   workspaceId: string;
   type: string;
   /** Identity slug; default: the workspace's first identity by slug. */
@@ -31,20 +31,13 @@ export interface TriggerInput {
   now: number;
 }
 
-export interface TriggeredEvent {
-  id: string;
-  type: EventType;
-  created_at: number;
-  identity: string;
-}
-
 /** Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. */
 export async function triggerEvent(
   db: Queryable,
   input: TriggerInput,
   /** Runs once the trigger is found valid, before its event is written (the route spends the budget). */
   beforeWrite?: () => Promise<void>,
-): Promise<TriggeredEvent> {
+) {
   // Exactly the catalogue's fields (the contract's rule, which the mock's trigger applies too).
   const sample = isEventType(input.type) ? sampleData(input.type) : {};
   const checked = checkTriggeredEvent(input.type, input.data ?? sample);
