@@ -62,12 +62,7 @@ export async function signUp(
   ctx: ServiceContext,
   input: { email: string; password: string; workspaceName: string | undefined },
 ) {
-  const passwordHash = await hashPassword(input.password, ctx.passwordCost);
-  return ctx.db.transaction((tx) =>
-    createWorkspaceWithOwner(ctx, tx, {
-      email: input.email,
-      passwordHash,
-      workspaceName: input.workspaceName,
-    }),
-  );
+  const { password, ...rest } = input;
+  const passwordHash = await hashPassword(password, ctx.passwordCost);
+  return ctx.db.transaction((tx) => createWorkspaceWithOwner(ctx, tx, { ...rest, passwordHash }));
 }

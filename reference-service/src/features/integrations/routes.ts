@@ -8,7 +8,7 @@ import {
   listIntegrationRows,
   updateIntegration,
 } from '../../store/queries/integrations.js';
-import { identityOf } from '../shared/identity.js';
+import { forIdentity, identityOf } from '../shared/identity.js';
 import { createIntegrationFor } from './create.js';
 import { startAuthorization } from './oauth-ceremony.js';
 import { integrationRecord, recordEvent } from './records.js';
@@ -42,18 +42,17 @@ export function integrationRoutes(service: IntegrationService) {
     return { identity, row };
   }
 
-  const listIntegrations: Op<'listIntegrations'> = async ({ db, workspace, params }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
+  const listIntegrations: Op<'listIntegrations'> = forIdentity(async ({ db }, identity) => {
     const rows = await listIntegrationRows(db, identity.id);
     return answer('listIntegrations', 200, { integrations: rows.map(integrationRecord) });
-  };
+  });
 
-  const createIntegration: Own<'createIntegration'> = async (call) => {
-    const identity = await identityOf(call.db, call.workspace.id, call.params.slug);
-    const { db, body, now, request } = call;
-    const created = await createIntegrationFor(service, db, identity, body, now, request.log);
-    return answer('createIntegration', 201, created);
-  };
+  const createIntegration: Own<'createIntegration'> = forIdentity(
+    async ({ db, body, now, request }, identity) => {
+      const created = await createIntegrationFor(service, db, identity, body, now, request.log);
+      return answer('createIntegration', 201, created);
+    },
+  );
 
   const authorizeIntegration: Own<'authorizeIntegration'> = async ({ db, workspace, params, body }) => {
     const { row } = await integrationAt(db, workspace.id, params);

@@ -24,11 +24,6 @@ export interface UpstreamTarget {
 /** More tools than this are not listed (a catalog is stored and shown whole). */
 const MAX_TOOLS = 500;
 
-/** What one exchange may take: its total time, and the bytes of each answer read in it. */
-export interface ExchangeLimits {
-  totalMs: number;
-  maxAnswerBytes: number;
-}
 const CLIENT_INFO = { name: 'svc-kit-reference-service', version: '0.1.0' };
 
 /**
@@ -41,7 +36,8 @@ const CLIENT_INFO = { name: 'svc-kit-reference-service', version: '0.1.0' };
  */
 export async function withDeadline<T>(
   guarded: GuardedFetch,
-  limits: ExchangeLimits,
+  /** What the exchange may take: its total time, and the bytes of each answer read in it. */
+  limits: { totalMs: number; maxAnswerBytes: number },
   work: (fetch: FetchLike) => Promise<T>,
 ): Promise<T> {
   const controller = new AbortController();

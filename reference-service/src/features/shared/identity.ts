@@ -11,3 +11,11 @@ export async function identityOf(db: Queryable, workspaceId: string, slug: strin
   if (!identity) throw new ServiceError('not_found', 'no such identity');
   return identity;
 }
+
+/** An operation's handler for the identity of its path, found in the caller's workspace before it runs. */
+export function forIdentity<
+  C extends { db: Queryable; workspace: { id: string }; params: { slug: string } },
+  R,
+>(run: (call: C, identity: Identity) => Promise<R>): (call: C) => Promise<R> {
+  return async (call) => run(call, await identityOf(call.db, call.workspace.id, call.params.slug));
+}
