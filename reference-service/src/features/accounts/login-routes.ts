@@ -40,11 +40,8 @@ const dummyHashes = new Map<PasswordCost, Promise<string>>();
  * scrypt as one for a known email.
  */
 function dummyPasswordHash(cost: PasswordCost = 'standard'): Promise<string> {
-  const known = dummyHashes.get(cost);
-  if (known) return known;
-  const hash = hashPassword(randomBytes(16).toString('hex'), cost);
-  dummyHashes.set(cost, hash);
-  return hash;
+  if (!dummyHashes.has(cost)) dummyHashes.set(cost, hashPassword(randomBytes(16).toString('hex'), cost));
+  return dummyHashes.get(cost)!;
 }
 
 const loginBody = z.strictObject({

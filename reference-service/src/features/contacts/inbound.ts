@@ -39,11 +39,8 @@ async function transition<A>(
   call: InboundCall<unknown>,
   ruleIn: (tx: Queryable) => InboundRule<A> | Promise<InboundRule<A>>,
 ): Promise<A> {
-  const identity = {
-    id: call.target.identity_id,
-    workspace_id: call.target.workspace_id,
-    slug: call.target.slug,
-  };
+  const { identity_id: id, workspace_id, slug } = call.target;
+  const identity = { id, workspace_id, slug };
   const outcome = await call.db.transaction(async (tx) => {
     const rule = await ruleIn(tx);
     return applyLocked(tx, identity, call.caller.fingerprint, call.now, rule);
