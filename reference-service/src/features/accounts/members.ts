@@ -16,8 +16,8 @@ import {
 } from './queries.js';
 import {
   hashToken,
-  INVITE_LIFETIME_MS,
   INVITES_SENT,
+  inviteRow,
   isEmail,
   newInviteToken,
   normalizeEmail,
@@ -77,13 +77,7 @@ export async function inviteMember(
   try {
     await ctx.db.transaction(async (tx) => {
       await insertAccount(tx, row);
-      await insertInvite(tx, {
-        member_id: row.id,
-        token_hash: hashToken(token),
-        invited_by: actor.id,
-        created_at: now,
-        expires_at: now + INVITE_LIFETIME_MS,
-      });
+      await insertInvite(tx, inviteRow(row.id, actor.id, token, now));
     });
   } catch (error) {
     if ((error as { code?: string }).code === '23505')

@@ -77,6 +77,18 @@ export function newInviteToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** The row of an invite for `memberId` by `invitedBy`, kept by its token's hash, live for 7 days. */
+export function inviteRow(memberId: string, invitedBy: string, token: string, now: number) {
+  const expires_at = now + INVITE_LIFETIME_MS;
+  return {
+    member_id: memberId,
+    token_hash: hashToken(token),
+    invited_by: invitedBy,
+    created_at: now,
+    expires_at,
+  };
+}
+
 /** Tokens, like session cookies, are looked up by a hash: a database leak opens no invite. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ID_PREFIXES, newWebhookEndpoint } from '@svc-kit/contract';
+import { excerptOf, ID_PREFIXES, newWebhookEndpoint } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { parse } from '../../http/parse.js';
 import { authorize, type Requirements } from '../../http/policy.js';
-import { excerptOf, type PostOutcome } from '../../outbound/guarded-client.js';
+import type { PostOutcome } from '../../outbound/guarded-client.js';
 import type { Relay } from '../../relay/relay.js';
 import { SseListenerStream, streamIdOf } from '../../relay/sse-stream.js';
 import {
@@ -83,7 +83,7 @@ function outcomeOf(answer: z.output<typeof answerBody>): PostOutcome {
     kind: 'answered',
     status: answer.status,
     latencyMs,
-    excerpt: excerptOf(Buffer.from(answer.excerpt ?? '', 'utf8'), 500),
+    excerpt: excerptOf(Buffer.from(answer.excerpt ?? '', 'utf8')),
     // The local app's headers stay on the developer's machine; nothing here reads them.
     headers: {},
   };
