@@ -120,7 +120,11 @@ export const inbound = {
     if (row.status !== 'active' || !tools) return unknown;
     const offered = await tools.list(call.target.identity_id);
     if (!offered.some((tool) => tool.name === call.body.tool)) return unknown;
-    requirePermission(row, 'tools:call', 'call');
+    // Tools are gated by the contact's switches on this side (set by its preset or one by one).
+    if (!row.permissions.includes('tools:call')) {
+      const message = 'this identity does not let you call its tools (tools:call is not granted to you)';
+      throw new PeerRefusal('not_permitted', message);
+    }
     const outcome = await tools.call(call.target.identity_id, call.body.tool, call.body.arguments, call.now);
     return outcome ?? unknown;
   },
@@ -131,19 +135,6 @@ async function requireContact(call: InboundCall<unknown>): Promise<ContactRow> {
   const refusal = rules.peerMayUseTools(row);
   if (refusal || !row) throw new PeerRefusal('not_a_contact', refusal?.message ?? 'not a contact');
   return row;
-}
-
-/**
- * Tools are gated by the contact's switches on this side (set by its preset or one by one):
- * `tools:list` to see the offered tools, `tools:call` to call them.
- */
-function requirePermission(row: ContactRow, permission: 'tools:list' | 'tools:call', what: string): void {
-  if (!row.permissions.includes(permission)) {
-    throw new PeerRefusal(
-      'not_permitted',
-      `this identity does not let you ${what} its tools (${permission} is not granted to you)`,
-    );
-  }
 }
 
 /** Where the offered tools come from: the identity's integrations and their exposures. */
