@@ -1,16 +1,14 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError } from '../../domain/errors.js';
+import type { FastifyInstance } from 'fastify';
 import { parse } from '../../http/parse.js';
-import { authorize, requireStepUpIfEnrolled } from '../../http/policy.js';
+import { requireStepUpIfEnrolled } from '../../http/policy.js';
 import { changePassword, regenerateRecoveryCodes } from './credentials.js';
-import { getAccount } from './queries.js';
 import { changePasswordBody } from './schemas.js';
 import type { AccountRouteOptions } from './session-routes.js';
 import { requireSession } from './session-view.js';
 
 /** The signed-in person's own credentials: the password, and the MFA recovery codes. */
 export function registerCredentialRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
-  app.post('/v1/session/password', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/v1/session/password', async (request, reply) => {
     const { sessionId, member, principal } = await requireSession(ctx, request);
     // Before the current password is even checked: with MFA, the password alone proves nothing here.
     requireStepUpIfEnrolled(principal, 'changing the password');
@@ -20,18 +18,9 @@ export function registerCredentialRoutes(app: FastifyInstance, { ctx }: AccountR
     return reply.code(200).send({ sessions_ended });
   });
 
-  app.post('/v1/session/recovery-codes', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/v1/session/recovery-codes', async (request, reply) => {
     // Codes that stand in for the authenticator are as sensitive as minting a key: a fresh step-up.
-    const { principal } = await authorize(
-      ctx.db,
-      request,
-      { stepUp: true, suspended: false },
-      { now: ctx.now(), publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
-    );
-    if (principal.kind !== 'session')
-      throw new ServiceError('unauthenticated', 'this route takes a portal session, not an API key');
-    const member = await getAccount(ctx.db, principal.memberId);
-    if (!member) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
+    const { member } = await requireSession(ctx, request, true);
     const answer = await regenerateRecoveryCodes(ctx, member);
     request.log.info({ member_id: member.id }, 'recovery codes regenerated');
     reply.header('cache-control', 'no-store');

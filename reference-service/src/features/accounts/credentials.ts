@@ -6,13 +6,7 @@ import { spendGuess } from '../../http/sign-in-guard.js';
 import type { Queryable } from '../../store/db.js';
 import { deleteOtherSessions, replacePasswordHash } from './credential-queries.js';
 import { type AccountRow, replaceRecoveryCodes } from './queries.js';
-import {
-  hashRecoveryCode,
-  newRecoveryCode,
-  PASSWORD_CHANGE_FAILURES,
-  passwordProblem,
-  RECOVERY_CODE_COUNT,
-} from './rules.js';
+import { newRecoveryCodes, PASSWORD_CHANGE_FAILURES, passwordProblem } from './rules.js';
 
 /**
  * Changes the signed-in member's password. The current one is a guessable secret even behind a session
@@ -59,8 +53,7 @@ export async function regenerateRecoveryCodes(
 ): Promise<{ recovery_codes: string[] }> {
   if (member.mfa_secret_enc === null)
     throw new ServiceError('conflict', 'MFA is not enrolled; recovery codes come with the enrolment');
-  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-  const hashes = codes.map((code) => hashRecoveryCode(member.id, code));
+  const { codes, hashes } = newRecoveryCodes(member.id);
   const now = ctx.now();
   await ctx.db.transaction((tx) => replaceRecoveryCodes(tx, member.id, hashes, now));
   return { recovery_codes: codes };

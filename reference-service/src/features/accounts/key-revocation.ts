@@ -1,12 +1,6 @@
 import { ServiceError } from '../../domain/errors.js';
 import type { Queryable } from '../../store/db.js';
-import { keyRevocationRefusal } from './rules.js';
-
-interface Standing {
-  id: string;
-  owner: boolean;
-  permissions: string[];
-}
+import { keyRevocationRefusal, type MemberStanding } from './rules.js';
 
 /**
  * Refuses (403) a revocation the actor's standing does not allow; an unknown key of the workspace passes,
@@ -18,7 +12,7 @@ export async function checkKeyRevocation(
   actorId: string,
   keyId: string,
 ): Promise<void> {
-  const rows = await db.query<Standing & { who: 'actor' | 'holder' }>(
+  const rows = await db.query<MemberStanding & { who: 'actor' | 'holder' }>(
     `SELECT 'actor' AS who, id, owner, permissions FROM members WHERE id = $1
      UNION ALL
      SELECT 'holder', m.id, m.owner, m.permissions

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { OutboundLimit } from '@svc-kit/contract';
 import { PERMISSIONS } from '@svc-kit/contract';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { mintApiKey } from '../../domain/api-key.js';
-import { isCrossSiteLogin } from '../../domain/cross-site.js';
-import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
 import type { PasswordCost } from '../../domain/password.js';
 import { hashPassword, verifyPassword } from '../../domain/password.js';
@@ -23,7 +21,7 @@ import {
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
 import { matchTotpStep } from '../../domain/totp.js';
 import { parse } from '../../http/parse.js';
-import { authorize, siteHeaders } from '../../http/policy.js';
+import { authorize, type Requirements } from '../../http/policy.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { insertApiKey, revokeApiKey } from '../../store/queries/api-keys.js';
 import { acceptTotpStep, getMember, getMemberByEmail } from '../../store/queries/members.js';
@@ -34,6 +32,7 @@ import { checkKeyRevocation } from './key-revocation.js';
 import { redeemRecoveryCode } from './mfa.js';
 import { normalizeEmail } from './rules.js';
 import { openSession, sessionCookie } from './session.js';
+import { refuseCrossSiteEntry } from './session-view.js';
 
 const dummyHashes = new Map<PasswordCost, Promise<string>>();
 /**
@@ -41,11 +40,8 @@ const dummyHashes = new Map<PasswordCost, Promise<string>>();
  * scrypt as one for a known email.
  */
 function dummyPasswordHash(cost: PasswordCost = 'standard'): Promise<string> {
-  const known = dummyHashes.get(cost);
-  if (known) return known;
-  const hash = hashPassword(randomBytes(16).toString('hex'), cost);
-  dummyHashes.set(cost, hash);
-  return hash;
+  if (!dummyHashes.has(cost)) dummyHashes.set(cost, hashPassword(randomBytes(16).toString('hex'), cost));
+  return dummyHashes.get(cost)!;
 }
 
 const loginBody = z.strictObject({
@@ -62,19 +58,18 @@ const mintKeyBody = z.strictObject({
   scopes: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length),
 });
 const keyPath = z.strictObject({ id: z.string().min(1).max(64) });
+const ADMIN = { permission: 'service:workspace:admin' } as const;
 
 /**
  * The minimal portal surface the spec leaves to us (documented in the README): log in, step up with TOTP,
  * and mint or revoke API keys. Every route answers refusals with the same error body as the operations.
  */
 export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const refuseCrossSite = (request: FastifyRequest) => {
-    if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
-      throw new ServiceError('cross_site', crossSiteMessage('a log-in', ctx.publicAddress.origin));
-  };
+  const auth = (request: FastifyRequest, requirements: Requirements, now: number) =>
+    authorize(ctx.db, request, requirements, { now, publicOrigin: ctx.publicAddress.origin });
 
-  app.post('/v1/sessions', async (request: FastifyRequest, reply: FastifyReply) => {
-    refuseCrossSite(request);
+  app.post('/v1/sessions', async (request, reply) => {
+    refuseCrossSiteEntry(ctx, request, 'a log-in');
     const body = parse(loginBody, request.body, 'body');
     const now = ctx.now();
     const address = limitedAddress(request.ip);
@@ -108,14 +103,9 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     });
   });
 
-  app.post('/v1/sessions/step-up', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/v1/sessions/step-up', async (request, reply) => {
     const now = ctx.now();
-    const { principal } = await authorize(
-      ctx.db,
-      request,
-      { stepUp: false, suspended: false },
-      { now, publicOrigin: ctx.publicAddress.origin },
-    );
+    const { principal } = await auth(request, { stepUp: false, suspended: false }, now);
     if (principal.kind !== 'session') {
       throw new ServiceError('step_up_required', 'API keys have no session and cannot step up');
     }
@@ -142,14 +132,9 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     return reply.code(200).send({ stepped_up_until: now + STEP_UP_WINDOW_MS });
   });
 
-  app.post('/v1/workspace/keys', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/v1/workspace/keys', async (request, reply) => {
     const now = ctx.now();
-    const { principal, workspace } = await authorize(
-      ctx.db,
-      request,
-      { permission: 'service:workspace:admin', stepUp: true, suspended: true },
-      { now, publicOrigin: ctx.publicAddress.origin },
-    );
+    const { principal, workspace } = await auth(request, { ...ADMIN, stepUp: true, suspended: true }, now);
     const body = parse(mintKeyBody, request.body, 'body');
     const member = await getMember(ctx.db, principal.memberId);
     const beyond = scopesBeyondMember(member?.permissions ?? [], body.scopes);
@@ -178,14 +163,9 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
       .send({ id: minted.id, name: body.name, scopes, created_at: now, api_key: minted.token });
   });
 
-  app.delete('/v1/workspace/keys/:id', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.delete('/v1/workspace/keys/:id', async (request, reply) => {
     const now = ctx.now();
-    const { principal, workspace } = await authorize(
-      ctx.db,
-      request,
-      { permission: 'service:workspace:admin', stepUp: true, suspended: false },
-      { now, publicOrigin: ctx.publicAddress.origin },
-    );
+    const { principal, workspace } = await auth(request, { ...ADMIN, stepUp: true, suspended: false }, now);
     const { id } = parse(keyPath, request.params, 'path parameters');
     await checkKeyRevocation(ctx.db, workspace.id, principal.memberId, id);
     if (!(await revokeApiKey(ctx.db, workspace.id, id, now)))

@@ -16,8 +16,8 @@ import {
 } from './queries.js';
 import {
   hashToken,
-  INVITE_LIFETIME_MS,
   INVITES_SENT,
+  inviteRow,
   isEmail,
   newInviteToken,
   normalizeEmail,
@@ -26,17 +26,8 @@ import {
   removalRefusal,
 } from './rules.js';
 
-export interface MemberView {
-  id: string;
-  email: string;
-  permissions: string[];
-  mfa_enrolled: boolean;
-  owner: boolean;
-  created_at: number;
-  invited: boolean;
-}
-
-export function memberView(row: AccountRow, invited: boolean): MemberView {
+/** A member as the members list shows it. */
+function memberView(row: AccountRow, invited: boolean) {
   return {
     id: row.id,
     email: row.email,
@@ -48,7 +39,7 @@ export function memberView(row: AccountRow, invited: boolean): MemberView {
   };
 }
 
-export async function listMembers(ctx: ServiceContext, workspaceId: string): Promise<MemberView[]> {
+export async function listMembers(ctx: ServiceContext, workspaceId: string) {
   return (await listAccounts(ctx.db, workspaceId)).map((row) => memberView(row, row.invited));
 }
 
@@ -60,7 +51,7 @@ export async function inviteMember(
   ctx: ServiceContext,
   actor: AccountRow,
   input: { email: string; permissions: readonly string[] },
-): Promise<{ member: MemberView; invite_token: string }> {
+) {
   const email = normalizeEmail(input.email);
   if (!isEmail(email))
     throw new ServiceError('invalid_request', 'invalid body: email is not an e-mail address');
@@ -86,13 +77,7 @@ export async function inviteMember(
   try {
     await ctx.db.transaction(async (tx) => {
       await insertAccount(tx, row);
-      await insertInvite(tx, {
-        member_id: row.id,
-        token_hash: hashToken(token),
-        invited_by: actor.id,
-        created_at: now,
-        expires_at: now + INVITE_LIFETIME_MS,
-      });
+      await insertInvite(tx, inviteRow(row.id, actor.id, token, now));
     });
   } catch (error) {
     if ((error as { code?: string }).code === '23505')

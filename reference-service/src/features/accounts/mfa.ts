@@ -13,19 +13,13 @@ import {
   setPendingMfa,
   useRecoveryCode,
 } from './queries.js';
-import { hashRecoveryCode, newRecoveryCode, RECOVERY_CODE_COUNT } from './rules.js';
+import { hashRecoveryCode, newRecoveryCodes } from './rules.js';
 
 /** The pending seed is sealed bound to another record name than the enrolled one: neither opens as the other. */
 const pendingBinding = (memberId: string) => `${memberId}:pending-mfa`;
 
-export interface Enrolment {
-  otpauth_uri: string;
-  secret: string;
-  qr_svg: string;
-}
-
 /** The `otpauth://` URI every authenticator app reads (RFC 6238 defaults, written out for the picky ones). */
-export function otpauthUri(issuer: string, account: string, secret: string): string {
+function otpauthUri(issuer: string, account: string, secret: string): string {
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
   const query = new URLSearchParams({ secret, issuer, algorithm: 'SHA1', digits: '6', period: '30' });
   return `otpauth://totp/${label}?${query.toString().replace(/\+/g, '%20')}`;
@@ -37,7 +31,7 @@ export function otpauthUri(issuer: string, account: string, secret: string): str
  * which a recovery code gives when the old device is lost); the enrolled seed works until the new one is
  * confirmed. The QR code is drawn here, as SVG text, so that the portal loads nothing.
  */
-export async function startEnrolment(ctx: ServiceContext, member: AccountRow): Promise<Enrolment> {
+export async function startEnrolment(ctx: ServiceContext, member: AccountRow) {
   const secret = generateTotpSecret();
   const sealed = ctx.secretBox.seal(secret, pendingBinding(member.id));
   if (!(await setPendingMfa(ctx.db, member.id, sealed, member.mfa_secret_enc)))
@@ -71,17 +65,12 @@ export async function confirmEnrolment(
       'invalid_request',
       'the code does not match the new secret; check the phone’s clock and enter the current code',
     );
-  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  const { codes, hashes } = newRecoveryCodes(member.id);
   const enrolled = await ctx.db.transaction(async (tx) => {
     const seeds = { pending, enrolled: member.mfa_secret_enc };
     if (!(await enrolPendingMfa(tx, member.id, seeds, ctx.secretBox.seal(secret, member.id), step)))
       return false;
-    await replaceRecoveryCodes(
-      tx,
-      member.id,
-      codes.map((value) => hashRecoveryCode(member.id, value)),
-      now,
-    );
+    await replaceRecoveryCodes(tx, member.id, hashes, now);
     await markSteppedUp(tx, sessionId, now);
     return true;
   });

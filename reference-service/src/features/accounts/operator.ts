@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { getMemberByEmail } from '../../store/queries/members.js';
 import { insertInvite } from './queries.js';
-import { hashToken, INVITE_LIFETIME_MS, isEmail, newInviteToken, normalizeEmail } from './rules.js';
+import { INVITE_LIFETIME_MS, inviteRow, isEmail, newInviteToken, normalizeEmail } from './rules.js';
 import { createWorkspaceWithOwner } from './sign-up.js';
 
 /**
@@ -24,22 +24,15 @@ export async function createWorkspaceForOwner(
     throw new ServiceError('conflict', `${email} already has an account; a person belongs to one workspace`);
   const token = newInviteToken();
   const now = ctx.now();
-  const expiresAt = now + INVITE_LIFETIME_MS;
   const created = await ctx.db.transaction(async (tx) => {
     const made = await createWorkspaceWithOwner(ctx, tx, { email, passwordHash: null, workspaceName: name });
-    await insertInvite(tx, {
-      member_id: made.memberId,
-      token_hash: hashToken(token),
-      invited_by: made.memberId,
-      created_at: now,
-      expires_at: expiresAt,
-    });
+    await insertInvite(tx, inviteRow(made.memberId, made.memberId, token, now));
     return made;
   });
   return {
     workspaceId: created.workspaceId,
     slugs: created.slugs,
     link: `${ctx.publicAddress.origin}/#/invite/${token}`,
-    expiresAt,
+    expiresAt: now + INVITE_LIFETIME_MS,
   };
 }

@@ -107,14 +107,6 @@ export async function useRecoveryCode(
   return rows.length === 1;
 }
 
-export async function countUnusedRecoveryCodes(db: Queryable, memberId: string): Promise<number> {
-  const rows = await db.query<{ n: number | string }>(
-    'SELECT count(*) AS n FROM member_recovery_codes WHERE member_id = $1 AND used_at IS NULL',
-    [memberId],
-  );
-  return Number(rows[0]?.n ?? 0);
-}
-
 export async function deleteSession(db: Queryable, sessionId: string): Promise<void> {
   await db.query('DELETE FROM sessions WHERE id = $1', [sessionId]);
 }
@@ -185,27 +177,22 @@ export async function removeAccount(db: Queryable, memberId: string, now: number
   return true;
 }
 
-export interface KeyListRow {
-  id: string;
-  name: string;
-  scopes: string[];
-  created_at: number;
-  revoked_at: number | null;
-  member_id: string;
-}
-
-export async function listKeys(db: Queryable, workspaceId: string): Promise<KeyListRow[]> {
-  return db.query<KeyListRow>(
+export async function listKeys(db: Queryable, workspaceId: string) {
+  return db.query<{
+    id: string;
+    name: string;
+    scopes: string[];
+    created_at: number;
+    revoked_at: number | null;
+    member_id: string;
+  }>(
     `SELECT id, name, scopes, created_at, revoked_at, member_id FROM api_keys
       WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC`,
     [workspaceId],
   );
 }
 
-export async function getSessionTimes(
-  db: Queryable,
-  sessionId: string,
-): Promise<{ expires_at: number; stepped_up_at: number | null } | undefined> {
+export async function getSessionTimes(db: Queryable, sessionId: string) {
   const rows = await db.query<{ expires_at: number; stepped_up_at: number | null }>(
     'SELECT expires_at, stepped_up_at FROM sessions WHERE id = $1',
     [sessionId],
@@ -214,11 +201,7 @@ export async function getSessionTimes(
 }
 
 /** The e-mail of the member a live invite is for, without taking the invite. */
-export async function findLiveInvite(
-  db: Queryable,
-  tokenHash: string,
-  now: number,
-): Promise<{ member_id: string; email: string } | undefined> {
+export async function findLiveInvite(db: Queryable, tokenHash: string, now: number) {
   const rows = await db.query<{ member_id: string; email: string }>(
     `SELECT i.member_id, m.email FROM member_invites i JOIN members m ON m.id = i.member_id
       WHERE i.token_hash = $1 AND i.expires_at > $2 AND m.removed_at IS NULL`,

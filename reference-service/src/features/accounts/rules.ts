@@ -73,12 +73,20 @@ export const INVITES_SENT: OutboundLimit = {
 /** An invite can be accepted once, within 7 days. */
 export const INVITE_LIFETIME_MS = 7 * 24 * HOUR;
 
-export function inviteExpired(expiresAt: number, now: number): boolean {
-  return now >= expiresAt;
-}
-
 export function newInviteToken(): string {
   return randomBytes(32).toString('base64url');
+}
+
+/** The row of an invite for `memberId` by `invitedBy`, kept by its token's hash, live for 7 days. */
+export function inviteRow(memberId: string, invitedBy: string, token: string, now: number) {
+  const expires_at = now + INVITE_LIFETIME_MS;
+  return {
+    member_id: memberId,
+    token_hash: hashToken(token),
+    invited_by: invitedBy,
+    created_at: now,
+    expires_at,
+  };
 }
 
 /** Tokens, like session cookies, are looked up by a hash: a database leak opens no invite. */
@@ -86,11 +94,17 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 
 /** 16 base32 characters (80 random bits), shown in groups of four: `ABCD-EFGH-JKLM-NPQR`. */
-export function newRecoveryCode(): string {
+function newRecoveryCode(): string {
   return base32Encode(randomBytes(10)).match(/.{4}/g)!.join('-');
+}
+
+/** A member's new set of recovery codes: answered once, kept as the hashes only. */
+export function newRecoveryCodes(memberId: string): { codes: string[]; hashes: string[] } {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  return { codes, hashes: codes.map((code) => hashRecoveryCode(memberId, code)) };
 }
 
 /** What the person types is forgiven spaces, dashes and case; the hash is of the 16 characters alone. */

@@ -1,20 +1,23 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import { isCrossSiteLogin } from '../../domain/cross-site.js';
-import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import type { RouteRequirements } from '../../http/early-refusals.js';
 import { parse } from '../../http/parse.js';
-import { requireStepUpIfEnrolled, siteHeaders } from '../../http/policy.js';
+import { requireStepUpIfEnrolled } from '../../http/policy.js';
 import { SESSION_COOKIE } from '../../http/principal.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
 import { deleteSession } from './queries.js';
 import { isEmail, normalizeEmail, passwordProblem, SIGN_UP_ATTEMPTS } from './rules.js';
 import { confirmMfaBody, signUpBody } from './schemas.js';
-import { openSession, sessionCookie } from './session.js';
-import { requireSession, type SessionView, sessionView } from './session-view.js';
+import {
+  refuseCrossSiteEntry,
+  requireSession,
+  type SessionView,
+  sessionView,
+  signIn,
+} from './session-view.js';
 import { signUp } from './sign-up.js';
 
 /** Route config: no credential is asked, so unreadable input is answered 400, not 401 (early-refusals.ts). */
@@ -28,10 +31,8 @@ export interface AccountRouteOptions {
 
 /** Sign-up, the session's own view (and the portal's signed-in-or-not check), and logout. */
 export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUpOpen }: AccountRouteOptions) {
-  app.post('/v1/accounts', { config: PUBLIC_ROUTE }, async (request: FastifyRequest, reply: FastifyReply) => {
-    // No session yet: refused only when a browser says another site posted it (as log-in).
-    if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
-      throw new ServiceError('cross_site', crossSiteMessage('a sign-up', ctx.publicAddress.origin));
+  app.post('/v1/accounts', { config: PUBLIC_ROUTE }, async (request, reply) => {
+    refuseCrossSiteEntry(ctx, request, 'a sign-up');
     if (!signUpOpen)
       throw new ServiceError(
         'forbidden',
@@ -52,13 +53,10 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
     );
     const created = await signUp(ctx, { email, password: body.password, workspaceName: body.workspace_name });
     request.log.info({ workspace_id: created.workspaceId, member_id: created.memberId }, 'account signed up');
-    const session = await openSession(ctx, created.memberId, false);
-    const view = await sessionView(ctx, session.id, created.memberId);
-    reply.header('set-cookie', sessionCookie(session.token, session.expiresAt, ctx.now()));
-    return reply.code(201).send(view);
+    return reply.code(201).send(await signIn(ctx, reply, created.memberId));
   });
 
-  app.get('/v1/session', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.get('/v1/session', async (request, reply) => {
     const { sessionId, member } = await requireSession(ctx, request);
     return reply.code(200).send(await sessionView(ctx, sessionId, member.id));
   });
@@ -67,7 +65,7 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
   // there is logged by the browser as an error on every signed-out visit), and the origin its calls must
   // come from, so a portal opened at another address says so before a log-in is refused. The origin is
   // public: every card and link of the service names it.
-  app.get('/v1/session/state', { config: PUBLIC_ROUTE }, async (request: FastifyRequest, reply) => {
+  app.get('/v1/session/state', { config: PUBLIC_ROUTE }, async (request, reply) => {
     let session: SessionView | null = null;
     try {
       const { sessionId, member } = await requireSession(ctx, request);
@@ -78,7 +76,7 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
     return reply.code(200).send({ origin: ctx.publicAddress.origin, session });
   });
 
-  app.delete('/v1/session', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.delete('/v1/session', async (request, reply) => {
     const { sessionId } = await requireSession(ctx, request);
     await deleteSession(ctx.db, sessionId);
     reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0`);
@@ -91,7 +89,7 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
  * confirmation by a first code.
  */
 export function registerMfaRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
-  app.post('/v1/session/mfa', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/v1/session/mfa', async (request, reply) => {
     const { member, principal } = await requireSession(ctx, request);
     // A new authenticator in place of the enrolled one is the second factor itself: a fresh step-up.
     requireStepUpIfEnrolled(principal, 'replacing the authenticator');
@@ -100,7 +98,7 @@ export function registerMfaRoutes(app: FastifyInstance, { ctx }: AccountRouteOpt
     return reply.code(200).send(enrolment);
   });
 
-  app.post('/v1/session/mfa/confirm', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/v1/session/mfa/confirm', async (request, reply) => {
     const { sessionId, member } = await requireSession(ctx, request);
     const { code } = parse(confirmMfaBody, request.body, 'body');
     const confirmed = await confirmEnrolment(ctx, member, sessionId, code);

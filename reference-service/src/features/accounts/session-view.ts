@@ -1,12 +1,15 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
+import { isCrossSiteLogin } from '../../domain/cross-site.js';
+import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
-import { authorize } from '../../http/policy.js';
-import type { Principal } from '../../http/principal.js';
+import { siteHeaders } from '../../http/policy.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { getWorkspace } from '../../store/queries/workspaces.js';
-import { type AccountRow, getAccount, getSessionTimes } from './queries.js';
+import { authorizeRoute } from '../shared/authorize-route.js';
+import { getAccount, getSessionTimes } from './queries.js';
+import { openSession, sessionCookie } from './session.js';
 
 /** What GET /v1/session answers (portal-api.md): who is signed in, where, and until when. */
 export interface SessionView {
@@ -17,24 +20,30 @@ export interface SessionView {
   stepped_up_until: number | null;
 }
 
-export interface SignedIn {
-  sessionId: string;
-  member: AccountRow;
-  principal: Principal;
+/**
+ * The doors that need no credential yet (log-in, sign-up, an invite's acceptance) are refused only when a
+ * browser says another site posted them; `what` names the door in the refusal.
+ */
+export function refuseCrossSiteEntry(ctx: ServiceContext, request: FastifyRequest, what: string): void {
+  if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
+    throw new ServiceError('cross_site', crossSiteMessage(what, ctx.publicAddress.origin));
+}
+
+/** Opens a session for the member (a cookie on `reply`) and answers its view. */
+export async function signIn(ctx: ServiceContext, reply: FastifyReply, memberId: string) {
+  const session = await openSession(ctx, memberId, false);
+  const view = await sessionView(ctx, session.id, memberId);
+  reply.header('set-cookie', sessionCookie(session.token, session.expiresAt, ctx.now()));
+  return view;
 }
 
 /**
  * The portal's own calls take a session, never an API key (a key answers 401, as without any credential):
  * a program has no use for them, and minting or step-up are the person's. Cross-site state changes are
- * refused by `authorize`.
+ * refused by `authorize`; `stepUp` asks a fresh step-up as well.
  */
-export async function requireSession(ctx: ServiceContext, request: FastifyRequest): Promise<SignedIn> {
-  const { principal } = await authorize(
-    ctx.db,
-    request,
-    { stepUp: false, suspended: false },
-    { now: ctx.now(), publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
-  );
+export async function requireSession(ctx: ServiceContext, request: FastifyRequest, stepUp = false) {
+  const { principal } = await authorizeRoute(ctx, request, { stepUp, suspended: false });
   if (principal.kind !== 'session')
     throw new ServiceError('unauthenticated', 'this route takes a portal session, not an API key');
   const member = await getAccount(ctx.db, principal.memberId);

@@ -10,12 +10,6 @@ import { insertWorkspace } from '../../store/queries/workspaces.js';
 import { insertAccount } from './queries.js';
 import { identitySlugsFor, workspaceNameFor } from './rules.js';
 
-export interface NewWorkspace {
-  workspaceId: string;
-  memberId: string;
-  slugs: [string, string];
-}
-
 /**
  * A workspace with its owner (every permission) and two identities with their key pairs, in the caller's
  * transaction. Webhooks start enabled, as on the staging environment the sandbox stands for. An e-mail in
@@ -26,7 +20,7 @@ export async function createWorkspaceWithOwner(
   ctx: ServiceContext,
   tx: Queryable,
   input: { email: string; passwordHash: string | null; workspaceName: string | undefined },
-): Promise<NewWorkspace> {
+) {
   const now = ctx.now();
   const workspaceId = newId('ws');
   const memberId = newId('mem');
@@ -67,13 +61,8 @@ export async function createWorkspaceWithOwner(
 export async function signUp(
   ctx: ServiceContext,
   input: { email: string; password: string; workspaceName: string | undefined },
-): Promise<NewWorkspace> {
-  const passwordHash = await hashPassword(input.password, ctx.passwordCost);
-  return ctx.db.transaction((tx) =>
-    createWorkspaceWithOwner(ctx, tx, {
-      email: input.email,
-      passwordHash,
-      workspaceName: input.workspaceName,
-    }),
-  );
+) {
+  const { password, ...rest } = input;
+  const passwordHash = await hashPassword(password, ctx.passwordCost);
+  return ctx.db.transaction((tx) => createWorkspaceWithOwner(ctx, tx, { ...rest, passwordHash }));
 }

@@ -1,21 +1,18 @@
 import type { Permission } from '@svc-kit/contract';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isCrossSiteLogin } from '../../domain/cross-site.js';
-import { crossSiteMessage } from '../../domain/cross-site-message.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../../domain/workspace-state.js';
 import { parse } from '../../http/parse.js';
-import { authorize, siteHeaders } from '../../http/policy.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { setWorkspaceFlag } from '../../store/queries/workspaces.js';
+import { authorizeRoute } from '../shared/authorize-route.js';
 import { acceptMemberInvite, inviteMember, listMembers, removeMember } from './members.js';
 import { getAccount, listKeys } from './queries.js';
 import { INVITE_GUESSES } from './rules.js';
 import { acceptInviteBody, inviteBody, memberPath, workspacePatchBody } from './schemas.js';
-import { openSession, sessionCookie } from './session.js';
 import { type AccountRouteOptions, PUBLIC_ROUTE } from './session-routes.js';
-import { sessionView } from './session-view.js';
+import { refuseCrossSiteEntry, signIn } from './session-view.js';
 
 const ADMIN: Permission = 'service:workspace:admin';
 
@@ -23,28 +20,23 @@ const ADMIN: Permission = 'service:workspace:admin';
 export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
   /** A session or key holding the admin permission (and a fresh step-up when asked): the acting member. */
   const admin = async (request: FastifyRequest, stepUp: boolean, suspended = false) => {
-    const authorized = await authorize(
-      ctx.db,
-      request,
-      { permission: ADMIN, stepUp, suspended },
-      { now: ctx.now(), publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
-    );
+    const authorized = await authorizeRoute(ctx, request, { permission: ADMIN, stepUp, suspended });
     const actor = await getAccount(ctx.db, authorized.principal.memberId);
     if (!actor) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
     return { actor, workspace: authorized.workspace };
   };
 
-  app.get('/v1/workspace/keys', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.get('/v1/workspace/keys', async (request, reply) => {
     const { workspace } = await admin(request, false);
     return reply.code(200).send({ keys: await listKeys(ctx.db, workspace.id) });
   });
 
-  app.get('/v1/workspace/members', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.get('/v1/workspace/members', async (request, reply) => {
     const { workspace } = await admin(request, false);
     return reply.code(200).send({ members: await listMembers(ctx, workspace.id) });
   });
 
-  app.post('/v1/workspace/members', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post('/v1/workspace/members', async (request, reply) => {
     const { actor } = await admin(request, true, true);
     const body = parse(inviteBody, request.body, 'body');
     const invited = await inviteMember(ctx, actor, body);
@@ -53,7 +45,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
     return reply.code(201).send(invited);
   });
 
-  app.delete('/v1/workspace/members/:id', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.delete('/v1/workspace/members/:id', async (request, reply) => {
     const { actor } = await admin(request, true);
     const { id } = parse(memberPath, request.params, 'path parameters');
     await removeMember(ctx, actor, id);
@@ -61,7 +53,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
     return reply.code(204).send();
   });
 
-  app.patch('/v1/workspace', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.patch('/v1/workspace', async (request, reply) => {
     const { workspace } = await admin(request, true);
     const body = parse(workspacePatchBody, request.body, 'body');
     // Switching deliveries off is always possible; switching them on is refused to a suspended workspace.
@@ -73,34 +65,24 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
       .send({ id: workspace.id, name: workspace.name, webhooks_enabled: body.webhooks_enabled });
   });
 
-  app.post(
-    '/v1/invites/accept',
-    { config: PUBLIC_ROUTE },
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      if (isCrossSiteLogin(siteHeaders(request), ctx.publicAddress.origin))
-        throw new ServiceError(
-          'cross_site',
-          crossSiteMessage('accepting an invite', ctx.publicAddress.origin),
-        );
-      const body = parse(acceptInviteBody, request.body, 'body');
-      const bucket = guessBucket('invite', limitedAddress(request.ip));
-      const giveBack = await spendGuess(ctx.db, [[bucket, INVITE_GUESSES]], ctx.now());
-      let member: Awaited<ReturnType<typeof acceptMemberInvite>>;
-      try {
-        member = await acceptMemberInvite(ctx, body);
-      } catch (error) {
-        // An unknown token is a guess, and so is an address that has an account (that answer is
-        // information); a right token with a weak password is not.
-        const counted =
-          error instanceof ServiceError && (error.code === 'not_found' || error.code === 'conflict');
-        if (!counted) await giveBack();
-        throw error;
-      }
-      await giveBack();
-      request.log.info({ member_id: member.id }, 'invite accepted');
-      const session = await openSession(ctx, member.id, false);
-      reply.header('set-cookie', sessionCookie(session.token, session.expiresAt, ctx.now()));
-      return reply.code(201).send(await sessionView(ctx, session.id, member.id));
-    },
-  );
+  app.post('/v1/invites/accept', { config: PUBLIC_ROUTE }, async (request, reply) => {
+    refuseCrossSiteEntry(ctx, request, 'accepting an invite');
+    const body = parse(acceptInviteBody, request.body, 'body');
+    const bucket = guessBucket('invite', limitedAddress(request.ip));
+    const giveBack = await spendGuess(ctx.db, [[bucket, INVITE_GUESSES]], ctx.now());
+    let member: Awaited<ReturnType<typeof acceptMemberInvite>>;
+    try {
+      member = await acceptMemberInvite(ctx, body);
+    } catch (error) {
+      // An unknown token is a guess, and so is an address that has an account (that answer is
+      // information); a right token with a weak password is not.
+      const counted =
+        error instanceof ServiceError && (error.code === 'not_found' || error.code === 'conflict');
+      if (!counted) await giveBack();
+      throw error;
+    }
+    await giveBack();
+    request.log.info({ member_id: member.id }, 'invite accepted');
+    return reply.code(201).send(await signIn(ctx, reply, member.id));
+  });
 }

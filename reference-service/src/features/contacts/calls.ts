@@ -4,16 +4,9 @@ import type { PeerOutcome } from '../../peer/client.js';
 import type { Db } from '../../store/db.js';
 import type { ContactRow } from '../../store/queries/contacts.js';
 import { getContact } from '../../store/queries/contacts.js';
+import type { Identity } from '../shared/identity.js';
 import { refreshed } from './edits.js';
-import {
-  type ContactsDeps,
-  endpointRefusal,
-  type Identity,
-  peerCall,
-  signer,
-  spend,
-  unreachable,
-} from './outbound.js';
+import { type ContactsDeps, endpointRefusal, peerCall, signer, spend, unreachable } from './outbound.js';
 import { newContactRow } from './record.js';
 import { applyLocked, check, contactOf } from './rows.js';
 import * as rules from './rules.js';

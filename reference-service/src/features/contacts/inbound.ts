@@ -1,3 +1,4 @@
+import type { Tool } from '@svc-kit/contract';
 import type { z } from 'zod';
 import { PENDING_FULL_RETRY_SECONDS, PENDING_REQUESTS_CAP } from '../../domain/door-limits.js';
 import type { VerifiedCard } from '../../peer/card.js';
@@ -38,11 +39,8 @@ async function transition<A>(
   call: InboundCall<unknown>,
   ruleIn: (tx: Queryable) => InboundRule<A> | Promise<InboundRule<A>>,
 ): Promise<A> {
-  const identity = {
-    id: call.target.identity_id,
-    workspace_id: call.target.workspace_id,
-    slug: call.target.slug,
-  };
+  const { identity_id: id, workspace_id, slug } = call.target;
+  const identity = { id, workspace_id, slug };
   const outcome = await call.db.transaction(async (tx) => {
     const rule = await ruleIn(tx);
     return applyLocked(tx, identity, call.caller.fingerprint, call.now, rule);
@@ -122,7 +120,11 @@ export const inbound = {
     if (row.status !== 'active' || !tools) return unknown;
     const offered = await tools.list(call.target.identity_id);
     if (!offered.some((tool) => tool.name === call.body.tool)) return unknown;
-    requirePermission(row, 'tools:call', 'call');
+    // Tools are gated by the contact's switches on this side (set by its preset or one by one).
+    if (!row.permissions.includes('tools:call')) {
+      const message = 'this identity does not let you call its tools (tools:call is not granted to you)';
+      throw new PeerRefusal('not_permitted', message);
+    }
     const outcome = await tools.call(call.target.identity_id, call.body.tool, call.body.arguments, call.now);
     return outcome ?? unknown;
   },
@@ -135,24 +137,9 @@ async function requireContact(call: InboundCall<unknown>): Promise<ContactRow> {
   return row;
 }
 
-/**
- * Tools are gated by the contact's switches on this side (set by its preset or one by one):
- * `tools:list` to see the offered tools, `tools:call` to call them.
- */
-function requirePermission(row: ContactRow, permission: 'tools:list' | 'tools:call', what: string): void {
-  if (!row.permissions.includes(permission)) {
-    throw new PeerRefusal(
-      'not_permitted',
-      `this identity does not let you ${what} its tools (${permission} is not granted to you)`,
-    );
-  }
-}
-
 /** Where the offered tools come from: the identity's integrations and their exposures. */
 export interface OfferedToolsSource {
-  list(
-    identityId: string,
-  ): Promise<{ name: string; description: string; input_schema: Record<string, unknown> }[]>;
+  list(identityId: string): Promise<Tool[]>;
   call(
     identityId: string,
     name: string,

@@ -6,27 +6,22 @@ import {
   PER_IDENTITY_LIMIT,
   TO_STRANGERS_LIMIT,
 } from '@svc-kit/contract';
+import type { ServiceContext } from '../../context.js';
 import { RateLimitedError, ServiceError } from '../../domain/errors.js';
 import { localTargetHint } from '../../domain/local-targets.js';
-import { checkWebhookUrl, type ResolveHost } from '../../domain/url-policy.js';
+import { checkWebhookUrl } from '../../domain/url-policy.js';
 import { callPeer, type PeerOutcome, type PeerTarget } from '../../peer/client.js';
 import { type Signer, signerFor } from '../../peer/own-identity.js';
 import type { PeerVerb } from '../../peer/protocol.js';
 import type { PeerSettings } from '../../peer/settings.js';
-import type { PublicAddress } from '../../public-address.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { takeToken } from '../../store/queries/rate-limits.js';
-import type { SecretBox } from '../../store/secret-box.js';
+import type { Identity } from '../shared/identity.js';
 
 /** What the contacts feature needs from the instance to reach peers. */
-export interface ContactsDeps {
-  secretBox: SecretBox;
-  resolveHost: ResolveHost;
-  publicAddress: PublicAddress;
+export type ContactsDeps = Pick<ServiceContext, 'secretBox' | 'resolveHost' | 'publicAddress'> & {
   peer: PeerSettings;
-}
-
-export type Identity = { id: string; workspace_id: string; slug: string };
+};
 
 /**
  * Spends one token of each bucket that applies, all or none (one transaction): per contact, to

@@ -20,6 +20,7 @@ import {
 } from '../../peer/protocol.js';
 import { PeerRefusal } from '../../peer/refusal.js';
 import { header, verifyPeerRequest } from '../../peer/verify-request.js';
+import type { Queryable } from '../../store/db.js';
 import { findKeyedIdentityByFingerprint, type KeyedIdentity } from '../../store/queries/identity-keys.js';
 import { type InboundCall, inbound, type OfferedToolsSource } from './inbound.js';
 import { spendAddressBudget, spendIdentityBudget } from './peer-limits.js';
@@ -57,6 +58,12 @@ function answerSignature(
     [HEADER_ANSWER_TIMESTAMP]: at,
     [HEADER_ANSWER_SIGNATURE]: signBytes(key, Buffer.from(text, 'utf8')).toString('base64url'),
   };
+}
+
+/** The identity's own card, signed now (a card is public: this is how a party obtains one). */
+async function cardOf(ctx: ServiceContext, db: Queryable, target: KeyedIdentity, now: number) {
+  const identity = { id: target.identity_id, slug: target.slug };
+  return { card: (await signerFor(db, ctx.secretBox, identity, ctx.publicAddress.peerEndpoint, now)).card };
 }
 
 async function targetOf(ctx: ServiceContext, request: FastifyRequest): Promise<KeyedIdentity> {
@@ -119,17 +126,9 @@ export async function registerPeerRoutes(
       });
 
       // The card is public: this is how a party obtains a card to hand to requestContact.
-      peer.get('/identities/:fingerprint/card', async (request) => {
-        const target = await targetOf(ctx, request);
-        const signer = await signerFor(
-          ctx.db,
-          ctx.secretBox,
-          { id: target.identity_id, slug: target.slug },
-          ctx.publicAddress.peerEndpoint,
-          ctx.now(),
-        );
-        return { card: signer.card };
-      });
+      peer.get('/identities/:fingerprint/card', async (request) =>
+        cardOf(ctx, ctx.db, await targetOf(ctx, request), ctx.now()),
+      );
 
       const route = <V extends PeerVerb>(
         verb: V,
@@ -167,16 +166,7 @@ export async function registerPeerRoutes(
         );
       };
 
-      route('card', async (call) => {
-        const signer = await signerFor(
-          call.db,
-          ctx.secretBox,
-          { id: call.target.identity_id, slug: call.target.slug },
-          ctx.publicAddress.peerEndpoint,
-          call.now,
-        );
-        return { card: signer.card };
-      });
+      route('card', (call) => cardOf(ctx, call.db, call.target, call.now));
       route('request', (call) => inbound.request(call));
       route('accept', (call) => inbound.accept(call));
       route('reject', (call) => inbound.reject(call));

@@ -16,12 +16,6 @@ export interface ContactsPluginOptions {
 /** The contact operations (spec 4.2) and the peer protocol's inbound routes (PEER-PROTOCOL.md). */
 export async function contactsPlugin(app: FastifyInstance, options: ContactsPluginOptions): Promise<void> {
   const { ctx, peer, tools } = options;
-  const deps = {
-    secretBox: ctx.secretBox,
-    resolveHost: ctx.resolveHost,
-    publicAddress: ctx.publicAddress,
-    peer,
-  };
-  registerOperations(app, ctx, operationsOfGroup('contacts'), served(contactRoutes(deps)));
+  registerOperations(app, ctx, operationsOfGroup('contacts'), served(contactRoutes({ ...ctx, peer })));
   await registerPeerRoutes(app, ctx, tools);
 }

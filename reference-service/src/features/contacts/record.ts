@@ -1,6 +1,9 @@
 import { type Contact, DEFAULT_PRESET, DEFAULT_TRUST, PRESET_PERMISSIONS } from '@svc-kit/contract';
+import type { EventType } from '@svc-kit/webhooks';
 import type { VerifiedCard } from '../../peer/card.js';
 import type { ContactListRow, ContactRow } from '../../store/queries/contacts.js';
+
+export type ContactEventType = Extract<EventType, `contact.${string}`>;
 
 /** The contact as the API shows it (spec 2.4); the card, key and bookkeeping stay inside. */
 export function contactRecord(row: ContactListRow): Contact {

@@ -1,9 +1,10 @@
 import type { Operations } from '@svc-kit/contract';
 import { answer, type OperationEntry } from '../../http/operations.js';
+import { forIdentity } from '../shared/identity.js';
 import { callTools, refreshContact, requestContact } from './calls.js';
 import type { ContactsDeps } from './outbound.js';
 import { contactRecord } from './record.js';
-import { contactsOf, identityOf } from './rows.js';
+import { contactsOf } from './rows.js';
 import * as service from './service.js';
 
 type Entries = { [Id in keyof Operations]?: OperationEntry<Operations[Id]> };
@@ -23,8 +24,7 @@ export function contactRoutes(deps: ContactsDeps) {
     },
     requestContact: {
       transaction: 'own',
-      run: async ({ db, workspace, params, body, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, body, now }, identity) => {
         const { status, card } = await requestContact(deps, db, identity, body, now);
         const contact = {
           fingerprint: card.fingerprint,
@@ -32,28 +32,25 @@ export function contactRoutes(deps: ContactsDeps) {
           display_name: card.display_name,
         };
         return answer('requestContact', 201, { status, contact });
-      },
+      }),
     },
     updateContact: {
       transaction: 'one',
-      run: async ({ db, workspace, params, body, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, body, now }, identity) => {
         const row = await service.updateContact(db, identity, params.fingerprint, body, now);
         return answer('updateContact', 200, { contact: contactRecord(row) });
-      },
+      }),
     },
     removeContact: {
       transaction: 'own',
-      run: async ({ db, workspace, params, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, now }, identity) => {
         const { notified } = await service.removeContact(deps, db, identity, params.fingerprint, now);
         return answer('removeContact', 200, { status: 'removed', fingerprint: params.fingerprint, notified });
-      },
+      }),
     },
     approveContact: {
       transaction: 'own',
-      run: async ({ db, workspace, params, body, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, body, now }, identity) => {
         const approval = { approve: true, preset: body.preset } as const;
         const { notified } = await service.answerRequest(
           deps,
@@ -69,12 +66,11 @@ export function contactRoutes(deps: ContactsDeps) {
           preset: body.preset,
           notified,
         });
-      },
+      }),
     },
     rejectContact: {
       transaction: 'own',
-      run: async ({ db, workspace, params, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, now }, identity) => {
         const rejection = { approve: false } as const;
         const { notified } = await service.answerRequest(
           deps,
@@ -89,77 +85,69 @@ export function contactRoutes(deps: ContactsDeps) {
           fingerprint: params.fingerprint,
           notified,
         });
-      },
+      }),
     },
     notifyAcceptance: {
       transaction: 'own',
-      run: async ({ db, workspace, params, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, now }, identity) => {
         const told = await service.notifyAcceptance(deps, db, identity, params.fingerprint, now);
         return answer('notifyAcceptance', 200, { fingerprint: params.fingerprint, ...told });
-      },
+      }),
     },
     listContactTools: {
       transaction: 'own',
-      run: async ({ db, workspace, params, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, now }, identity) => {
         const listed = await callTools(deps, db, identity, params.fingerprint, 'tools/list', {}, now);
         return answer('listContactTools', 200, { tools: listed.tools });
-      },
+      }),
     },
     callContactTool: {
       transaction: 'own',
-      run: async ({ db, workspace, params, body, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, body, now }, identity) => {
         const payload =
           body.arguments === undefined ? { tool: body.tool } : { tool: body.tool, arguments: body.arguments };
         const result = await callTools(deps, db, identity, params.fingerprint, 'tools/call', payload, now);
         return answer('callContactTool', 200, { ok: result.ok, result: result.result ?? null });
-      },
+      }),
     },
     blockContact: {
       // Block calls no peer: it runs in one transaction, the key's when there is one.
       transaction: 'one',
-      run: async ({ db, workspace, params, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, now }, identity) => {
         await service.blockContact(db, identity, params.fingerprint, now);
         return answer('blockContact', 200, { status: 'blocked', fingerprint: params.fingerprint });
-      },
+      }),
     },
     unblockContact: {
       transaction: 'one',
-      run: async ({ db, workspace, params, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, now }, identity) => {
         const status = await service.unblockContact(db, identity, params.fingerprint, now);
         return answer('unblockContact', 200, { status, fingerprint: params.fingerprint });
-      },
+      }),
     },
     setPetname: {
       transaction: 'one',
-      run: async ({ db, workspace, params, body, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, body, now }, identity) => {
         await service.labelContact(db, identity, params.fingerprint, { petname: body.petname }, now);
         return answer('setPetname', 200, null);
-      },
+      }),
     },
     setTrust: {
       transaction: 'one',
-      run: async ({ db, workspace, params, body, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, body, now }, identity) => {
         await service.labelContact(db, identity, params.fingerprint, { trust: body.trust }, now);
         return answer('setTrust', 200, null);
-      },
+      }),
     },
     refreshContact: {
       transaction: 'own',
-      run: async ({ db, workspace, params, now }) => {
-        const identity = await identityOf(db, workspace.id, params.slug);
+      run: forIdentity(async ({ db, params, now }, identity) => {
         return answer(
           'refreshContact',
           200,
           await refreshContact(deps, db, identity, params.fingerprint, now),
         );
-      },
+      }),
     },
   } satisfies Entries;
   return routes;

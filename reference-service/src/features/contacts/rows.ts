@@ -8,19 +8,10 @@ import {
   listContactsOfSlug,
   saveContact,
 } from '../../store/queries/contacts.js';
-import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
-import { recordContactEvent } from './events.js';
-import type { Identity } from './outbound.js';
+import { insertEvent } from '../../store/queries/events.js';
+import type { Identity } from '../shared/identity.js';
 import { contactRecord } from './record.js';
 import { type ContactState, isRefusal, type Outcome, type Refusal, type Transition } from './rules.js';
-
-const noSuchIdentity = () => new ServiceError('not_found', 'no such identity');
-
-export async function identityOf(db: Queryable, workspaceId: string, slug: string): Promise<Identity> {
-  const identity = await findIdentityBySlug(db, workspaceId, slug);
-  if (!identity) throw noSuchIdentity();
-  return identity;
-}
 
 /**
  * The contacts of the identity `slug` as the API shows them, found with it in one statement (a list costs
@@ -33,17 +24,12 @@ export async function contactsOf(
   status: ContactRow['status'] | undefined,
 ): Promise<Contact[]> {
   const rows = await listContactsOfSlug(db, workspaceId, slug, status);
-  if (!rows) throw noSuchIdentity();
+  if (!rows) throw new ServiceError('not_found', 'no such identity');
   return rows.map(contactRecord);
 }
 
-export async function contactOf(
-  db: Queryable,
-  identity: Identity,
-  fingerprint: string,
-  lock = false,
-): Promise<ContactRow> {
-  const row = await getContact(db, identity.id, fingerprint, lock);
+export async function contactOf(db: Queryable, identity: Identity, fingerprint: string): Promise<ContactRow> {
+  const row = await getContact(db, identity.id, fingerprint);
   if (!row) throw new ServiceError('not_found', 'no such contact');
   return row;
 }
@@ -57,7 +43,10 @@ export function check(refusal: Refusal<ServiceError['code']> | undefined): void 
   if (refusal) throw refused(refusal);
 }
 
-/** Writes what a transition decided, in the caller's transaction: the row (or its removal), then events. */
+/**
+ * Writes what a transition decided, in the caller's transaction: the row (or its removal), then events,
+ * whose data names the contact by fingerprint only.
+ */
 export async function write<A>(
   tx: Queryable,
   owner: { workspaceId: string; slug: string },
@@ -71,7 +60,16 @@ export async function write<A>(
     else if (before) await deleteContact(tx, before.identity_id, before.fingerprint);
   }
   if (fingerprint === undefined) return;
-  for (const event of after.events) await recordContactEvent(tx, owner, event, fingerprint, now);
+  for (const type of after.events) {
+    const data = { contact: fingerprint };
+    await insertEvent(tx, {
+      workspaceId: owner.workspaceId,
+      identity: owner.slug,
+      type,
+      data,
+      createdAt: now,
+    });
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type ContactPreset, type ErrorCode, permissionsOfPreset } from '@svc-kit/contract';
 import type { PeerRefusalCode } from '../../peer/protocol.js';
 import type { ContactRow } from '../../store/queries/contacts.js';
-import type { ContactEventType } from './events.js';
+import type { ContactEventType } from './record.js';
 
 /**
  * The contact state machine of spec part 3.2, as pure functions: the row before (`null`: no row), an

@@ -1,8 +1,9 @@
 import type { ContactPreset, ErrorCode } from '@svc-kit/contract';
 import type { Db, Queryable } from '../../store/db.js';
 import type { ContactRow } from '../../store/queries/contacts.js';
+import type { Identity } from '../shared/identity.js';
 import { label, update } from './edits.js';
-import { type ContactsDeps, type Identity, peerCall, signer, spend } from './outbound.js';
+import { type ContactsDeps, peerCall, signer, spend } from './outbound.js';
 import { applyLocked, check, contactOf, refused } from './rows.js';
 import * as rules from './rules.js';
 

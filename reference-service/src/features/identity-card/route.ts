@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
-import { ServiceError } from '../../domain/errors.js';
 import { parse } from '../../http/parse.js';
-import { authorize } from '../../http/policy.js';
 import { signerFor } from '../../peer/own-identity.js';
-import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
+import { authorizeRoute } from '../shared/authorize-route.js';
+import { identityOf } from '../shared/identity.js';
 
 const identityPath = z.strictObject({ slug: z.string().min(1).max(64) });
 
@@ -19,15 +18,10 @@ const identityPath = z.strictObject({ slug: z.string().min(1).max(64) });
 export function registerIdentityCardRoute(app: FastifyInstance, ctx: ServiceContext): void {
   app.get('/v1/identities/:slug/card', async (request: FastifyRequest) => {
     const now = ctx.now();
-    const { workspace } = await authorize(
-      ctx.db,
-      request,
-      { permission: 'service:contacts:read', stepUp: false, suspended: false },
-      { now, publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
-    );
+    const requirements = { permission: 'service:contacts:read', stepUp: false, suspended: false } as const;
+    const { workspace } = await authorizeRoute(ctx, request, requirements, now);
     const { slug } = parse(identityPath, request.params, 'path parameters');
-    const identity = await findIdentityBySlug(ctx.db, workspace.id, slug);
-    if (!identity) throw new ServiceError('not_found', 'no such identity');
+    const identity = await identityOf(ctx.db, workspace.id, slug);
     const signer = await signerFor(ctx.db, ctx.secretBox, identity, ctx.publicAddress.peerEndpoint, now);
     return { slug: identity.slug, fingerprint: signer.fingerprint, card: signer.card };
   });

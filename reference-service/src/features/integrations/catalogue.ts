@@ -1,7 +1,5 @@
 import type { IntegrationTransport } from '@svc-kit/contract';
 
-export type { IntegrationTransport };
-
 /** A documented upstream the owner can connect by name (createIntegration's `catalogue`). */
 export interface CatalogueEntry {
   endpoint: string;

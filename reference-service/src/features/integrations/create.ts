@@ -22,13 +22,10 @@ import {
   type IntegrationRow,
   insertIntegration,
 } from '../../store/queries/integrations.js';
-import { type Identity, integrationRecord, recordEvent } from './records.js';
+import type { Identity } from '../shared/identity.js';
+import { integrationRecord, recordEvent } from './records.js';
 import { authBinding, type IntegrationService } from './service.js';
-import { OverBound, type UpstreamFailure } from './upstream-failure.js';
-
-function troubleOf(failure: UpstreamFailure | undefined): string | null {
-  return failure ? failure.message : null;
-}
+import { OverBound } from './upstream-failure.js';
 
 /**
  * createIntegration (spec 4.3): checks the upstream's endpoint and credential, stores the row, tries the
@@ -142,7 +139,7 @@ export async function createIntegrationFor(
   return {
     integration: integrationRecord(stored),
     tools: refreshed.tools?.length ?? 0,
-    trouble: troubleOf(refreshed.failure),
+    trouble: refreshed.failure?.message ?? null,
     authorization_url: refreshed.authorizationUrl ?? null,
   };
 }

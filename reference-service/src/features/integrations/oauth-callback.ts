@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { OAUTH_STATE_GUESSES } from '../../domain/door-limits.js';
@@ -29,25 +30,19 @@ export function registerOAuthCallback(
     const query = request.query as Record<string, unknown>;
     const state = typeof query.state === 'string' ? query.state : undefined;
     const code = typeof query.code === 'string' ? query.code : undefined;
+    const refuse = (why: ErrorCode, message: string) => sendCallbackRefusal(request, reply, why, message);
     if (typeof query.error === 'string') {
       // Only an OAuth error code (RFC 6749 4.1.2.1) is repeated; any other text is not ours to echo.
       const named = /^[a-z_]{1,64}$/.test(query.error) ? ` (${query.error})` : '';
-      return sendCallbackRefusal(
-        request,
-        reply,
-        'invalid_request',
-        `the authorization server refused${named}`,
-      );
+      return refuse('invalid_request', `the authorization server refused${named}`);
     }
     if (state === undefined || code === undefined || state.length > 128 || code.length > 4096) {
-      return sendCallbackRefusal(request, reply, 'invalid_request', 'the callback needs `code` and `state`');
+      return refuse('invalid_request', 'the callback needs `code` and `state`');
     }
     // A refusal reaches a person's browser as a page in words (callback-page.ts), a program as JSON.
     const browser = request.headers['sec-fetch-mode'] === 'navigate';
     if (!carriesBinding(request, state))
-      return sendCallbackRefusal(
-        request,
-        reply,
+      return refuse(
         'forbidden',
         'this authorization was started in another browser (no binding cookie of its state came with it); start it again from the Integrations page here',
       );
@@ -57,8 +52,7 @@ export function registerOAuthCallback(
     const giveBack = await spendGuess(ctx.db, [[bucket, OAUTH_STATE_GUESSES]], ctx.now());
     try {
       const row = await finishAuthorization(service, ctx.db, state, code, ctx.now());
-      if (!row)
-        return sendCallbackRefusal(request, reply, 'not_found', 'no authorization is waiting for this state');
+      if (!row) return refuse('not_found', 'no authorization is waiting for this state');
       await giveBack();
       clearBindingCookie(reply);
       // A person's browser goes back to the portal's integrations page; a program gets the JSON answer.
@@ -70,12 +64,7 @@ export function registerOAuthCallback(
       if (error instanceof UpstreamFailure) {
         await giveBack();
         // The upstream failed, not the caller's arguments: 502, in the service's own words.
-        return sendCallbackRefusal(
-          request,
-          reply,
-          'upstream_failed',
-          `the authorization failed: ${error.message}`,
-        );
+        return refuse('upstream_failed', `the authorization failed: ${error.message}`);
       }
       throw error;
     }

@@ -2,8 +2,7 @@ import { INTEGRATION_PERMISSION, type Integration } from '@svc-kit/contract';
 import type { Queryable } from '../../store/db.js';
 import { insertEvent, type TypedData } from '../../store/queries/events.js';
 import { type IntegrationRow, updateIntegration } from '../../store/queries/integrations.js';
-
-export type Identity = { id: string; workspace_id: string; slug: string };
+import type { Identity } from '../shared/identity.js';
 
 /** The integration as the API shows it; every one reports the contract's permission (see the contract). */
 export function integrationRecord(row: IntegrationRow): Integration {

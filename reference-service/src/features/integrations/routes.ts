@@ -2,17 +2,16 @@ import { exposureProblem, type Operations } from '@svc-kit/contract';
 import { ServiceError } from '../../domain/errors.js';
 import { answer, type OperationHandler } from '../../http/operations.js';
 import type { Db, Queryable } from '../../store/db.js';
-import { findIdentityBySlug } from '../../store/queries/identity-keys.js';
 import {
   deleteIntegrationRow,
   getIntegration,
-  type IntegrationRow,
   listIntegrationRows,
   updateIntegration,
 } from '../../store/queries/integrations.js';
+import { forIdentity, identityOf } from '../shared/identity.js';
 import { createIntegrationFor } from './create.js';
 import { startAuthorization } from './oauth-ceremony.js';
-import { type Identity, integrationRecord, recordEvent } from './records.js';
+import { integrationRecord, recordEvent } from './records.js';
 import { catalogOf, entriesOf, staleTools } from './rules.js';
 import type { IntegrationService } from './service.js';
 import { UpstreamFailure } from './upstream-failure.js';
@@ -30,45 +29,33 @@ function checkEntries(entries: readonly { tool: string; mode: string; [key: stri
 
 /** The identity's integration operations (spec 4.3). Statuses and their moves: README, "Integrations". */
 export function integrationRoutes(service: IntegrationService) {
-  async function identityOf(db: Queryable, workspaceId: string, slug: string): Promise<Identity> {
-    const identity = await findIdentityBySlug(db, workspaceId, slug);
-    if (!identity) throw new ServiceError('not_found', 'no such identity');
-    return identity;
-  }
-
-  async function integrationOf(
+  /** The identity of the path and its integration `name`, read locked when asked. */
+  async function integrationAt(
     db: Queryable,
-    identity: Identity,
-    name: string,
+    workspaceId: string,
+    at: { slug: string; name: string },
     lock = false,
-  ): Promise<IntegrationRow> {
-    const row = await getIntegration(db, identity.id, name, lock);
+  ) {
+    const identity = await identityOf(db, workspaceId, at.slug);
+    const row = await getIntegration(db, identity.id, at.name, lock);
     if (!row) throw new ServiceError('not_found', 'no such integration');
-    return row;
+    return { identity, row };
   }
 
-  const listIntegrations: Op<'listIntegrations'> = async ({ db, workspace, params }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
+  const listIntegrations: Op<'listIntegrations'> = forIdentity(async ({ db }, identity) => {
     const rows = await listIntegrationRows(db, identity.id);
     return answer('listIntegrations', 200, { integrations: rows.map(integrationRecord) });
-  };
+  });
 
-  const createIntegration: Own<'createIntegration'> = async ({
-    db,
-    workspace,
-    params,
-    body,
-    now,
-    request,
-  }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
-    const created = await createIntegrationFor(service, db, identity, body, now, request.log);
-    return answer('createIntegration', 201, created);
-  };
+  const createIntegration: Own<'createIntegration'> = forIdentity(
+    async ({ db, body, now, request }, identity) => {
+      const created = await createIntegrationFor(service, db, identity, body, now, request.log);
+      return answer('createIntegration', 201, created);
+    },
+  );
 
   const authorizeIntegration: Own<'authorizeIntegration'> = async ({ db, workspace, params, body }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
-    const row = await integrationOf(db, identity, params.name);
+    const { row } = await integrationAt(db, workspace.id, params);
     if (row.auth_enc !== null) {
       throw new ServiceError(
         'invalid_request',
@@ -90,12 +77,11 @@ export function integrationRoutes(service: IntegrationService) {
   };
 
   const getExposure: Own<'getExposure'> = async ({ db, workspace, params, now }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
-    const row = await integrationOf(db, identity, params.name);
+    const { row } = await integrationAt(db, workspace.id, params);
     // The catalog is refreshed on each read, so that a vanished tool shows as stale; an upstream that
     // cannot be reached leaves the last catalog in place (and the status says why).
     await service.refresh(row, now, { db });
-    const current = await integrationOf(db, identity, params.name);
+    const { row: current } = await integrationAt(db, workspace.id, params);
     return answer('getExposure', 200, {
       catalog: catalogOf(current).map((tool) => ({ ...tool })),
       entries: entriesOf(current).map((entry) => ({ ...entry })),
@@ -106,8 +92,7 @@ export function integrationRoutes(service: IntegrationService) {
 
   // Mode `one`: `db` is a transaction, so the locked read, the update and the event commit together.
   const setExposure: Op<'setExposure'> = async ({ db, workspace, params, body, now }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
-    const row = await integrationOf(db, identity, params.name, true);
+    const { identity, row } = await integrationAt(db, workspace.id, params, true);
     checkEntries(body.entries);
     const version = row.exposure_version + 1;
     await updateIntegration(db, row.id, {
@@ -115,19 +100,14 @@ export function integrationRoutes(service: IntegrationService) {
       exposure_version: version,
       updated_at: now,
     });
-    await recordEvent(
-      db,
-      identity,
-      { type: 'integration.exposure_updated', data: { integration: row.slug, version } },
-      now,
-    );
+    const event = { type: 'integration.exposure_updated', data: { integration: row.slug, version } } as const;
+    await recordEvent(db, identity, event, now);
     return answer('setExposure', 200, { version });
   };
 
   // Mode `one`, as setExposure.
   const deleteIntegration: Op<'deleteIntegration'> = async ({ db, workspace, params, now }) => {
-    const identity = await identityOf(db, workspace.id, params.slug);
-    const row = await integrationOf(db, identity, params.name, true);
+    const { identity, row } = await integrationAt(db, workspace.id, params, true);
     // No session is held open between requests, so deleting the row (and with it the sealed credential,
     // OAuth registration, tokens and verifier) is the disconnection.
     await deleteIntegrationRow(db, row.id);

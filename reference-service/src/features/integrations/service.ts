@@ -5,7 +5,6 @@ import type { PublicAddress } from '../../public-address.js';
 import type { Db, Queryable } from '../../store/db.js';
 import {
   type IntegrationRow,
-  type IntegrationStatus,
   listIntegrationRows,
   updateIntegration,
 } from '../../store/queries/integrations.js';
@@ -65,12 +64,19 @@ export class IntegrationService {
     return this.#guarded.close();
   }
 
-  /** The upstream as stored: its static header, or the OAuth state kept in the row. */
+  /**
+   * The upstream as stored: its static header, or the OAuth state kept in the row. A static credential is
+   * the whole story. OAuth is attached once tokens exist (or for a caller that may start a ceremony): an
+   * exchange in the background never registers a client.
+   */
   target(
     db: Queryable,
     row: IntegrationRow,
-    provider?: StoredOAuthProvider,
-    transport?: UpstreamTarget['transport'],
+    options: {
+      transport?: UpstreamTarget['transport'];
+      redirectUri?: string;
+      mayStartAuthorization?: boolean;
+    },
   ) {
     const headers: Record<string, string> = {};
     if (row.auth_enc !== null) {
@@ -80,24 +86,22 @@ export class IntegrationService {
       };
       headers[header] = value;
     }
+    const authProvider =
+      row.auth_enc === null && (options.mayStartAuthorization === true || row.oauth_tokens_enc !== null)
+        ? new StoredOAuthProvider({
+            db,
+            box: this.box,
+            row,
+            redirectUri: options.redirectUri ?? row.oauth_redirect_uri ?? this.redirectUri(),
+          })
+        : undefined;
     const target: UpstreamTarget = {
       endpoint: row.endpoint,
-      transport: transport ?? (row.transport === 'sse' ? 'sse' : 'streamable-http'),
+      transport: options.transport ?? (row.transport === 'sse' ? 'sse' : 'streamable-http'),
       headers,
+      ...(authProvider ? { authProvider } : {}),
     };
-    // A static credential is the whole story. OAuth is attached once tokens exist (or when a caller that
-    // may start a ceremony passes its provider): an exchange in the background never registers a client.
-    if (row.auth_enc === null && (provider !== undefined || row.oauth_tokens_enc !== null)) {
-      target.authProvider =
-        provider ??
-        new StoredOAuthProvider({
-          db,
-          box: this.box,
-          row,
-          redirectUri: row.oauth_redirect_uri ?? this.redirectUri(),
-        });
-    }
-    return target;
+    return { target, authProvider };
   }
 
   /** The OAuth redirect URI the authorization server sends the owner back to. */
@@ -119,16 +123,7 @@ export class IntegrationService {
     },
   ): Promise<Refreshed> {
     const db = options.db;
-    const provider =
-      row.auth_enc === null && (options.mayStartAuthorization === true || row.oauth_tokens_enc !== null)
-        ? new StoredOAuthProvider({
-            db,
-            box: this.box,
-            row,
-            redirectUri: options.redirectUri ?? row.oauth_redirect_uri ?? this.redirectUri(),
-          })
-        : undefined;
-    const target = this.target(db, row, provider, options.transport);
+    const { target, authProvider } = this.target(db, row, options);
     try {
       const tools = await withUpstream(target, this.#guarded, this.settings, (client) =>
         listUpstreamTools(client, this.settings.timeoutMs),
@@ -144,7 +139,7 @@ export class IntegrationService {
     } catch (error) {
       const failure = classifyFailure(error);
       await this.recordFailure(row, failure, now, db);
-      return { tools: undefined, failure, authorizationUrl: provider?.authorizationUrl?.href };
+      return { tools: undefined, failure, authorizationUrl: authProvider?.authorizationUrl?.href };
     }
   }
 
@@ -185,7 +180,8 @@ export class IntegrationService {
     if (!tool) return undefined;
     const row = tool.integration;
     try {
-      const outcome = await withUpstream(this.target(this.db, row), this.#guarded, this.settings, (client) =>
+      const { target } = this.target(this.db, row, {});
+      const outcome = await withUpstream(target, this.#guarded, this.settings, (client) =>
         callUpstreamTool(client, tool.upstreamName, args, this.settings.timeoutMs),
       );
       if (row.status !== 'healthy') {
@@ -203,5 +199,3 @@ export class IntegrationService {
     }
   }
 }
-
-export type { IntegrationStatus };

@@ -1,5 +1,4 @@
 import type { Reach } from '../../domain/local-targets.js';
-import type { IntegrationTransport } from './catalogue.js';
 import { BUILT_IN_CATALOGUE, type CatalogueEntry } from './catalogue.js';
 
 /** How this instance reaches upstream MCP servers (read by config.ts; a test may pass its own). */
@@ -33,5 +32,3 @@ export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
   maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
   catalogue: BUILT_IN_CATALOGUE,
 };
-
-export type { IntegrationTransport };

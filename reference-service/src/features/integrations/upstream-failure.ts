@@ -54,13 +54,15 @@ export function classifyFailure(error: unknown): UpstreamFailure {
   if (error instanceof UnauthorizedError) {
     return new UpstreamFailure('needs_authorization', AUTHORIZATION_NEEDED_TROUBLE);
   }
-  if (
-    (error instanceof StreamableHTTPError || error instanceof SseError) &&
-    (error.code === 401 || error.code === 403)
-  ) {
+  // The HTTP status a transport's error carries, when it carries one.
+  const status =
+    (error instanceof StreamableHTTPError || error instanceof SseError) && typeof error.code === 'number'
+      ? error.code
+      : undefined;
+  if (status === 401 || status === 403) {
     return new UpstreamFailure(
       'needs_authorization',
-      `the upstream refused the request as unauthorized (HTTP ${error.code})`,
+      `the upstream refused the request as unauthorized (HTTP ${status})`,
     );
   }
   const code = chain
@@ -83,13 +85,8 @@ export function classifyFailure(error: unknown): UpstreamFailure {
   if (error instanceof McpError) {
     return new UpstreamFailure('error', `the upstream answered with an MCP error (code ${error.code})`);
   }
-  if (
-    (error instanceof StreamableHTTPError || error instanceof SseError) &&
-    typeof error.code === 'number' &&
-    error.code >= 100 &&
-    error.code <= 599
-  ) {
-    return new UpstreamFailure('error', `the upstream answered HTTP ${error.code}`);
+  if (status !== undefined && status >= 100 && status <= 599) {
+    return new UpstreamFailure('error', `the upstream answered HTTP ${status}`);
   }
   return new UpstreamFailure('error', 'the upstream failed or did not answer as an MCP server');
 }

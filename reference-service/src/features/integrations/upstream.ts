@@ -3,17 +3,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Tool } from '@svc-kit/contract';
 import { boundedAnswer } from '../../outbound/bounded-answer.js';
 import type { GuardedFetch } from '../../outbound/guarded-fetch.js';
 import { CatalogBound } from './rules.js';
 import { classifyFailure, OverBound, tooLargeFailure, UpstreamFailure } from './upstream-failure.js';
 
 /** A tool of the upstream, in the shape contacts see (spec 2.6). */
-export interface UpstreamTool {
-  name: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-}
+export type UpstreamTool = Tool;
 
 export interface UpstreamTarget {
   endpoint: string;
@@ -27,11 +24,6 @@ export interface UpstreamTarget {
 /** More tools than this are not listed (a catalog is stored and shown whole). */
 const MAX_TOOLS = 500;
 
-/** What one exchange may take: its total time, and the bytes of each answer read in it. */
-export interface ExchangeLimits {
-  totalMs: number;
-  maxAnswerBytes: number;
-}
 const CLIENT_INFO = { name: 'svc-kit-reference-service', version: '0.1.0' };
 
 /**
@@ -44,7 +36,8 @@ const CLIENT_INFO = { name: 'svc-kit-reference-service', version: '0.1.0' };
  */
 export async function withDeadline<T>(
   guarded: GuardedFetch,
-  limits: ExchangeLimits,
+  /** What the exchange may take: its total time, and the bytes of each answer read in it. */
+  limits: { totalMs: number; maxAnswerBytes: number },
   work: (fetch: FetchLike) => Promise<T>,
 ): Promise<T> {
   const controller = new AbortController();

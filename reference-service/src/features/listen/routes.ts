@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ID_PREFIXES, newWebhookEndpoint } from '@svc-kit/contract';
+import { excerptOf, ID_PREFIXES, newWebhookEndpoint } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { parse } from '../../http/parse.js';
 import { authorize, type Requirements } from '../../http/policy.js';
-import { excerptOf, type PostOutcome } from '../../outbound/guarded-client.js';
+import type { PostOutcome } from '../../outbound/guarded-client.js';
 import type { Relay } from '../../relay/relay.js';
 import { SseListenerStream, streamIdOf } from '../../relay/sse-stream.js';
 import {
@@ -22,6 +22,7 @@ import {
   touchListeners,
 } from '../../store/queries/listeners.js';
 import { insertEndpoint, newEndpointRow, removeEndpoint } from '../../store/queries/webhook-endpoints.js';
+import { SIGNING_SECRET_BYTES, signingSecretOf } from '../webhooks/rules.js';
 import { CredentialWatch } from './credential-watch.js';
 import { holdAndSupervise } from './stream-supervision.js';
 
@@ -82,14 +83,10 @@ function outcomeOf(answer: z.output<typeof answerBody>): PostOutcome {
     kind: 'answered',
     status: answer.status,
     latencyMs,
-    excerpt: excerptOf(Buffer.from(answer.excerpt ?? '', 'utf8'), 500),
+    excerpt: excerptOf(Buffer.from(answer.excerpt ?? '', 'utf8')),
     // The local app's headers stay on the developer's machine; nothing here reads them.
     headers: {},
   };
-}
-
-function newListenerSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
 /** The workspace's listener secret, created on first use. */
@@ -99,7 +96,7 @@ async function listenerSecret(ctx: ServiceContext, workspaceId: string, now: num
   const sealed = await putListenerSecret(
     ctx.db,
     workspaceId,
-    ctx.secretBox.seal(newListenerSecret(), workspaceId),
+    ctx.secretBox.seal(signingSecretOf(randomBytes(SIGNING_SECRET_BYTES)), workspaceId),
     now,
   );
   return ctx.secretBox.open(sealed, workspaceId);

@@ -26,18 +26,17 @@ Build it and restart the service:
 (npm start builds it too.) The /v1 API answers meanwhile; its description is at /v1/openapi.json.
 `;
 
-export interface PortalOptions {
-  /** The portal's Vite build (reference-service/dist/portal); unset or without index.html: the notice. */
-  dir: string | undefined;
-}
-
 /**
  * Serves the built portal at `/` (same origin as /v1, so the session cookie and the cross-site rule need
  * nothing more), each answer with the portal's security headers. Only files present at start are routes
  * (no wildcard): anything else falls to the service's 404, and /v1 routes are never shadowed. Hashed
  * assets are cached for a year; index.html is revalidated every time so a new build shows at once.
+ * `dir` is the portal's Vite build (reference-service/dist/portal); unset or without index.html: the notice.
  */
-export async function portalPlugin(app: FastifyInstance, options: PortalOptions): Promise<void> {
+export async function portalPlugin(
+  app: FastifyInstance,
+  options: { dir: string | undefined },
+): Promise<void> {
   app.addHook('onRequest', async (_request, reply) => {
     reply.headers(PORTAL_HEADERS);
   });

@@ -1,6 +1,7 @@
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import type { ServiceContext } from '../../context.js';
 import { AdminUsageError, runAdminCommand } from './admin.js';
 
@@ -21,30 +22,17 @@ export async function startAdminSocket(ctx: ServiceContext, dataDir: string): Pr
   } catch {
     // None left behind.
   }
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      raw += chunk;
-    });
-    req.on('end', () => {
-      void (async () => {
-        try {
-          const { command, args } = JSON.parse(raw) as { command: string; args: string[] };
-          const text = await runAdminCommand(
-            ctx,
-            String(command),
-            Array.isArray(args) ? args.map(String) : [],
-          );
-          res.writeHead(200, { 'content-type': 'text/plain' }).end(text);
-        } catch (error) {
-          const usage = error instanceof AdminUsageError;
-          res
-            .writeHead(usage ? 400 : 500, { 'content-type': 'text/plain' })
-            .end(usage ? error.message : 'the admin command failed; see the server log');
-        }
-      })();
-    });
+  const server = createServer(async (req, res) => {
+    try {
+      const { command, args } = JSON.parse(await text(req)) as { command: string; args: string[] };
+      const answer = await runAdminCommand(ctx, String(command), Array.isArray(args) ? args.map(String) : []);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(answer);
+    } catch (error) {
+      const usage = error instanceof AdminUsageError;
+      res
+        .writeHead(usage ? 400 : 500, { 'content-type': 'text/plain' })
+        .end(usage ? error.message : 'the admin command failed; see the server log');
+    }
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -69,12 +57,7 @@ export function sendAdminCommand(
         headers: { 'content-type': 'application/json' },
       },
       (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ ok: res.statusCode === 200, text }));
+        text(res).then((body) => resolve({ ok: res.statusCode === 200, text: body }), reject);
       },
     );
     req.on('error', (error: NodeJS.ErrnoException) => {

@@ -55,20 +55,6 @@ async function trigger(ctx: ServiceContext, args: string[]): Promise<string> {
   }
 }
 
-export const ADMIN_COMMANDS = [
-  'seed',
-  'mint-key',
-  'session',
-  'totp',
-  'webhooks',
-  'suspend',
-  'unsuspend',
-  'deletion-hold',
-  'trigger',
-  'create-workspace',
-] as const;
-export type AdminCommand = (typeof ADMIN_COMMANDS)[number];
-
 export class AdminUsageError extends Error {
   override name = 'AdminUsageError';
 }
@@ -86,73 +72,76 @@ async function setFlag(ctx: ServiceContext, flag: WorkspaceFlag, value: boolean)
   return `${flag} = ${value}`;
 }
 
+/** The sandbox owner, or a usage error before the sandbox is seeded. */
+async function sandboxOwner(ctx: ServiceContext) {
+  const member = await getMember(ctx.db, SANDBOX_MEMBER_ID);
+  if (!member)
+    throw new AdminUsageError('the sandbox workspace is not seeded yet; run the seed command first');
+  return member;
+}
+
+type Command = (ctx: ServiceContext, args: string[]) => Promise<string>;
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  seed: async (ctx) => {
+    const result = await seedSandbox(ctx);
+    if (!result.seeded) return 'the sandbox workspace already exists; nothing to do';
+    return [
+      `sandbox workspace ${SANDBOX_WORKSPACE_ID} created`,
+      `API key (shown once): ${result.apiKey}`,
+      `owner login: ${SANDBOX_EMAIL} / ${result.password}`,
+      `owner TOTP secret (for an authenticator app): ${result.totpSecret}`,
+    ].join('\n');
+  },
+  'mint-key': async (ctx, args) => {
+    const scopes = args[0] ? args[0].split(',') : [...PERMISSIONS];
+    const unknown = scopes.filter((scope) => !(PERMISSIONS as readonly string[]).includes(scope));
+    if (unknown.length > 0) throw new AdminUsageError(`unknown scopes: ${unknown.join(', ')}`);
+    await sandboxOwner(ctx);
+    const key = mintApiKey();
+    await insertApiKey(ctx.db, {
+      id: key.id,
+      workspace_id: SANDBOX_WORKSPACE_ID,
+      member_id: SANDBOX_MEMBER_ID,
+      name: 'sandbox-cli',
+      secret_hash: key.secretHash,
+      scopes,
+      created_at: ctx.now(),
+      revoked_at: null,
+    });
+    return `API key (shown once): ${key.token}`;
+  },
+  session: async (ctx) => {
+    const { token } = await openSession(ctx, (await sandboxOwner(ctx)).id, true);
+    // A state-changing session call must show it comes from the service's own origin, as a browser does.
+    return [
+      'stepped-up session for the sandbox owner (step-up fresh for 15 minutes, session for 12 hours);',
+      'send both headers on state-changing calls:',
+      `Cookie: ${SESSION_COOKIE}=${token}`,
+      `Origin: ${ctx.publicAddress.origin}`,
+    ].join('\n');
+  },
+  totp: async (ctx) => {
+    const member = await getMember(ctx.db, SANDBOX_MEMBER_ID);
+    if (!member?.mfa_secret_enc) throw new AdminUsageError('the sandbox owner has no MFA enrolled');
+    return currentTotp(ctx.secretBox.open(member.mfa_secret_enc, member.id), ctx.now());
+  },
+  webhooks: (ctx, args) => setFlag(ctx, 'webhooks_enabled', onOff(args[0], 'webhooks')),
+  suspend: (ctx) => setFlag(ctx, 'suspended', true),
+  unsuspend: (ctx) => setFlag(ctx, 'suspended', false),
+  'deletion-hold': (ctx, args) => setFlag(ctx, 'deletion_hold', onOff(args[0], 'deletion-hold')),
+  trigger,
+  'create-workspace': createWorkspace,
+};
+
+export const ADMIN_COMMANDS: readonly string[] = Object.keys(COMMANDS);
+
 /**
  * The sandbox administration, as plain text answers. Runs in the server process (through the admin
  * socket) or directly on the store when no server holds the data dir.
  */
 export async function runAdminCommand(ctx: ServiceContext, command: string, args: string[]): Promise<string> {
-  switch (command) {
-    case 'seed': {
-      const result = await seedSandbox(ctx);
-      if (!result.seeded) return 'the sandbox workspace already exists; nothing to do';
-      return [
-        `sandbox workspace ${SANDBOX_WORKSPACE_ID} created`,
-        `API key (shown once): ${result.apiKey}`,
-        `owner login: ${SANDBOX_EMAIL} / ${result.password}`,
-        `owner TOTP secret (for an authenticator app): ${result.totpSecret}`,
-      ].join('\n');
-    }
-    case 'mint-key': {
-      const scopes = args[0] ? args[0].split(',') : [...PERMISSIONS];
-      const unknown = scopes.filter((scope) => !(PERMISSIONS as readonly string[]).includes(scope));
-      if (unknown.length > 0) throw new AdminUsageError(`unknown scopes: ${unknown.join(', ')}`);
-      const member = await getMember(ctx.db, SANDBOX_MEMBER_ID);
-      if (!member)
-        throw new AdminUsageError('the sandbox workspace is not seeded yet; run the seed command first');
-      const key = mintApiKey();
-      await insertApiKey(ctx.db, {
-        id: key.id,
-        workspace_id: SANDBOX_WORKSPACE_ID,
-        member_id: SANDBOX_MEMBER_ID,
-        name: 'sandbox-cli',
-        secret_hash: key.secretHash,
-        scopes,
-        created_at: ctx.now(),
-        revoked_at: null,
-      });
-      return `API key (shown once): ${key.token}`;
-    }
-    case 'session': {
-      const member = await getMember(ctx.db, SANDBOX_MEMBER_ID);
-      if (!member)
-        throw new AdminUsageError('the sandbox workspace is not seeded yet; run the seed command first');
-      const { token } = await openSession(ctx, member.id, true);
-      // A state-changing session call must show it comes from the service's own origin, as a browser does.
-      return [
-        'stepped-up session for the sandbox owner (step-up fresh for 15 minutes, session for 12 hours);',
-        'send both headers on state-changing calls:',
-        `Cookie: ${SESSION_COOKIE}=${token}`,
-        `Origin: ${ctx.publicAddress.origin}`,
-      ].join('\n');
-    }
-    case 'totp': {
-      const member = await getMember(ctx.db, SANDBOX_MEMBER_ID);
-      if (!member?.mfa_secret_enc) throw new AdminUsageError('the sandbox owner has no MFA enrolled');
-      return currentTotp(ctx.secretBox.open(member.mfa_secret_enc, member.id), ctx.now());
-    }
-    case 'webhooks':
-      return setFlag(ctx, 'webhooks_enabled', onOff(args[0], 'webhooks'));
-    case 'suspend':
-      return setFlag(ctx, 'suspended', true);
-    case 'unsuspend':
-      return setFlag(ctx, 'suspended', false);
-    case 'deletion-hold':
-      return setFlag(ctx, 'deletion_hold', onOff(args[0], 'deletion-hold'));
-    case 'trigger':
-      return trigger(ctx, args);
-    case 'create-workspace':
-      return createWorkspace(ctx, args);
-    default:
-      throw new AdminUsageError(`unknown command ${command}; commands: ${ADMIN_COMMANDS.join(', ')}`);
-  }
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!run) throw new AdminUsageError(`unknown command ${command}; commands: ${ADMIN_COMMANDS.join(', ')}`);
+  return run(ctx, args);
 }

@@ -5,10 +5,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { authorize } from '../../http/policy.js';
 import type { Queryable } from '../../store/db.js';
 import { insertEvent, type TypedData } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
+import { authorizeRoute } from '../shared/authorize-route.js';
 import { spendTestEvent } from './event-budget.js';
 
 /** Made-up but well-formed `data` for each event type: the contract's table, with fresh draws. */
@@ -21,7 +21,7 @@ export class TriggerError extends Error {
   override name = 'TriggerError';
 }
 
-export interface TriggerInput {
+interface TriggerInput {
   workspaceId: string;
   type: string;
   /** Identity slug; default: the workspace's first identity by slug. */
@@ -31,20 +31,13 @@ export interface TriggerInput {
   now: number;
 }
 
-export interface TriggeredEvent {
-  id: string;
-  type: EventType;
-  created_at: number;
-  identity: string;
-}
-
 /** Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. */
 export async function triggerEvent(
   db: Queryable,
   input: TriggerInput,
   /** Runs once the trigger is found valid, before its event is written (the route spends the budget). */
   beforeWrite?: () => Promise<void>,
-): Promise<TriggeredEvent> {
+) {
   // Exactly the catalogue's fields (the contract's rule, which the mock's trigger applies too).
   const sample = isEventType(input.type) ? sampleData(input.type) : {};
   const checked = checkTriggeredEvent(input.type, input.data ?? sample);
@@ -104,11 +97,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
   app.post('/sandbox/events', async (request: FastifyRequest, reply) => {
     const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true } as const;
     const now = ctx.now();
-    const { workspace } = await authorize(ctx.db, request, requirements, {
-      now,
-      publicOrigin: ctx.publicAddress.origin,
-      credentials: ctx.credentials,
-    });
+    const { workspace } = await authorizeRoute(ctx, request, requirements, now);
     const body = parseTriggerBody(request.body);
     // Spent only for a valid trigger: a refused one spends nothing.
     const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;

@@ -8,12 +8,12 @@ export const ACTIVITY_WINDOWS = {
   '1h': { bucketMs: 60_000, buckets: 60 },
   '24h': { bucketMs: 30 * 60_000, buckets: 48 },
 } as const;
-export type ActivityWindow = keyof typeof ACTIVITY_WINDOWS;
+type ActivityWindow = keyof typeof ACTIVITY_WINDOWS;
 
 /** The signature header as an attempt's detail shows it: its form, never a value. */
 export const SIGNATURE_ELIDED = 't=<unix seconds>,v1=<elided>';
 
-export interface ActivityBucket {
+interface ActivityBucket {
   start: number;
   /** Attempts per delivery status; a status with none is absent. */
   attempts: Record<string, number>;
@@ -21,29 +21,26 @@ export interface ActivityBucket {
   latency_max_ms: number | null;
 }
 
-export interface ActivityChart {
-  window: ActivityWindow;
-  since: number;
-  bucket_ms: number;
-  buckets: ActivityBucket[];
-  /** True when the window held more attempts than were read: the chart shows the newest ones. */
-  truncated: boolean;
-}
-
-/** Every bucket of the window, empty ones included, in time order. */
+/**
+ * Every bucket of the window, empty ones included, in time order. `truncated` when the window held more
+ * attempts than were read: the chart shows the newest ones.
+ */
 export function activityChart(
   window: ActivityWindow,
   since: number,
   activity: { rows: ActivityRow[]; read: number },
   maxRows: number,
-): ActivityChart {
+) {
   const shape = ACTIVITY_WINDOWS[window];
-  const buckets: ActivityBucket[] = Array.from({ length: shape.buckets }, (_, index) => ({
-    start: since + index * shape.bucketMs,
-    attempts: {},
-    latency_p50_ms: null,
-    latency_max_ms: null,
-  }));
+  const buckets = Array.from(
+    { length: shape.buckets },
+    (_, index): ActivityBucket => ({
+      start: since + index * shape.bucketMs,
+      attempts: {},
+      latency_p50_ms: null,
+      latency_max_ms: null,
+    }),
+  );
   for (const row of activity.rows) {
     // The newest instant of the window falls one past the last bucket: it is drawn in the last.
     const bucket = buckets[Math.min(row.bucket, shape.buckets - 1)];

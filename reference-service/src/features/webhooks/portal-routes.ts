@@ -6,9 +6,9 @@ import type { ServiceContext } from '../../context.js';
 import { deliveryHeaders } from '../../delivery/signing.js';
 import { ServiceError } from '../../domain/errors.js';
 import { parse } from '../../http/parse.js';
-import { authorize } from '../../http/policy.js';
 import { DEFAULT_USER_AGENT } from '../../outbound/guarded-client.js';
 import { deliveryActivity, deliveryWithBody } from '../../store/queries/delivery-activity.js';
+import { authorizeRoute } from '../shared/authorize-route.js';
 import { ACTIVITY_WINDOWS, activityChart, SIGNATURE_ELIDED } from './activity.js';
 import { deliveryRecord } from './records.js';
 
@@ -24,15 +24,9 @@ const activityQuery = z.strictObject({
  * permission of listWebhookDeliveries and read only the caller's workspace; neither answers a secret.
  */
 export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: false } as const;
   const workspaceOf = async (request: FastifyRequest, now: number) =>
-    (
-      await authorize(
-        ctx.db,
-        request,
-        { permission: 'service:workspace:admin', stepUp: false, suspended: false },
-        { now, publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials },
-      )
-    ).workspace;
+    (await authorizeRoute(ctx, request, requirements, now)).workspace;
 
   // What an attempt sent: the event's stored body (the bytes signed and sent) and the headers as the
   // worker builds them, the signature's time and values elided (they are not kept, and would be secret-derived).
