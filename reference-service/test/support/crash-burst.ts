@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import type { ServiceContext } from '../../src/context.js';
 import { newId } from '../../src/domain/ids.js';
+import { SANDBOX_WORKSPACE_ID } from '../../src/domain/sandbox-workspace.js';
 import { PublicAddress } from '../../src/public-address.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
@@ -146,7 +147,9 @@ export async function runCrashBurst(options: {
       publicAddress: new PublicAddress(),
       now: () => Date.now(),
     };
-    const tenant = await createTenant(ctx, { webhooksEnabled: true });
+    // The sandbox's workspace (the service then seeds none of its own), which the delivery pace does not
+    // slow: the burst is to fill the slots and leave a backlog, not to wait out one workspace's pace.
+    const tenant = await createTenant(ctx, { webhooksEnabled: true, workspaceId: SANDBOX_WORKSPACE_ID });
     await insertIdentity(store.db, {
       id: newId('idn'),
       workspace_id: tenant.workspaceId,
