@@ -13,6 +13,7 @@ import { DELIVERY_CHANNEL } from '../store/queries/events.js';
 import type { SecretBox } from '../store/secret-box.js';
 import { createAttempt } from './attempt.js';
 import { ClaimScheduler } from './claim-scheduler.js';
+import { DueTimer } from './due-timer.js';
 import { type Ready, withSecrets } from './secrets.js';
 import { createSuccessLog } from './success-log.js';
 
@@ -99,6 +100,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     log,
     now,
   });
+  // Rows left for their pace are claimed when the first becomes due, not after every attempt.
+  const due = new DueTimer(() => wake(), now);
   let running = false;
   let stopped = false;
   // Set when a claim found nothing held back: logged attempts then stop asking until something new arrives.
@@ -128,7 +131,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const room = concurrency - inFlight;
       if (!running || room < 1) return;
       const claimedAt = now();
-      const { rows, heldBack } = await claimDeliveries(db, {
+      const { rows, heldBack, dueAt } = await claimDeliveries(db, {
         limit: room,
         workerId: id,
         now: claimedAt,
@@ -139,6 +142,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       });
       // Dialled even when the worker stopped meanwhile: `stop` waits for them as for any attempt in flight.
       for (const claimed of withSecrets(secretBox, rows, claimedAt)) launch(claimed);
+      if (dueAt !== undefined && running) due.at(dueAt);
       // Short: what was held back waits for room, which an attempt's logged outcome makes (`launch`).
       if (rows.length < room) {
         drained = !heldBack;
@@ -198,6 +202,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       running = false;
       stopped = true;
       for (const timer of timers) clearInterval(timer);
+      due.stop();
       clearTimeout(gathering);
       gathering = undefined;
       // A claim under way may still return rows, dialled at once: let it finish, then wait for them all.

@@ -404,7 +404,7 @@ CREATE UNIQUE INDEX sessions_pkey ON public.sessions USING btree (id);
 CREATE UNIQUE INDEX sessions_token_hash_key ON public.sessions USING btree (token_hash);
 CREATE UNIQUE INDEX sign_in_known_addresses_pkey ON public.sign_in_known_addresses USING btree (account, address);
 CREATE INDEX webhook_deliveries_newest ON public.webhook_deliveries USING btree (endpoint_id, created_at DESC, id DESC);
-CREATE INDEX webhook_deliveries_pending ON public.webhook_deliveries USING btree (endpoint_id, created_at, id) WHERE (status = 'pending'::text);
+CREATE INDEX webhook_deliveries_pending ON public.webhook_deliveries USING btree (endpoint_id, COALESCE(next_attempt_at, (0)::bigint), created_at, id) WHERE (status = 'pending'::text);
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (id);
 CREATE INDEX webhook_deliveries_sending ON public.webhook_deliveries USING btree (claimed_at) WHERE (status = 'sending'::text);
 CREATE UNIQUE INDEX webhook_endpoints_in_workspace ON public.webhook_endpoints USING btree (workspace_id, id);
@@ -414,9 +414,10 @@ CREATE UNIQUE INDEX workspaces_pkey ON public.workspaces USING btree (id);
 
 -- Functions
 CREATE OR REPLACE FUNCTION public.claim_webhook_deliveries(p_limit integer, p_from text, p_worker text, p_now bigint, p_live_since bigint, p_endpoint_cap integer, p_workspace_cap integer, p_answered text[])
- RETURNS TABLE(id text, event_id text, event_type text, endpoint_id text, url text, secret_enc text, previous_secret_enc text, rotating_until bigint, body text, verdict text)
+ RETURNS TABLE(id text, event_id text, event_type text, endpoint_id text, url text, secret_enc text, previous_secret_enc text, rotating_until bigint, body text, verdict text, due_at bigint)
  LANGUAGE plpgsql
  SET enable_bitmapscan TO 'off'
+ SET enable_seqscan TO 'off'
 AS $function$
 #variable_conflict use_column
 BEGIN
@@ -435,69 +436,79 @@ BEGIN
   busy_workspaces AS MATERIALIZED (
     SELECT b.workspace_id, sum(b.n)::integer AS n FROM busy b GROUP BY b.workspace_id
   ),
-  -- An endpoint in a failure run is dialled one attempt at a time, so that the attempt recording the 20th
-  -- failure is the last one made: its cap is one.
-  busy_endpoints AS MATERIALIZED (
-    SELECT b.endpoint_id, b.n,
-           b.n >= CASE WHEN e.consecutive_failures = 0 THEN p_endpoint_cap ELSE 1 END AS full
-      FROM busy b JOIN webhook_endpoints e ON e.id = b.endpoint_id
-  ),
-  -- The endpoints with pending rows, one index probe each (a loose index scan), at most `p_limit` of them:
-  -- from `p_from` (the caller picks it at random) to the end, then from the start, so that when more than
-  -- `p_limit` endpoints wait, each claim serves a different run of them.
-  pending_endpoints (endpoint_id, n) AS (
-    SELECT coalesce(
-             (SELECT d.endpoint_id FROM webhook_deliveries d
-               WHERE d.status = 'pending' AND d.endpoint_id >= p_from ORDER BY d.endpoint_id LIMIT 1),
-             (SELECT d.endpoint_id FROM webhook_deliveries d
-               WHERE d.status = 'pending' ORDER BY d.endpoint_id LIMIT 1)),
-           1
+  -- The endpoints with pending rows, one index probe each (a loose index scan), with the time their
+  -- earliest row is due: from `p_from` (the caller picks it at random) to the end, then from the start, so
+  -- that when more endpoints wait than a claim serves, each claim serves a different run of them. The walk
+  -- stops at `p_limit` endpoints with a row due now; those with none only pass by, so that a tenant whose
+  -- rows all wait for its pace does not stand in another's way, but no more than 256 of them, which bounds
+  -- what a claim reads while many tenants wait for their pace.
+  pending_endpoints (endpoint_id, due_at, visited, due) AS (
+    SELECT f.endpoint_id, f.due_at, 1, (f.due_at <= p_now)::integer
+      FROM (
+        (SELECT d.endpoint_id, coalesce(d.next_attempt_at, 0) AS due_at FROM webhook_deliveries d
+          WHERE d.status = 'pending' AND d.endpoint_id >= p_from
+          ORDER BY d.endpoint_id, coalesce(d.next_attempt_at, 0), d.created_at, d.id LIMIT 1)
+        UNION ALL
+        (SELECT d.endpoint_id, coalesce(d.next_attempt_at, 0) FROM webhook_deliveries d
+          WHERE d.status = 'pending'
+          ORDER BY d.endpoint_id, coalesce(d.next_attempt_at, 0), d.created_at, d.id LIMIT 1)
+        LIMIT 1
+      ) f
     UNION ALL
-    SELECT CASE WHEN w.endpoint_id >= p_from
-                THEN coalesce(
-                       (SELECT d.endpoint_id FROM webhook_deliveries d
-                         WHERE d.status = 'pending' AND d.endpoint_id > w.endpoint_id
-                         ORDER BY d.endpoint_id LIMIT 1),
-                       (SELECT d.endpoint_id FROM webhook_deliveries d
-                         WHERE d.status = 'pending' AND d.endpoint_id < p_from
-                         ORDER BY d.endpoint_id LIMIT 1))
-                ELSE (SELECT d.endpoint_id FROM webhook_deliveries d
-                       WHERE d.status = 'pending' AND d.endpoint_id > w.endpoint_id
-                         AND d.endpoint_id < p_from
-                       ORDER BY d.endpoint_id LIMIT 1) END,
-           w.n + 1
+    SELECT f.endpoint_id, f.due_at, w.visited + 1, w.due + (f.due_at <= p_now)::integer
       FROM pending_endpoints w
-     WHERE w.endpoint_id IS NOT NULL AND w.n < p_limit
+     CROSS JOIN LATERAL (
+       -- From `p_from` on, the next endpoint, else the first one from the start; once past the start, the
+       -- next one before `p_from`. Each a range of the index, so an empty one costs a probe.
+       (SELECT d.endpoint_id, coalesce(d.next_attempt_at, 0) AS due_at FROM webhook_deliveries d
+         WHERE w.endpoint_id >= p_from AND d.status = 'pending' AND d.endpoint_id > w.endpoint_id
+         ORDER BY d.endpoint_id, coalesce(d.next_attempt_at, 0), d.created_at, d.id LIMIT 1)
+       UNION ALL
+       (SELECT d.endpoint_id, coalesce(d.next_attempt_at, 0) FROM webhook_deliveries d
+         WHERE d.status = 'pending' AND d.endpoint_id > w.endpoint_id AND d.endpoint_id < p_from
+         ORDER BY d.endpoint_id, coalesce(d.next_attempt_at, 0), d.created_at, d.id LIMIT 1)
+       UNION ALL
+       (SELECT d.endpoint_id, coalesce(d.next_attempt_at, 0) FROM webhook_deliveries d
+         WHERE w.endpoint_id >= p_from AND d.status = 'pending' AND d.endpoint_id < p_from
+         ORDER BY d.endpoint_id, coalesce(d.next_attempt_at, 0), d.created_at, d.id LIMIT 1)
+       LIMIT 1
+     ) f
+     WHERE w.due < p_limit AND w.visited - w.due < 256
   ),
   -- Each endpoint's fate and room once. A paused or removed endpoint, or a workspace whose webhooks are
-  -- off, has its rows settled whatever the caps say; the others get the room their caps leave.
-  targets AS MATERIALIZED (
-    SELECT t.*, count(*) OVER () AS open FROM (
-      SELECT e.id AS endpoint_id, e.workspace_id, e.url, e.secret_enc, e.previous_secret_enc, e.rotating_until,
-             CASE WHEN NOT w.webhooks_enabled THEN 'off'
-                  WHEN e.deleted_at IS NOT NULL OR e.secret_enc IS NULL THEN 'removed'
-                  WHEN e.status <> 'active' THEN 'paused'
-                  ELSE 'dial' END AS state,
-             CASE WHEN e.consecutive_failures = 0 THEN p_endpoint_cap ELSE 1 END - coalesce(be.n, 0) AS room,
-             p_workspace_cap - coalesce(bw.n, 0) AS workspace_room
-        FROM pending_endpoints pe
-        JOIN webhook_endpoints e ON e.id = pe.endpoint_id
-        JOIN workspaces w ON w.id = e.workspace_id
-        LEFT JOIN busy_endpoints be ON be.endpoint_id = e.id
-        LEFT JOIN busy_workspaces bw ON bw.workspace_id = e.workspace_id
-    ) t
-     WHERE t.state <> 'dial' OR (t.room > 0 AND t.workspace_room > 0)
+  -- off, has its rows settled whatever the caps and the pace say; the others get the room their caps leave.
+  fates AS MATERIALIZED (
+    SELECT e.id AS endpoint_id, e.workspace_id, e.url, e.secret_enc, e.previous_secret_enc, e.rotating_until,
+           pe.due_at,
+           CASE WHEN NOT w.webhooks_enabled THEN 'off'
+                WHEN e.deleted_at IS NOT NULL OR e.secret_enc IS NULL THEN 'removed'
+                WHEN e.status <> 'active' THEN 'paused'
+                ELSE 'dial' END AS state,
+           CASE WHEN e.consecutive_failures = 0 THEN p_endpoint_cap ELSE 1 END - coalesce(be.n, 0) AS room,
+           p_workspace_cap - coalesce(bw.n, 0) AS workspace_room
+      FROM pending_endpoints pe
+      JOIN webhook_endpoints e ON e.id = pe.endpoint_id
+      JOIN workspaces w ON w.id = e.workspace_id
+      LEFT JOIN busy be ON be.endpoint_id = e.id
+      LEFT JOIN busy_workspaces bw ON bw.workspace_id = e.workspace_id
   ),
-  -- Each such endpoint's oldest pending rows: no more than its room and its workspace's, nor than its share
-  -- of the claim, so that one tenant cannot take a whole claim while others wait. Settled rows go in
-  -- batches of the claim's size.
+  -- Those with rows to take now: settled ones, and dialled ones with a row due and room left.
+  targets AS MATERIALIZED (
+    SELECT f.*, count(*) OVER () AS open FROM fates f
+     WHERE f.state <> 'dial' OR (f.due_at <= p_now AND f.room > 0 AND f.workspace_room > 0)
+  ),
+  -- Each such endpoint's pending rows in the index's order (due now first): a dialled endpoint's only up to
+  -- now, no more than its room and its workspace's, nor than its share of the claim, so that one tenant
+  -- cannot take a whole claim while others wait. Settled rows go in batches of the claim's size.
   picked AS (
     SELECT r.*, t.state FROM targets t
      CROSS JOIN LATERAL (
        SELECT d.id, d.event_id, d.event_type, d.endpoint_id, d.workspace_id, d.created_at
          FROM webhook_deliveries d
         WHERE d.status = 'pending' AND d.endpoint_id = t.endpoint_id
-        ORDER BY d.created_at, d.id
+          AND coalesce(d.next_attempt_at, 0) <= CASE WHEN t.state = 'dial' THEN p_now
+                                                     ELSE 9223372036854775807 END
+        ORDER BY coalesce(d.next_attempt_at, 0), d.created_at, d.id
         LIMIT CASE WHEN t.state <> 'dial' THEN p_limit
                    ELSE LEAST(t.room, t.workspace_room, GREATEST(1, p_limit / t.open)) END
         FOR UPDATE SKIP LOCKED
@@ -538,7 +549,7 @@ BEGIN
   )
   SELECT o.* FROM (
     SELECT p.id, p.event_id, p.event_type, p.endpoint_id, t.url, t.secret_enc, t.previous_secret_enc,
-           t.rotating_until, ev.body, v.verdict
+           t.rotating_until, ev.body, v.verdict, NULL::bigint
       FROM verdicts v
       JOIN picked p ON p.id = v.id
       JOIN targets t ON t.endpoint_id = p.endpoint_id
@@ -547,9 +558,18 @@ BEGIN
      ORDER BY p.created_at, p.id
   ) o
   UNION ALL
-  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'capped'
-   WHERE EXISTS (SELECT FROM busy_workspaces w WHERE w.n >= p_workspace_cap)
-      OR EXISTS (SELECT FROM busy_endpoints f WHERE f.full);
+  -- Only an endpoint or workspace that had a row due counts as held back: one whose rows all wait for
+  -- their time would have the caller claim again after every attempt for nothing.
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'capped', NULL
+   WHERE EXISTS (SELECT FROM fates f
+                  WHERE f.state = 'dial' AND f.due_at <= p_now AND (f.room <= 0 OR f.workspace_room <= 0))
+  UNION ALL
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'unvisited', NULL
+   WHERE (SELECT max(w.visited - w.due) FROM pending_endpoints w) >= 256
+  UNION ALL
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'later', l.at
+    FROM (SELECT min(f.due_at) AS at FROM fates f WHERE f.state = 'dial' AND f.due_at > p_now) l
+   WHERE l.at IS NOT NULL;
 END
 $function$
 ;

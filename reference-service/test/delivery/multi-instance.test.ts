@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/context.js';
 import { type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
 import { newId } from '../../src/domain/ids.js';
+import { SANDBOX_WORKSPACE_ID } from '../../src/domain/sandbox-workspace.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
@@ -44,7 +45,9 @@ describe('several instances on one PostgreSQL database', () => {
       contexts.push(testContext(store, { secretBox, allowLocalhostWebhooks: true }));
     }
     const ctx = contexts[0]!;
-    const tenant = await createTenant(ctx, { webhooksEnabled: true });
+    // The sandbox's workspace, which the delivery pace does not slow: this test is about the claim across
+    // instances, and its burst would otherwise go out at one workspace's pace.
+    const tenant = await createTenant(ctx, { webhooksEnabled: true, workspaceId: SANDBOX_WORKSPACE_ID });
     await insertIdentity(ctx.db, {
       id: newId('idn'),
       workspace_id: tenant.workspaceId,

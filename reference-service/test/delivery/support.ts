@@ -190,12 +190,15 @@ export function useDeliveringService(
   };
 }
 
-/** A tenant with webhooks on (unless told) and one identity, `slug`. */
+/** A tenant with webhooks on (unless told) and one identity, `slug`; its workspace's id as `createTenant`'s. */
 export async function createDeliveryTenant(
   service: TestService,
-  options: { webhooksEnabled?: boolean; slug?: string } = {},
+  options: { webhooksEnabled?: boolean; slug?: string; workspaceId?: string } = {},
 ): Promise<Tenant & { slug: string }> {
-  const tenant = await createTenant(service.ctx, { webhooksEnabled: options.webhooksEnabled ?? true });
+  const tenant = await createTenant(service.ctx, {
+    webhooksEnabled: options.webhooksEnabled ?? true,
+    ...(options.workspaceId === undefined ? {} : { workspaceId: options.workspaceId }),
+  });
   const slug = options.slug ?? `idn-${newId('x').slice(2, 10)}`;
   await insertIdentity(service.ctx.db, {
     id: newId('idn'),

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import { newId } from '../../src/domain/ids.js';
+import { SANDBOX_WORKSPACE_ID } from '../../src/domain/sandbox-workspace.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
@@ -137,7 +138,9 @@ export async function runCrashBurst(options: {
     store = await openOurStore();
     const secretBox = createSecretBox(Buffer.from(secretKey, 'hex'));
     const ctx = testContext(store, { secretBox, allowLocalhostWebhooks: true });
-    const tenant = await createTenant(ctx, { webhooksEnabled: true });
+    // The sandbox's workspace (the service then seeds none of its own), which the delivery pace does not
+    // slow: the burst is to fill the slots and leave a backlog, not to wait out one workspace's pace.
+    const tenant = await createTenant(ctx, { webhooksEnabled: true, workspaceId: SANDBOX_WORKSPACE_ID });
     await insertIdentity(store.db, {
       id: newId('idn'),
       workspace_id: tenant.workspaceId,

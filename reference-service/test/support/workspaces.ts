@@ -4,13 +4,14 @@ import { insertWorkspace } from '../../src/store/queries/workspaces.js';
 
 /**
  * A workspace written straight to the store, webhooks on unless told otherwise, created five seconds ago
- * by default (so that endpoints made now belong to it before any event). Answers its id.
+ * by default (so that endpoints made now belong to it before any event). Answers its id, a new one unless
+ * told: `SANDBOX_WORKSPACE_ID` makes it the seeded sandbox's, which the delivery pace does not slow.
  */
 export async function seedWorkspace(
   db: Queryable,
-  options: { webhooksEnabled?: boolean; createdAt?: number } = {},
+  options: { webhooksEnabled?: boolean; createdAt?: number; id?: string } = {},
 ): Promise<string> {
-  const id = newId('ws');
+  const id = options.id ?? newId('ws');
   await insertWorkspace(db, {
     id,
     name: id,

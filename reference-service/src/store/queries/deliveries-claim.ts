@@ -29,10 +29,13 @@ export interface ClaimCaps {
 export interface Claim {
   rows: ClaimedDelivery[];
   /**
-   * Rows may be waiting that this claim did not take: an endpoint or workspace was at its cap, or rows were
-   * left pending for lack of room. Whoever frees room (an attempt logged) should claim again.
+   * Rows may be waiting that this claim did not take: an endpoint or workspace was at its cap, rows were
+   * left pending for lack of room, or endpoints were left unvisited. Whoever frees room (an attempt logged)
+   * should claim again. Rows due later than `now` never set it: no attempt makes them due.
    */
   heldBack: boolean;
+  /** The earliest time (`now`'s clock) a row this claim saw but left for its pace becomes due, if any. */
+  dueAt: number | undefined;
 }
 
 /**
@@ -42,13 +45,14 @@ export interface Claim {
  * for no more rows than it has free slots, so every `sending` row is on the wire or being logged.
  *
  * The statement is the database function `claim_webhook_deliveries` (its current definition is migration
- * 0021): one round trip, because a claim is on the delivery path of every event. Claims take turns across
+ * 0023): one round trip, because a claim is on the delivery path of every event. Claims take turns across
  * instances and count the rows in flight per endpoint and per workspace; those at `caps` are passed over.
- * Each workspace with pending rows (one index probe each) gives its oldest rows, no more than its room and
- * its share of the claim, and the oldest of those up to `limit` are taken. It also
- * settles the picked rows whose endpoint is no longer dialled (paused or removed: a status of their own,
- * no answer fields; webhooks switched off: deleted). `liveSince` is the lease: an older `sending` row
- * belongs to a dead worker and is not counted.
+ * Each endpoint with pending rows (one index probe each) gives its oldest rows due by `now` (the pace the
+ * fan-out wrote in `next_attempt_at`), no more than its room and its share of the claim, and the oldest
+ * of those up to `limit` are taken. It also settles the picked rows whose endpoint is no longer dialled
+ * (paused or removed: a status of their own, no answer fields; webhooks switched off: deleted), whatever
+ * their due time. `liveSince` is the lease: an older `sending` row belongs to a dead worker and is not
+ * counted.
  */
 export async function claimDeliveries(
   db: Queryable,
@@ -63,7 +67,7 @@ export async function claimDeliveries(
   },
 ): Promise<Claim> {
   const { limit, workerId, now, liveSince, caps, answered } = request;
-  const picked = await db.query<ClaimedDelivery & { verdict: string }>(
+  const picked = await db.query<ClaimedDelivery & { verdict: string; due_at: number | null }>(
     'SELECT * FROM claim_webhook_deliveries($1, $2, $3, $4, $5, $6, $7, $8)',
     // Where the walk over the endpoints with pending rows starts: anywhere, so that past `limit` of them
     // each claim serves another run.
@@ -80,12 +84,14 @@ export async function claimDeliveries(
   );
   const rows: ClaimedDelivery[] = [];
   let heldBack = false;
-  for (const { verdict, ...row } of picked) {
+  let dueAt: number | undefined;
+  for (const { verdict, due_at, ...row } of picked) {
     if (verdict === 'dial') rows.push(row);
-    else if (verdict === 'deferred' || verdict === 'capped') heldBack = true;
+    else if (verdict === 'deferred' || verdict === 'capped' || verdict === 'unvisited') heldBack = true;
+    else if (verdict === 'later' && due_at !== null) dueAt = due_at;
   }
   // A workspace's share of a claim is bounded: whoever took rows may find more.
-  return { rows, heldBack: heldBack || rows.length > 0 };
+  return { rows, heldBack: heldBack || rows.length > 0, dueAt };
 }
 
 export interface AttemptResult {

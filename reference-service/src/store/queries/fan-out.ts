@@ -18,10 +18,10 @@ import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
  * workspace's bucket (the seeded sandbox's excepted); a row its workspace lets go at once then takes a
  * token of its host's bucket (none for relay listeners and local receivers). A bucket may go below zero:
  * the row that takes it there is due once the bucket has refilled to it, and `next_attempt_at` says when
- * (NULL for a row due at once). A row its own workspace holds back does not take from the host's bucket:
- * a tenant's backlog delays its own deliveries, never another tenant's to the same host. Nothing is
- * dropped, and the buckets are rows of `outbound_budgets`, so two instances fanning out at once queue
- * behind each other's rows. Workspaces' buckets are taken before hosts', each kind in the order of the
+ * (NULL for a row due at once): the claim (migration 0023) dials no row before then. A row its own
+ * workspace holds back does not take from the host's bucket: a tenant's backlog delays its own
+ * deliveries, never another tenant's to the same host. Nothing is dropped, and the buckets are rows of
+ * `outbound_budgets`, so two instances fanning out at once queue behind each other's rows. Workspaces' buckets are taken before hosts', each kind in the order of the
  * names, so two statements that share buckets never wait on each other in a cycle. The proposed row of
  * an upsert holds capacity - n, so that an existing bucket's take is read back from it.
  * Data-modifying CTEs all run to completion whether or not the final SELECT reads them.
