@@ -27,6 +27,7 @@ import { Agent, request } from 'undici';
 import type { ServiceContext } from '../src/context.js';
 import { deliveryHeaders } from '../src/delivery/signing.js';
 import { startDelivery } from '../src/delivery/start.js';
+import { DEFAULT_CAPS, DEFAULT_CONCURRENCY } from '../src/delivery/worker.js';
 import { newId } from '../src/domain/ids.js';
 import { SANDBOX_WORKSPACE_ID } from '../src/domain/sandbox-workspace.js';
 import { PublicAddress } from '../src/public-address.js';
@@ -365,7 +366,7 @@ function printTable(title: string, rows: readonly Row[]): void {
 }
 
 export async function runDeliveryBench(backends: readonly string[] = BACKENDS): Promise<void> {
-  const machine = `Node ${process.versions.node}, ${cpus().length} cores, concurrency ${CONCURRENCY}, receiver ${RECEIVER === 'process' ? 'in a process of its own' : 'in the bench process'}`;
+  const machine = `Node ${process.versions.node}, ${cpus().length} cores, worker ${DEFAULT_CONCURRENCY} slots (caps ${DEFAULT_CAPS.endpoint} per endpoint, ${DEFAULT_CAPS.workspace} per workspace), raw loop ${CONCURRENCY} in flight, receiver ${RECEIVER === 'process' ? 'in a process of its own' : 'in the bench process'}`;
   if (backends.includes('pglite')) {
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
     try {
