@@ -108,7 +108,8 @@ export class ServiceMetrics {
         db
           .query<DatabaseFigures>(
             `SELECT o.pending, o.oldest, p.auto_paused
-               FROM (SELECT count(*)::int AS pending, min(created_at) AS oldest
+               FROM (SELECT count(*)::int AS pending,
+                            min(greatest(created_at, coalesce(next_attempt_at, 0))) AS oldest
                        FROM webhook_deliveries WHERE status = 'pending') o,
                     (SELECT count(*)::int AS auto_paused FROM webhook_endpoints
                       WHERE status = 'paused' AND deleted_at IS NULL AND consecutive_failures >= $1) p`,
@@ -143,7 +144,8 @@ export class ServiceMetrics {
     );
     gauge(
       'svc_outbox_oldest_pending_age_seconds',
-      'Age of the oldest pending delivery (0 when none waits)',
+      // A row the delivery pace holds is not late until its time: a paced backlog is not the worker's lag.
+      'How long the pending delivery that fell due first has waited since (0 when none is due)',
       async () => {
         const { oldest } = await current();
         return oldest == null ? 0 : Math.max(0, (Date.now() - Number(oldest)) / 1000);
