@@ -460,7 +460,8 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       path: '/v1/workspace/webhooks/{id}/activity',
       valid,
       fields: [],
-      documented: statuses(400, 401, 403, 404),
+      // 429: the workspace's chart reads (features/webhooks/activity.ts).
+      documented: statuses(400, 401, 403, 404, 429),
     },
     {
       name: 'peer card',

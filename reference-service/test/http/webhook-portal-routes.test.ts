@@ -2,6 +2,7 @@ import { DELIVERY_FILTER_WINDOW } from '@svc-kit/contract';
 import { HEADER_NAMES } from '@svc-kit/webhooks';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
+import { ACTIVITY_READS } from '../../src/features/webhooks/activity.js';
 import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
 import { call, createTenant, expectRefusal } from '../support/harness.js';
@@ -138,6 +139,27 @@ describe('the webhook pages’ reads: an attempt’s request, the activity chart
       'not_found',
     );
   });
+  it('limits each workspace’s chart reads, which read up to the filter window each, and no other’s', async () => {
+    const { tenant, endpoint } = await endpointWithLog();
+    const path = `/v1/workspace/webhooks/${endpoint.id}/activity`;
+    for (let i = 0; i < ACTIVITY_READS.capacity; i++) {
+      expect((await call(running.service, 'GET', path, { auth: { key: tenant.key } })).status).toBe(200);
+    }
+    const refused = await call(running.service, 'GET', path, { auth: { key: tenant.key } });
+    expectRefusal(refused, 429, 'rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const other = await endpointWithLog();
+    const answer = await call(
+      running.service,
+      'GET',
+      `/v1/workspace/webhooks/${other.endpoint.id}/activity`,
+      {
+        auth: { key: other.tenant.key },
+      },
+    );
+    expect(answer.status).toBe(200);
+  });
+
   it('filters by status over the newest attempts only; an event id finds its attempt at any age', async () => {
     const { ctx } = running.service;
     const tenant = await createTenant(ctx);

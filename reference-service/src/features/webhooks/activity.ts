@@ -1,3 +1,4 @@
+import type { OutboundLimit } from '@svc-kit/contract';
 import type { ActivityRow } from '../../store/queries/delivery-activity.js';
 
 /**
@@ -9,6 +10,18 @@ export const ACTIVITY_WINDOWS = {
   '24h': { bucketMs: 30 * 60_000, buckets: 48 },
 } as const;
 type ActivityWindow = keyof typeof ACTIVITY_WINDOWS;
+
+/**
+ * Chart reads per workspace: 60, then one a second. Each reads up to an endpoint's newest attempts of the
+ * filter window, and on PGlite's one thread a tenant asking without pause would slow every other tenant's
+ * requests and delivery claims. The endpoints list (a small chart per endpoint, at most twenty) and a log
+ * page re-reading its chart as the live log changes stay below it.
+ */
+export const ACTIVITY_READS: OutboundLimit = {
+  capacity: 60,
+  perMs: 1 / 1_000,
+  what: 'activity chart reads of this workspace',
+};
 
 /** The signature header as an attempt's detail shows it: its form, never a value. */
 export const SIGNATURE_ELIDED = 't=<unix seconds>,v1=<elided>';

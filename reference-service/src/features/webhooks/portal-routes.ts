@@ -5,11 +5,13 @@ import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { deliveryHeaders } from '../../delivery/signing.js';
 import { ServiceError } from '../../domain/errors.js';
+import { guessBucket } from '../../domain/sign-in-limits.js';
 import { parse } from '../../http/parse.js';
+import { spendGuess } from '../../http/sign-in-guard.js';
 import { DEFAULT_USER_AGENT } from '../../outbound/guarded-client.js';
 import { deliveryActivity, deliveryWithBody } from '../../store/queries/delivery-activity.js';
 import { authorizeRoute } from '../shared/authorize-route.js';
-import { ACTIVITY_WINDOWS, activityChart, SIGNATURE_ELIDED } from './activity.js';
+import { ACTIVITY_READS, ACTIVITY_WINDOWS, activityChart, SIGNATURE_ELIDED } from './activity.js';
 import { deliveryRecord } from './records.js';
 
 const deliveryPath = z.strictObject({ id: z.string().min(1).max(64), delivery: z.string().min(1).max(64) });
@@ -60,6 +62,7 @@ export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceCo
     const workspace = await workspaceOf(request, now);
     const { id } = parse(endpointPath, request.params, 'path parameters');
     const { window } = parse(activityQuery, request.query, 'query');
+    await spendGuess(ctx.db, [[guessBucket('activity-reads', workspace.id), ACTIVITY_READS]], now);
     const shape = ACTIVITY_WINDOWS[window];
     const since = now - shape.bucketMs * shape.buckets;
     const activity = await deliveryActivity(ctx.db, workspace.id, id, {
