@@ -24,6 +24,7 @@ import {
   operations,
   PRESET_PERMISSIONS,
   permissionsOfPreset,
+  readsFilterWindow,
   resumedFailureRun,
 } from '../src/index.js';
 
@@ -54,6 +55,17 @@ describe('shared rules', () => {
     expect(isStrangerCall(undefined)).toBe(true);
     expect(['pending_out', 'pending_in', 'blocked'].every(isStrangerCall)).toBe(true);
     expect(isStrangerCall('active')).toBe(false);
+  });
+
+  it('a status or event type read goes through the window and is budgeted; an event id is a lookup', () => {
+    expect(readsFilterWindow({ status: 'failed' })).toBe(true);
+    expect(readsFilterWindow({ event_type: 'contact.approved' })).toBe(true);
+    expect(readsFilterWindow({ status: 'failed', event_type: 'contact.approved' })).toBe(true);
+    expect(readsFilterWindow({})).toBe(false);
+    expect(readsFilterWindow({ event_id: 'evt_1' })).toBe(false);
+    expect(readsFilterWindow({ event_id: 'evt_1', status: 'failed', event_type: 'contact.approved' })).toBe(
+      false,
+    );
   });
 
   it('presets replace the switches; every settable preset has an entry', () => {

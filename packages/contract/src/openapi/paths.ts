@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import type { Operation, OperationGroup } from '../operations/define.js';
 import { TRANSPORT_REFUSALS } from '../operations/statuses.js';
 import { componentRef, type JsonSchema, renderParameters } from './json-schema.js';
-import { IDEMPOTENCY_KEY_PARAMETER, refusalRef } from './responses.js';
+import { type Budget429, IDEMPOTENCY_KEY_PARAMETER, refusalRef } from './responses.js';
 
 export const TAGS: Record<OperationGroup, { name: string; description: string }> = {
   webhooks: {
@@ -87,9 +87,14 @@ export function operationObject(
   named: ReadonlyMap<z.core.$ZodType, string>,
 ): Record<string, unknown> {
   // The transport refusals can answer any request, before it reaches the operation: listed on every one.
-  const outbound = (op.errors as readonly number[]).includes(429);
+  // An operation's own 429: the webhook operations have no outbound budget, only the filtered log reads.
+  const budget: Budget429 | undefined = !(op.errors as readonly number[]).includes(429)
+    ? undefined
+    : op.group === 'webhooks'
+      ? 'filtered-reads'
+      : 'outbound';
   const refusals = Object.fromEntries(
-    [...op.errors, ...TRANSPORT_REFUSALS].map((status) => [String(status), refusalRef(status, outbound)]),
+    [...op.errors, ...TRANSPORT_REFUSALS].map((status) => [String(status), refusalRef(status, budget)]),
   );
   const params = parameters(op);
   return {

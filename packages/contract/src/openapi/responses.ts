@@ -66,12 +66,28 @@ const OUTBOUND_429 = {
   example: 'rate_limited' as const,
 };
 
+/**
+ * The 429 of listWebhookDeliveries: a status or event type filter spends the workspace's budget of reads
+ * through the filter window, as well as the guessing limit every operation has.
+ */
+const FILTERED_READS_429 = {
+  name: 'FilteredReadBudgetSpent',
+  description:
+    'The workspace’s budget of delivery log reads filtered by status or event type is spent (reads without those filters, or by event id, do not spend it), or this client address sent too many refused credentials lately. `error.retry_after` and the Retry-After header say when to try again.',
+  example: 'rate_limited' as const,
+};
+
+/** Which budget a documented 429 stands for: a contact's peer's (`outbound`) or the filtered log reads'. */
+export type Budget429 = 'outbound' | 'filtered-reads';
+
 export const RETRY_AFTER_HEADER = 'RetryAfter';
 export const IDEMPOTENCY_KEY_PARAMETER = 'IdempotencyKey';
 
-/** The shared response of a refusal status; `outbound`: the operation calls a contact's peer. */
-export function refusalRef(status: number, outbound = false): { $ref: string } {
-  const refusal = status === 429 && outbound ? OUTBOUND_429 : refusals[status];
+/** The shared response of a refusal status; `budget`: the one the operation's own 429 stands for. */
+export function refusalRef(status: number, budget?: Budget429): { $ref: string } {
+  const budgeted =
+    budget === 'outbound' ? OUTBOUND_429 : budget === 'filtered-reads' ? FILTERED_READS_429 : undefined;
+  const refusal = status === 429 && budgeted ? budgeted : refusals[status];
   if (!refusal) throw new Error(`no shared response for refusal status ${status}`);
   return { $ref: `#/components/responses/${refusal.name}` };
 }
@@ -91,6 +107,7 @@ export function refusalResponses(): Record<string, unknown> {
   for (const [status, { name, description, example }] of [
     ...Object.entries(refusals),
     ['429', OUTBOUND_429] as const,
+    ['429', FILTERED_READS_429] as const,
   ]) {
     out[name] = {
       description,

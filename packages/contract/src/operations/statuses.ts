@@ -1,13 +1,15 @@
 /**
  * Refusal statuses, composed per operation. 400, 401, 403 and 404 can answer any call (400: arguments
  * that do not validate, including a query or a body sent to an operation that takes none); 422 with
- * idempotency; 429 with a call to a contact's peer. 503 comes where the answer depends on something that may be away for a moment: the
+ * idempotency; 429 with a call to a contact's peer, or with a read a budget of the workspace bounds
+ * (listWebhookDeliveries through its filter window). 503 comes where the answer depends on something that may be away for a moment: the
  * peer's answer (request, tools, call), or a first call with the same Idempotency-Key that is still
  * running. 502 where the answer is an upstream server's and it failed (authorizeIntegration).
  */
 export const VALIDATED = [400, 401, 403, 404] as const;
 export const VALIDATED_UPSTREAM = [400, 401, 403, 404, 502] as const;
 export const VALIDATED_OUTBOUND = [400, 401, 403, 404, 429] as const;
+export const VALIDATED_BUDGETED = [400, 401, 403, 404, 429] as const;
 export const VALIDATED_IDEMPOTENT_OUTBOUND = [400, 401, 403, 404, 422, 429, 503] as const;
 export const VALIDATED_IDEMPOTENT = [400, 401, 403, 404, 422, 503] as const;
 export const VALIDATED_PEER_ANSWER = [400, 401, 403, 404, 429, 503] as const;

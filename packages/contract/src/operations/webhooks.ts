@@ -11,7 +11,7 @@ import {
 } from '../resources/webhooks.js';
 import { MAX_ENDPOINTS_PER_HOST } from '../rules/webhooks.js';
 import { defineOperation } from './define.js';
-import { VALIDATED } from './statuses.js';
+import { VALIDATED, VALIDATED_BUDGETED } from './statuses.js';
 
 const endpointPath = z.strictObject({ id: pathSegment });
 
@@ -150,7 +150,8 @@ export const listWebhookDeliveries = defineOperation({
   }),
   body: null,
   success: { status: 200, schema: z.strictObject({ deliveries: z.array(webhookDeliverySchema) }) },
-  errors: VALIDATED,
+  // 429: a status or event type filter spends the workspace's FILTERED_LOG_READS (rules/delivery-log.ts).
+  errors: VALIDATED_BUDGETED,
   permission: 'service:workspace:admin',
   action: 'webhook:read',
   flags: { suspended: false, idempotent: false, stepUp: false },

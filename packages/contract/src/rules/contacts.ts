@@ -98,3 +98,15 @@ export function outboundRefusal(
     message: `the outbound call budget for ${limit.what} is spent; retry after ${retryAfter} seconds`,
   };
 }
+
+/**
+ * The 429 of any other budget of the contract (`what` says whose): whole seconds, at least 1, and the
+ * message both the mock and the service answer.
+ */
+export function limitRefusal(
+  limit: Pick<OutboundLimit, 'what'>,
+  waitMs: number,
+): { retryAfter: number; message: string } {
+  const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+  return { retryAfter, message: `too many ${limit.what}; retry after ${retryAfter} seconds` };
+}
