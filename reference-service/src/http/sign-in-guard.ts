@@ -1,4 +1,4 @@
-import type { OutboundLimit } from '@svc-kit/contract';
+import { limitRefusal, type OutboundLimit } from '@svc-kit/contract';
 import { RateLimitedError } from '../domain/errors.js';
 import type { Db, Queryable } from '../store/db.js';
 import { returnToken, takeToken } from '../store/queries/rate-limits.js';
@@ -23,7 +23,11 @@ export async function spendGuess(db: Db, buckets: GuessBuckets, now: number): Pr
   };
 }
 
-/** Counts one refused credential after the fact: 429 instead of 401 once the bucket is empty. */
+/**
+ * Takes one token of one bucket in one statement on the handle given: a refused credential counted after
+ * the fact (429 instead of 401 once the bucket is empty), or a read a budget bounds, spent before it runs.
+ * An empty bucket is left as it is: the 429 itself spends nothing.
+ */
 export async function countRefusal(
   db: Queryable,
   bucket: string,
@@ -34,7 +38,8 @@ export async function countRefusal(
   if (!taken.ok) throw rateLimited(limit, taken.waitMs);
 }
 
+/** The contract's words for an empty bucket, so that the mock's 429 says the same. */
 function rateLimited(limit: OutboundLimit, waitMs: number): RateLimitedError {
-  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-  return new RateLimitedError(seconds, `too many ${limit.what}; retry after ${seconds} seconds`);
+  const { retryAfter, message } = limitRefusal(limit, waitMs);
+  return new RateLimitedError(retryAfter, message);
 }

@@ -1,6 +1,11 @@
-import { MAX_ENDPOINTS_PER_HOST, MAX_WEBHOOK_ENDPOINTS, type WebhookDelivery } from '@svc-kit/contract';
+import {
+  FILTERED_LOG_READS,
+  MAX_ENDPOINTS_PER_HOST,
+  MAX_WEBHOOK_ENDPOINTS,
+  type WebhookDelivery,
+} from '@svc-kit/contract';
 import { expect, it } from 'vitest';
-import { expectApiError, rawCall } from './expect.js';
+import { expectApiError, type RawAnswer, rawCall } from './expect.js';
 import type { Target } from './target.js';
 
 const WEBHOOKS = '/v1/workspace/webhooks';
@@ -117,6 +122,42 @@ export function webhookScenarios(target: () => Target): void {
       404,
       'not_found',
     );
+  });
+
+  it('filtered log reads: past the workspace’s budget 429 with Retry-After; plain reads and others go on', async () => {
+    const [alice, bob] = await target().pair();
+    const create = (who: typeof alice, path: string) =>
+      target()
+        .sessionClient(who)
+        .webhooks.create({ url: target().webhookUrl(path) });
+    const { endpoint: mine } = await create(alice, '/read-budget');
+    const { endpoint: theirs } = await create(bob, '/read-budget');
+    const log = (who: typeof alice, id: string, query: string) =>
+      rawCall(target(), who, 'GET', `${WEBHOOKS}/${id}/deliveries?limit=5${query}`);
+    // Asked without pause, far faster than the budget refills: the burst goes through, then a 429.
+    const answers: RawAnswer[] = [];
+    for (let i = 0; i < 4 * FILTERED_LOG_READS.capacity && answers.at(-1)?.status !== 429; i++) {
+      answers.push(
+        await log(alice, mine.id, i % 2 === 0 ? '&status=failed' : '&event_type=contact.approved'),
+      );
+    }
+    const limited = answers.at(-1)!;
+    expect(limited.status).toBe(429);
+    expect(answers.length).toBeGreaterThan(FILTERED_LOG_READS.capacity);
+    const error = (limited.body as { error: { code: string; retry_after: number } }).error;
+    expect(error).toMatchObject({
+      code: 'rate_limited',
+      retry_after: Math.ceil(1 / FILTERED_LOG_READS.perMs / 1000),
+    });
+    expect(limited.headers.get('retry-after')).toBe(String(error.retry_after));
+    // Reads that do not go through the window, and another workspace's filtered reads, are not limited.
+    expect((await log(alice, mine.id, '')).status).toBe(200);
+    expect((await log(alice, mine.id, '&event_id=evt_unknown&status=failed')).status).toBe(200);
+    expect((await log(bob, theirs.id, '&status=failed')).status).toBe(200);
+    // A refused read spends nothing: after more of them, the wait the 429 named is enough.
+    for (let i = 0; i < 5; i++) await log(alice, mine.id, '&status=failed');
+    target().advanceClock(error.retry_after * 1000);
+    expect((await log(alice, mine.id, '&status=failed')).status).toBe(200);
   });
 
   it(`caps: ${MAX_WEBHOOK_ENDPOINTS} endpoints per workspace, then 403 until one is deleted`, async () => {

@@ -1,5 +1,7 @@
 import {
+  FILTERED_LOG_READS,
   isStrangerCall,
+  limitRefusal,
   type OutboundBucket,
   outboundRefusal,
   PER_CONTACT_LIMIT,
@@ -35,4 +37,18 @@ export function spendOutbound(
     taken.push([name, result.next]);
   }
   for (const [name, bucket] of taken) store.budgets.set(name, bucket);
+}
+
+/**
+ * Spends one of the workspace's reads through the delivery log's filter window (the contract's budget),
+ * as the service does, before the read. An empty bucket is a 429 that spends nothing.
+ */
+export function spendFilteredRead(store: SandboxStore, now: number): void {
+  const name = 'filtered-log-reads';
+  const result = takeOutboundToken(store.budgets.get(name), FILTERED_LOG_READS, now);
+  if (!result.ok) {
+    const refusal = limitRefusal(FILTERED_LOG_READS, result.waitMs);
+    throw new Refusal('rate_limited', refusal.message, refusal.retryAfter);
+  }
+  store.budgets.set(name, result.next);
 }

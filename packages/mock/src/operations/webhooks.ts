@@ -5,6 +5,7 @@ import {
   hostCapRefusal,
   newWebhookEndpoint,
   passesDeliveryFilter,
+  readsFilterWindow,
   resumedFailureRun,
   rotationOutcome,
 } from '@svc-kit/contract';
@@ -12,6 +13,7 @@ import { invalid, notFound, Refusal } from '../http/refusal.js';
 import type { EndpointRow, SandboxStore } from '../state/model.js';
 import { deliveriesOf, endpointRecord, liveEndpoints } from '../state/records.js';
 import type { Behaviours } from './behaviour.js';
+import { spendFilteredRead } from './budgets.js';
 import { webhookUrlProblem } from './webhook-url.js';
 
 function liveEndpoint(store: SandboxStore, id: string): EndpointRow {
@@ -87,7 +89,8 @@ export const webhookBehaviours = {
     return { status: 204, body: undefined };
   },
 
-  listWebhookDeliveries: ({ store, params, query }) => {
+  listWebhookDeliveries: ({ store, params, query, now }) => {
+    if (readsFilterWindow(query)) spendFilteredRead(store, now);
     // A removed endpoint keeps its log; an id that was never an endpoint and has no log is unknown.
     const known = store.endpoints.has(params.id) || store.deliveries.some((d) => d.endpoint_id === params.id);
     if (!known) throw notFound('webhook endpoint');

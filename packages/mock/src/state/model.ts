@@ -95,7 +95,7 @@ export interface SandboxStore {
   deliveries: WebhookDelivery[];
   identities: Map<string, IdentityState>;
   catalogue: Map<string, CatalogueEntry>;
-  /** The outbound call budgets (token buckets) by bucket name, as the service keeps them. */
+  /** The budgets (token buckets: outbound calls, filtered log reads) by bucket name, as the service keeps them. */
   budgets: Map<string, OutboundBucket>;
 }
 

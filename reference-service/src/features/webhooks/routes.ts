@@ -1,4 +1,4 @@
-import type { Operations } from '@svc-kit/contract';
+import { type Operations, readsFilterWindow } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import { answer, type OperationEntry } from '../../http/operations.js';
 import { endpointRecord } from './records.js';
@@ -58,7 +58,8 @@ export function webhookRoutes(deps: WebhooksDeps) {
     },
     listWebhookDeliveries: {
       transaction: 'none',
-      run: async ({ db, workspace, params, query }) => {
+      run: async ({ db, workspace, params, query, now }) => {
+        if (readsFilterWindow(query)) await service.spendFilteredRead(db, workspace.id, now);
         const deliveries = await service.deliveries(db, workspace.id, params.id, query.limit, {
           status: query.status,
           eventType: query.event_type,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  FILTERED_LOG_READS,
   ID_PREFIXES,
   type NewWebhookEndpoint,
   newWebhookEndpoint,
@@ -10,7 +11,9 @@ import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { localTargetHint } from '../../domain/local-targets.js';
+import { guessBucket } from '../../domain/sign-in-limits.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
+import { countRefusal } from '../../http/sign-in-guard.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { type DeliveryLogFilter, listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
@@ -112,6 +115,14 @@ export async function setStatus(
 
 export async function remove(db: Queryable, workspaceId: string, id: string, now: number): Promise<void> {
   if (!(await removeEndpoint(db, workspaceId, id, now))) throw notFound();
+}
+
+/**
+ * Spends one of the workspace's reads through the log's filter window (the contract's budget) before the
+ * read, in one statement on the handle given. Past the budget a 429 that reads nothing and spends nothing.
+ */
+export async function spendFilteredRead(db: Queryable, workspaceId: string, now: number): Promise<void> {
+  await countRefusal(db, guessBucket('filtered-log-reads', workspaceId), FILTERED_LOG_READS, now);
 }
 
 /**
