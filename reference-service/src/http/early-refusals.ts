@@ -15,7 +15,7 @@ import { authorize, type Requirements } from './policy.js';
  * Refusals decided before a route's handler runs: a body that cannot be read, a path that cannot be
  * decoded, a NUL in the path or query, a request the HTTP parser cannot read. All leave with the error
  * body and a request id, and on authenticated routes authentication (and the route's policy) is answered
- * first, as the README's refusal order says: a stranger learns nothing about what it sent.
+ * first, as the refusal order in this folder's README says: a stranger learns nothing about what it sent.
  */
 
 // From randomUUID, whose entropy Node draws in batches: randomBytes asked OpenSSL (and the kernel) each time.

@@ -251,7 +251,7 @@ function operationTarget(op: Operation, valid: Record<string, string[]>): Target
   };
 }
 
-/** The service's own routes and what each documents (README "Authentication", PEER-PROTOCOL.md). */
+/** The service's own routes and what each documents (src/features/accounts/README.md, PEER-PROTOCOL.md). */
 function ownTargets(valid: Record<string, string[]>): Target[] {
   const statuses = (...list: number[]) => new Set<number>([...list, ...TRANSPORT_REFUSALS]);
   const peer = PEER_VERBS.map(
@@ -299,7 +299,7 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       fields: [],
       documented: statuses(400, 401, 403, 404),
     },
-    // The portal's account routes (src/features/accounts, README "Portal accounts").
+    // The portal's account routes (src/features/accounts/README.md, "The portal's accounts").
     {
       name: 'sign-up',
       method: 'POST',

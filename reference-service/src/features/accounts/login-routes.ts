@@ -61,7 +61,7 @@ const keyPath = z.strictObject({ id: z.string().min(1).max(64) });
 const ADMIN = { permission: 'service:workspace:admin' } as const;
 
 /**
- * The minimal portal surface the spec leaves to us (documented in the README): log in, step up with TOTP,
+ * The minimal portal surface the spec leaves to us (documented in this folder's README): log in, step up with TOTP,
  * and mint or revoke API keys. Every route answers refusals with the same error body as the operations.
  */
 export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {

@@ -8,7 +8,7 @@ export interface CatalogueEntry {
 }
 
 /**
- * The built-in catalogue: public MCP servers that need no credential, listed in the README. The name is
+ * The built-in catalogue: public MCP servers that need no credential, listed in this folder's README. The name is
  * also the integration's default slug. Deployments (and tests) may pass their own table instead.
  */
 export const BUILT_IN_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {

@@ -27,7 +27,7 @@ function checkEntries(entries: readonly { tool: string; mode: string; [key: stri
   if (problem !== undefined) throw new ServiceError('invalid_request', problem);
 }
 
-/** The identity's integration operations (spec 4.3). Statuses and their moves: README, "Integrations". */
+/** The identity's integration operations (spec 4.3). Statuses and their moves: this folder's README. */
 export function integrationRoutes(service: IntegrationService) {
   /** The identity of the path and its integration `name`, read locked when asked. */
   async function integrationAt(
