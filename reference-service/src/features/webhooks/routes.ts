@@ -1,11 +1,9 @@
-import { type Operations, readsFilterWindow } from '@svc-kit/contract';
+import { readsFilterWindow } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
-import { answer, type OperationEntry } from '../../http/operations.js';
+import { answer, type OperationTable } from '../../http/operations.js';
 import { endpointRecord } from './records.js';
 import type { WebhooksDeps } from './service.js';
 import * as service from './service.js';
-
-type Entries = { [Id in keyof Operations]?: OperationEntry<Operations[Id]> };
 
 /**
  * The workspace's webhook endpoint operations (spec 4.1): input in, answer out; the rules are in
@@ -68,6 +66,6 @@ export function webhookRoutes(deps: WebhooksDeps) {
         return answer('listWebhookDeliveries', 200, { deliveries });
       },
     },
-  } satisfies Entries;
+  } satisfies OperationTable;
   return routes;
 }
