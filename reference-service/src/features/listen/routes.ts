@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { excerptOf, ID_PREFIXES, newWebhookEndpoint } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -22,7 +21,7 @@ import {
   touchListeners,
 } from '../../store/queries/listeners.js';
 import { insertEndpoint, newEndpointRow, removeEndpoint } from '../../store/queries/webhook-endpoints.js';
-import { SIGNING_SECRET_BYTES, signingSecretOf } from '../webhooks/rules.js';
+import { newSigningSecret } from '../webhooks/service.js';
 import { CredentialWatch } from './credential-watch.js';
 import { holdAndSupervise } from './stream-supervision.js';
 
@@ -96,7 +95,7 @@ async function listenerSecret(ctx: ServiceContext, workspaceId: string, now: num
   const sealed = await putListenerSecret(
     ctx.db,
     workspaceId,
-    ctx.secretBox.seal(signingSecretOf(randomBytes(SIGNING_SECRET_BYTES)), workspaceId),
+    ctx.secretBox.seal(newSigningSecret(), workspaceId),
     now,
   );
   return ctx.secretBox.open(sealed, workspaceId);

@@ -36,7 +36,8 @@ export type WebhooksDeps = Pick<
 
 const notFound = () => new ServiceError('not_found', 'no such webhook endpoint');
 
-const newSigningSecret = () => signingSecretOf(randomBytes(SIGNING_SECRET_BYTES));
+/** A new signing secret from fresh random bytes: an endpoint's, or the relay's for its listeners. */
+export const newSigningSecret = () => signingSecretOf(randomBytes(SIGNING_SECRET_BYTES));
 
 /** The live endpoints as the API shows them. */
 export async function liveEndpoints(
