@@ -1,7 +1,6 @@
-import { readsFilterWindow } from '@svc-kit/contract';
+import { endpointAsShown, readsFilterWindow } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import { answer, type OperationTable } from '../../http/operations.js';
-import { endpointRecord } from './records.js';
 import type { WebhooksDeps } from './service.js';
 import * as service from './service.js';
 
@@ -27,7 +26,7 @@ export function webhookRoutes(deps: WebhooksDeps) {
       run: async ({ db, workspace, body, now, request }) => {
         const { record, secret } = await service.createEndpoint(deps, db, workspace.id, body, now);
         request.log.info({ endpoint_id: record.id }, 'webhook endpoint created');
-        return answer('createWebhook', 201, { endpoint: endpointRecord(record, now), secret });
+        return answer('createWebhook', 201, { endpoint: endpointAsShown(record, now), secret });
       },
     },
     rotateWebhookSecret: {
