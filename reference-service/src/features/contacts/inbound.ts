@@ -26,7 +26,8 @@ export interface InboundCall<B> {
   now: number;
 }
 
-type Body<V extends keyof typeof peerBodies> = z.output<(typeof peerBodies)[V]>;
+/** A verb's body as the peer protocol's schema reads it. */
+export type PeerBody<V extends keyof typeof peerBodies> = z.output<(typeof peerBodies)[V]>;
 type Reply<V extends keyof typeof peerAnswers> = z.output<(typeof peerAnswers)[V]>;
 
 type InboundRule<A> = (state: rules.ContactState) => rules.Outcome<PeerRefusalCode, A>;
@@ -60,7 +61,7 @@ const REQUESTS_FULL =
  * for the caller.
  */
 export const inbound = {
-  request(call: InboundCall<Body<'request'>>): Promise<Reply<'request'>> {
+  request(call: InboundCall<PeerBody<'request'>>): Promise<Reply<'request'>> {
     const owner = { identityId: call.target.identity_id, workspaceId: call.target.workspace_id };
     const fresh = newContactRow(owner, call.caller, 'pending_in', call.now);
     return transition(call, async (tx) => {
@@ -73,20 +74,20 @@ export const inbound = {
     });
   },
 
-  accept(call: InboundCall<Body<'accept'>>): Promise<Reply<'accept'>> {
+  accept(call: InboundCall<PeerBody<'accept'>>): Promise<Reply<'accept'>> {
     return transition(call, () => (state) => rules.acceptReceived(state, { now: call.now }));
   },
 
-  reject(call: InboundCall<Body<'reject'>>): Promise<Reply<'reject'>> {
+  reject(call: InboundCall<PeerBody<'reject'>>): Promise<Reply<'reject'>> {
     return transition(call, () => rules.rejectReceived);
   },
 
-  remove(call: InboundCall<Body<'remove'>>): Promise<Reply<'remove'>> {
+  remove(call: InboundCall<PeerBody<'remove'>>): Promise<Reply<'remove'>> {
     return transition(call, () => rules.removeReceived);
   },
 
   async toolsList(
-    call: InboundCall<Body<'tools/list'>>,
+    call: InboundCall<PeerBody<'tools/list'>>,
     tools?: OfferedToolsSource,
   ): Promise<Reply<'tools/list'>> {
     const row = await requireContact(call);
@@ -106,7 +107,7 @@ export const inbound = {
   },
 
   async toolsCall(
-    call: InboundCall<Body<'tools/call'>>,
+    call: InboundCall<PeerBody<'tools/call'>>,
     tools?: OfferedToolsSource,
   ): Promise<Reply<'tools/call'>> {
     const row = await requireContact(call);
