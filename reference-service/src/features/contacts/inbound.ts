@@ -88,12 +88,12 @@ export const inbound = {
 
   async toolsList(
     call: InboundCall<PeerBody<'tools/list'>>,
-    tools?: OfferedToolsSource,
+    tools: OfferedToolsSource,
   ): Promise<Reply<'tools/list'>> {
     const row = await requireContact(call);
     // Listing shows what this contact may see: nothing without `tools:list`, and nothing to a silently
     // blocked contact (it is not told why).
-    if (row.status !== 'active' || !row.permissions.includes('tools:list') || !tools) return { tools: [] };
+    if (row.status !== 'active' || !row.permissions.includes('tools:list')) return { tools: [] };
     const listed: Reply<'tools/list'>['tools'] = [];
     // The caller refuses an answer over the protocol's size limit: list what fits.
     let size = 64;
@@ -108,7 +108,7 @@ export const inbound = {
 
   async toolsCall(
     call: InboundCall<PeerBody<'tools/call'>>,
-    tools?: OfferedToolsSource,
+    tools: OfferedToolsSource,
   ): Promise<Reply<'tools/call'>> {
     const row = await requireContact(call);
     const unknown = {
@@ -118,7 +118,7 @@ export const inbound = {
         message: `this identity offers no tool named ${JSON.stringify(call.body.tool)}`,
       },
     };
-    if (row.status !== 'active' || !tools) return unknown;
+    if (row.status !== 'active') return unknown;
     const offered = await tools.list(call.target.identity_id);
     if (!offered.some((tool) => tool.name === call.body.tool)) return unknown;
     // Tools are gated by the contact's switches on this side (set by its preset or one by one).

@@ -82,8 +82,8 @@ async function targetOf(ctx: ServiceContext, request: FastifyRequest): Promise<K
 export async function registerPeerRoutes(
   app: FastifyInstance,
   ctx: ServiceContext,
-  /** The identity's offered tools (its integrations); none when left out. */
-  tools?: OfferedToolsSource,
+  /** The identity's offered tools (its integrations). */
+  tools: OfferedToolsSource,
 ): Promise<void> {
   // The identity a signed call reached, so that its answer, refusals included, is signed by it.
   const answering = new WeakMap<FastifyRequest, KeyedIdentity>();
