@@ -6,7 +6,7 @@ import type { IntegrationRow } from '../../store/queries/integrations.js';
  * The integration rules that need no I/O: what a stored catalog and exposure say, which tools are stale,
  * what an identity offers its contacts, and how large a forwarded result may be. The statuses an exchange
  * leaves (healthy, needs_authorization, unreachable, error) are decided by `classifyFailure` in
- * upstream.ts, next to the transport errors it reads; the exposure limits are the contract's
+ * upstream-failure.ts, next to the transport errors it reads; the exposure limits are the contract's
  * (`exposureProblem`), shared with the mock.
  */
 
