@@ -5,12 +5,12 @@ import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import type { RouteRequirements } from '../../http/early-refusals.js';
 import { parse } from '../../http/parse.js';
 import { requireStepUpIfEnrolled } from '../../http/policy.js';
-import { SESSION_COOKIE } from '../../http/principal.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
 import { deleteSession } from './queries.js';
 import { isEmail, normalizeEmail, passwordProblem, SIGN_UP_ATTEMPTS } from './rules.js';
 import { confirmMfaBody, signUpBody } from './schemas.js';
+import { sessionCookie } from './session.js';
 import {
   refuseCrossSiteEntry,
   requireSession,
@@ -79,7 +79,8 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
   app.delete('/v1/session', async (request, reply) => {
     const { sessionId } = await requireSession(ctx, request);
     await deleteSession(ctx.db, sessionId);
-    reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0`);
+    // The session's own cookie, emptied and aged out: the same attributes, or the browser keeps it.
+    reply.header('set-cookie', sessionCookie('', 0, 0));
     return reply.code(204).send();
   });
 }

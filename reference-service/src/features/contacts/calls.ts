@@ -1,8 +1,6 @@
 import { RateLimitedError, ServiceError } from '../../domain/errors.js';
 import { CardError, type VerifiedCard, verifyCard } from '../../peer/card.js';
-import type { PeerOutcome } from '../../peer/client.js';
 import type { Db } from '../../store/db.js';
-import type { ContactRow } from '../../store/queries/contacts.js';
 import { getContact } from '../../store/queries/contacts.js';
 import type { Identity } from '../shared/identity.js';
 import { refreshed } from './edits.js';
@@ -123,14 +121,6 @@ function refusedByPeer(
   );
 }
 
-function toolsAnswer<V extends 'tools/list' | 'tools/call'>(row: ContactRow, outcome: PeerOutcome<V>) {
-  if (outcome.kind === 'unreachable') throw unreachable(row, outcome.reason);
-  if (outcome.kind === 'refused') {
-    throw refusedByPeer(outcome, `the contact’s service refused (${outcome.code}: ${outcome.message})`);
-  }
-  return outcome.body;
-}
-
 /** A call to an active contact's tools (`tools/list` or `tools/call`), spent against its budgets. */
 export async function callTools<V extends 'tools/list' | 'tools/call'>(
   deps: ContactsDeps,
@@ -145,5 +135,9 @@ export async function callTools<V extends 'tools/list' | 'tools/call'>(
   check(rules.mayUseContact(row));
   await spend(db, identity, row.fingerprint, row.status, now);
   const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, verb, payload, now);
-  return toolsAnswer(row, outcome);
+  if (outcome.kind === 'unreachable') throw unreachable(row, outcome.reason);
+  if (outcome.kind === 'refused') {
+    throw refusedByPeer(outcome, `the contact’s service refused (${outcome.code}: ${outcome.message})`);
+  }
+  return outcome.body;
 }

@@ -26,7 +26,8 @@ export interface InboundCall<B> {
   now: number;
 }
 
-type Body<V extends keyof typeof peerBodies> = z.output<(typeof peerBodies)[V]>;
+/** A verb's body as the peer protocol's schema reads it. */
+export type PeerBody<V extends keyof typeof peerBodies> = z.output<(typeof peerBodies)[V]>;
 type Reply<V extends keyof typeof peerAnswers> = z.output<(typeof peerAnswers)[V]>;
 
 type InboundRule<A> = (state: rules.ContactState) => rules.Outcome<PeerRefusalCode, A>;
@@ -60,7 +61,7 @@ const REQUESTS_FULL =
  * for the caller.
  */
 export const inbound = {
-  request(call: InboundCall<Body<'request'>>): Promise<Reply<'request'>> {
+  request(call: InboundCall<PeerBody<'request'>>): Promise<Reply<'request'>> {
     const owner = { identityId: call.target.identity_id, workspaceId: call.target.workspace_id };
     const fresh = newContactRow(owner, call.caller, 'pending_in', call.now);
     return transition(call, async (tx) => {
@@ -73,26 +74,26 @@ export const inbound = {
     });
   },
 
-  accept(call: InboundCall<Body<'accept'>>): Promise<Reply<'accept'>> {
+  accept(call: InboundCall<PeerBody<'accept'>>): Promise<Reply<'accept'>> {
     return transition(call, () => (state) => rules.acceptReceived(state, { now: call.now }));
   },
 
-  reject(call: InboundCall<Body<'reject'>>): Promise<Reply<'reject'>> {
+  reject(call: InboundCall<PeerBody<'reject'>>): Promise<Reply<'reject'>> {
     return transition(call, () => rules.rejectReceived);
   },
 
-  remove(call: InboundCall<Body<'remove'>>): Promise<Reply<'remove'>> {
+  remove(call: InboundCall<PeerBody<'remove'>>): Promise<Reply<'remove'>> {
     return transition(call, () => rules.removeReceived);
   },
 
   async toolsList(
-    call: InboundCall<Body<'tools/list'>>,
-    tools?: OfferedToolsSource,
+    call: InboundCall<PeerBody<'tools/list'>>,
+    tools: OfferedToolsSource,
   ): Promise<Reply<'tools/list'>> {
     const row = await requireContact(call);
     // Listing shows what this contact may see: nothing without `tools:list`, and nothing to a silently
     // blocked contact (it is not told why).
-    if (row.status !== 'active' || !row.permissions.includes('tools:list') || !tools) return { tools: [] };
+    if (row.status !== 'active' || !row.permissions.includes('tools:list')) return { tools: [] };
     const listed: Reply<'tools/list'>['tools'] = [];
     // The caller refuses an answer over the protocol's size limit: list what fits.
     let size = 64;
@@ -106,8 +107,8 @@ export const inbound = {
   },
 
   async toolsCall(
-    call: InboundCall<Body<'tools/call'>>,
-    tools?: OfferedToolsSource,
+    call: InboundCall<PeerBody<'tools/call'>>,
+    tools: OfferedToolsSource,
   ): Promise<Reply<'tools/call'>> {
     const row = await requireContact(call);
     const unknown = {
@@ -117,7 +118,7 @@ export const inbound = {
         message: `this identity offers no tool named ${JSON.stringify(call.body.tool)}`,
       },
     };
-    if (row.status !== 'active' || !tools) return unknown;
+    if (row.status !== 'active') return unknown;
     const offered = await tools.list(call.target.identity_id);
     if (!offered.some((tool) => tool.name === call.body.tool)) return unknown;
     // Tools are gated by the contact's switches on this side (set by its preset or one by one).

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { sendFailure, sendPeerRefusal } from '../../http/error-body.js';
 import { unstorableJson } from '../../http/hostile-input.js';
@@ -22,7 +21,7 @@ import { PeerRefusal } from '../../peer/refusal.js';
 import { header, verifyPeerRequest } from '../../peer/verify-request.js';
 import type { Queryable } from '../../store/db.js';
 import { findKeyedIdentityByFingerprint, type KeyedIdentity } from '../../store/queries/identity-keys.js';
-import { type InboundCall, inbound, type OfferedToolsSource } from './inbound.js';
+import { type InboundCall, inbound, type OfferedToolsSource, type PeerBody } from './inbound.js';
 import { spendAddressBudget, spendIdentityBudget } from './peer-limits.js';
 
 /**
@@ -83,8 +82,8 @@ async function targetOf(ctx: ServiceContext, request: FastifyRequest): Promise<K
 export async function registerPeerRoutes(
   app: FastifyInstance,
   ctx: ServiceContext,
-  /** The identity's offered tools (its integrations); none when left out. */
-  tools?: OfferedToolsSource,
+  /** The identity's offered tools (its integrations). */
+  tools: OfferedToolsSource,
 ): Promise<void> {
   // The identity a signed call reached, so that its answer, refusals included, is signed by it.
   const answering = new WeakMap<FastifyRequest, KeyedIdentity>();
@@ -132,10 +131,7 @@ export async function registerPeerRoutes(
 
       const route = <V extends PeerVerb>(
         verb: V,
-        handle: (
-          call: InboundCall<z.output<(typeof peerBodies)[V]>>,
-          request: FastifyRequest,
-        ) => Promise<unknown>,
+        handle: (call: InboundCall<PeerBody<V>>) => Promise<unknown>,
       ) => {
         peer.post(
           `/identities/:fingerprint/${verb}`,
@@ -154,13 +150,13 @@ export async function registerPeerRoutes(
             if (!parsed.success) {
               throw new PeerRefusal('invalid_request', `the body is not a v1 ${verb} message`);
             }
-            const body = parsed.data as z.output<(typeof peerBodies)[V]>;
+            const body = parsed.data as PeerBody<V>;
             const caller = await verifyPeerRequest(ctx.db, request, raw, body.card, now);
             if (caller.fingerprint === target.fingerprint) {
               throw new PeerRefusal('invalid_request', 'an identity cannot call itself');
             }
             await spendIdentityBudget(ctx.db, target, caller.fingerprint, now);
-            const answer = await handle({ db: ctx.db, target, caller, body, now }, request);
+            const answer = await handle({ db: ctx.db, target, caller, body, now });
             return reply.code(200).send(answer);
           },
         );

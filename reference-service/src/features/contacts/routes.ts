@@ -1,13 +1,10 @@
-import type { Operations } from '@svc-kit/contract';
-import { answer, type OperationEntry } from '../../http/operations.js';
+import { answer, type OperationTable } from '../../http/operations.js';
 import { forIdentity } from '../shared/identity.js';
 import { callTools, refreshContact, requestContact } from './calls.js';
 import type { ContactsDeps } from './outbound.js';
 import { contactRecord } from './record.js';
 import { contactsOf } from './rows.js';
 import * as service from './service.js';
-
-type Entries = { [Id in keyof Operations]?: OperationEntry<Operations[Id]> };
 
 /**
  * The identity's contact operations (spec 4.2): input in, answer out; the decisions are in rules.ts,
@@ -149,6 +146,6 @@ export function contactRoutes(deps: ContactsDeps) {
         );
       }),
     },
-  } satisfies Entries;
+  } satisfies OperationTable;
   return routes;
 }

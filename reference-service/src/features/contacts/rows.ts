@@ -11,7 +11,7 @@ import {
 import { insertEvent } from '../../store/queries/events.js';
 import type { Identity } from '../shared/identity.js';
 import { contactRecord } from './record.js';
-import { type ContactState, isRefusal, type Outcome, type Refusal, type Transition } from './rules.js';
+import { type ContactState, isRefusal, type Outcome, type Refusal } from './rules.js';
 
 /**
  * The contacts of the identity `slug` as the API shows them, found with it in one statement (a list costs
@@ -44,37 +44,9 @@ export function check(refusal: Refusal<ServiceError['code']> | undefined): void 
 }
 
 /**
- * Writes what a transition decided, in the caller's transaction: the row (or its removal), then events,
- * whose data names the contact by fingerprint only.
- */
-export async function write<A>(
-  tx: Queryable,
-  owner: { workspaceId: string; slug: string },
-  before: ContactState,
-  after: Transition<A>,
-  now: number,
-): Promise<void> {
-  const fingerprint = before?.fingerprint ?? after.state?.fingerprint;
-  if (after.state !== before) {
-    if (after.state) await saveContact(tx, after.state);
-    else if (before) await deleteContact(tx, before.identity_id, before.fingerprint);
-  }
-  if (fingerprint === undefined) return;
-  for (const type of after.events) {
-    const data = { contact: fingerprint };
-    await insertEvent(tx, {
-      workspaceId: owner.workspaceId,
-      identity: owner.slug,
-      type,
-      data,
-      createdAt: now,
-    });
-  }
-}
-
-/**
  * Re-reads the identity's row for `fingerprint` locked, in the caller's transaction, applies `rule` and
- * writes its transition (its events stamped `now`). A refusal writes nothing and is returned.
+ * writes its transition: the row (or its removal), then its events stamped `now`, whose data names the
+ * contact by fingerprint only. A refusal writes nothing and is returned.
  */
 export async function applyLocked<C extends string, A>(
   tx: Queryable,
@@ -84,8 +56,21 @@ export async function applyLocked<C extends string, A>(
   rule: (state: ContactState) => Outcome<C, A>,
 ): Promise<Outcome<C, A>> {
   const before = (await getContact(tx, identity.id, fingerprint, true)) ?? null;
-  const outcome = rule(before);
-  if (isRefusal(outcome)) return outcome;
-  await write(tx, { workspaceId: identity.workspace_id, slug: identity.slug }, before, outcome, now);
-  return outcome;
+  const after = rule(before);
+  if (isRefusal(after)) return after;
+  if (after.state !== before) {
+    if (after.state) await saveContact(tx, after.state);
+    else if (before) await deleteContact(tx, before.identity_id, before.fingerprint);
+  }
+  for (const type of after.events) {
+    const data = { contact: fingerprint };
+    await insertEvent(tx, {
+      workspaceId: identity.workspace_id,
+      identity: identity.slug,
+      type,
+      data,
+      createdAt: now,
+    });
+  }
+  return after;
 }

@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../context.js';
 import { OAUTH_STATE_GUESSES } from '../../domain/door-limits.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
-import { sendCallbackRefusal } from '../portal-static/callback-page.js';
+import { isNavigation, sendCallbackRefusal } from '../portal-static/callback-page.js';
 import { carriesBinding, clearBindingCookie, setBindingCookie } from './oauth-binding.js';
 import { finishAuthorization } from './oauth-ceremony.js';
 import { OAUTH_CALLBACK_PATH } from './oauth-provider.js';
@@ -40,7 +40,6 @@ export function registerOAuthCallback(
       return refuse('invalid_request', 'the callback needs `code` and `state`');
     }
     // A refusal reaches a person's browser as a page in words (callback-page.ts), a program as JSON.
-    const browser = request.headers['sec-fetch-mode'] === 'navigate';
     if (!carriesBinding(request, state))
       return refuse(
         'forbidden',
@@ -56,7 +55,7 @@ export function registerOAuthCallback(
       await giveBack();
       clearBindingCookie(reply);
       // A person's browser goes back to the portal's integrations page; a program gets the JSON answer.
-      if (browser) {
+      if (isNavigation(request)) {
         return reply.redirect(`/#/integrations/authorized/${encodeURIComponent(row.slug)}`, 303);
       }
       return reply.code(200).send({ status: 'authorized', integration: row.slug });

@@ -21,12 +21,6 @@ import { UpstreamFailure } from './upstream-failure.js';
 type Own<Id extends keyof Operations> = OperationHandler<Operations[Id], Db>;
 type Op<Id extends keyof Operations> = OperationHandler<Operations[Id]>;
 
-/** The contract's exposure limits (500 entries, 256 KiB, a tool once, valid mapped names), as a 400. */
-function checkEntries(entries: readonly { tool: string; mode: string; [key: string]: unknown }[]) {
-  const problem = exposureProblem(entries);
-  if (problem !== undefined) throw new ServiceError('invalid_request', problem);
-}
-
 /** The identity's integration operations (spec 4.3). Statuses and their moves: this folder's README. */
 export function integrationRoutes(service: IntegrationService) {
   /** The identity of the path and its integration `name`, read locked when asked. */
@@ -93,7 +87,9 @@ export function integrationRoutes(service: IntegrationService) {
   // Mode `one`: `db` is a transaction, so the locked read, the update and the event commit together.
   const setExposure: Op<'setExposure'> = async ({ db, workspace, params, body, now }) => {
     const { identity, row } = await integrationAt(db, workspace.id, params, true);
-    checkEntries(body.entries);
+    // The contract's exposure limits (500 entries, 256 KiB, a tool once, valid mapped names), as a 400.
+    const problem = exposureProblem(body.entries);
+    if (problem !== undefined) throw new ServiceError('invalid_request', problem);
     const version = row.exposure_version + 1;
     await updateIntegration(db, row.id, {
       exposure: JSON.stringify(body.entries),

@@ -1,18 +1,17 @@
-import type { ExposureEntry } from '@svc-kit/contract';
+import type { ExposureEntry, Tool } from '@svc-kit/contract';
 import { MAX_PEER_BODY_BYTES } from '../../peer/protocol.js';
 import type { IntegrationRow } from '../../store/queries/integrations.js';
-import type { UpstreamTool } from './upstream.js';
 
 /**
  * The integration rules that need no I/O: what a stored catalog and exposure say, which tools are stale,
  * what an identity offers its contacts, and how large a forwarded result may be. The statuses an exchange
  * leaves (healthy, needs_authorization, unreachable, error) are decided by `classifyFailure` in
- * upstream.ts, next to the transport errors it reads; the exposure limits are the contract's
+ * upstream-failure.ts, next to the transport errors it reads; the exposure limits are the contract's
  * (`exposureProblem`), shared with the mock.
  */
 
-export function catalogOf(row: IntegrationRow): UpstreamTool[] {
-  return JSON.parse(row.catalog) as UpstreamTool[];
+export function catalogOf(row: IntegrationRow): Tool[] {
+  return JSON.parse(row.catalog) as Tool[];
 }
 
 export function entriesOf(row: IntegrationRow): ExposureEntry[] {
@@ -26,7 +25,7 @@ export function staleTools(row: IntegrationRow): string[] {
 }
 
 /** A tool a contact may reach, and where it leads. */
-export interface OfferedTool extends UpstreamTool {
+export interface OfferedTool extends Tool {
   integration: IntegrationRow;
   /** The tool's name upstream (differs from `name` in `mapped` mode). */
   upstreamName: string;
@@ -82,7 +81,7 @@ export const CATALOG_BOUNDS = {
 export class CatalogBound {
   #chars = 2;
 
-  add(tool: UpstreamTool): string | undefined {
+  add(tool: Tool): string | undefined {
     if (tool.name.length > CATALOG_BOUNDS.toolName) {
       return `a tool of the upstream has a name over ${CATALOG_BOUNDS.toolName} characters`;
     }

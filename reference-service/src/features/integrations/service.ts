@@ -1,4 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Tool } from '@svc-kit/contract';
 import type { ResolveHost } from '../../domain/url-policy.js';
 import { createGuardedFetch, type GuardedFetch } from '../../outbound/guarded-fetch.js';
 import type { PublicAddress } from '../../public-address.js';
@@ -17,7 +18,6 @@ import {
   exchangeDeadlineMs,
   listUpstreamTools,
   type UpstreamTarget,
-  type UpstreamTool,
   withDeadline,
   withUpstream,
 } from './upstream.js';
@@ -25,7 +25,7 @@ import { classifyFailure, type UpstreamFailure } from './upstream-failure.js';
 
 /** The outcome of one connection to list an upstream's tools. */
 export interface Refreshed {
-  tools: UpstreamTool[] | undefined;
+  tools: Tool[] | undefined;
   failure: UpstreamFailure | undefined;
   /** Set when the upstream needs OAuth and a ceremony was started on the way. */
   authorizationUrl: string | undefined;

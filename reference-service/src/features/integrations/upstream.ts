@@ -9,9 +9,6 @@ import type { GuardedFetch } from '../../outbound/guarded-fetch.js';
 import { CatalogBound } from './rules.js';
 import { classifyFailure, OverBound, tooLargeFailure, UpstreamFailure } from './upstream-failure.js';
 
-/** A tool of the upstream, in the shape contacts see (spec 2.6). */
-export type UpstreamTool = Tool;
-
 export interface UpstreamTarget {
   endpoint: string;
   transport: 'streamable-http' | 'sse';
@@ -126,9 +123,12 @@ export async function withUpstream<T>(
   }
 }
 
-/** The upstream's tools, page after page; a tool or a catalog over its bound fails the listing. */
-export async function listUpstreamTools(client: Client, timeoutMs: number): Promise<UpstreamTool[]> {
-  const tools: UpstreamTool[] = [];
+/**
+ * The upstream's tools in the shape contacts see (spec 2.6), page after page; a tool or a catalog over
+ * its bound fails the listing.
+ */
+export async function listUpstreamTools(client: Client, timeoutMs: number): Promise<Tool[]> {
+  const tools: Tool[] = [];
   const bound = new CatalogBound();
   let cursor: string | undefined;
   do {

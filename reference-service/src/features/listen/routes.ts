@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { excerptOf, ID_PREFIXES, newWebhookEndpoint } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { parse } from '../../http/parse.js';
-import { authorize, type Requirements } from '../../http/policy.js';
+import type { Requirements } from '../../http/policy.js';
 import type { PostOutcome } from '../../outbound/guarded-client.js';
 import type { Relay } from '../../relay/relay.js';
 import { SseListenerStream, streamIdOf } from '../../relay/sse-stream.js';
@@ -22,7 +21,8 @@ import {
   touchListeners,
 } from '../../store/queries/listeners.js';
 import { insertEndpoint, newEndpointRow, removeEndpoint } from '../../store/queries/webhook-endpoints.js';
-import { SIGNING_SECRET_BYTES, signingSecretOf } from '../webhooks/rules.js';
+import { authorizeRoute } from '../shared/authorize-route.js';
+import { newSigningSecret } from '../webhooks/service.js';
 import { CredentialWatch } from './credential-watch.js';
 import { holdAndSupervise } from './stream-supervision.js';
 
@@ -96,7 +96,7 @@ async function listenerSecret(ctx: ServiceContext, workspaceId: string, now: num
   const sealed = await putListenerSecret(
     ctx.db,
     workspaceId,
-    ctx.secretBox.seal(signingSecretOf(randomBytes(SIGNING_SECRET_BYTES)), workspaceId),
+    ctx.secretBox.seal(newSigningSecret(), workspaceId),
     now,
   );
   return ctx.secretBox.open(sealed, workspaceId);
@@ -138,18 +138,16 @@ async function openListener(
  * receives deliveries like any endpoint, relayed over the stream; the CLI posts back the local answer.
  */
 export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, relay: Relay): void {
-  const auth = (request: FastifyRequest, requirements = ADMIN) =>
-    authorize(ctx.db, request, requirements, { now: ctx.now(), publicOrigin: ctx.publicAddress.origin });
   const credentialWatch = new CredentialWatch(ctx.db);
   app.addHook('onClose', () => credentialWatch.stop());
 
   app.get('/relay/v1/secret', async (request) => {
-    const { workspace } = await auth(request, ADMIN_STEPPED_UP);
+    const { workspace } = await authorizeRoute(ctx, request, ADMIN_STEPPED_UP);
     return { secret: await listenerSecret(ctx, workspace.id, ctx.now()) };
   });
 
   app.get('/relay/v1/listen', async (request, reply) => {
-    const { principal, workspace } = await auth(request, ADMIN_STEPPED_UP);
+    const { principal, workspace } = await authorizeRoute(ctx, request, ADMIN_STEPPED_UP);
     const query = parse(listenQuery, request.query, 'query');
     const now = ctx.now();
     const secret = await listenerSecret(ctx, workspace.id, now);
@@ -194,7 +192,7 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
     async function checkStream(): Promise<void> {
       stream.heartbeat();
       try {
-        await auth(request);
+        await authorizeRoute(ctx, request, ADMIN);
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         // The CLI cannot close its listener without a key: the service does it for it.
@@ -216,7 +214,7 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
   });
 
   app.post('/relay/v1/listeners/:id/answers', async (request, reply) => {
-    const { workspace } = await auth(request);
+    const { workspace } = await authorizeRoute(ctx, request, ADMIN);
     const { id } = parse(listenerPath, request.params, 'path parameters');
     const answer = parse(answerBody, request.body, 'body');
     if ((await getListener(ctx.db, workspace.id, id)) === undefined) {
@@ -231,7 +229,7 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
   });
 
   app.delete('/relay/v1/listeners/:id', async (request, reply) => {
-    const { workspace } = await auth(request);
+    const { workspace } = await authorizeRoute(ctx, request, ADMIN);
     const { id } = parse(listenerPath, request.params, 'path parameters');
     if ((await getListener(ctx.db, workspace.id, id)) === undefined) {
       throw new ServiceError('not_found', 'no such listener');

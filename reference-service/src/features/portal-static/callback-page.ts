@@ -41,8 +41,8 @@ const escapeHtml = (text: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );
 
-/** A person's browser following a redirect (the same test as the callback's own redirect on success). */
-const isNavigation = (request: FastifyRequest) => request.headers['sec-fetch-mode'] === 'navigate';
+/** A person's browser following a redirect: it gets this page, and the callback's redirect on success. */
+export const isNavigation = (request: FastifyRequest) => request.headers['sec-fetch-mode'] === 'navigate';
 
 export function callbackRefusalPage(code: ErrorCode, message: string, requestId: string): string {
   const lead = LEAD[code] ?? 'The authorization could not be finished.';

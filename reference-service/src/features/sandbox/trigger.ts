@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import { checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
 import { type EventType, isEventType } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
+import { parse } from '../../http/parse.js';
 import type { Queryable } from '../../store/db.js';
 import { insertEvent, type TypedData } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
@@ -62,30 +64,11 @@ export async function triggerEvent(
   return { id: event.id, type, created_at: event.createdAt, identity };
 }
 
-function parseTriggerBody(body: unknown): {
-  type: string;
-  identity?: string;
-  data?: Record<string, unknown>;
-} {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ServiceError('invalid_request', 'the body must be a JSON object with { type }');
-  }
-  const { type, identity, data, ...rest } = body as Record<string, unknown>;
-  const extra = Object.keys(rest);
-  if (extra.length > 0) throw new ServiceError('invalid_request', `unknown field ${extra[0]}`);
-  if (typeof type !== 'string') throw new ServiceError('invalid_request', 'type must be an event type');
-  if (identity !== undefined && typeof identity !== 'string') {
-    throw new ServiceError('invalid_request', 'identity must be an identity slug');
-  }
-  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) {
-    throw new ServiceError('invalid_request', 'data must be an object');
-  }
-  return {
-    type,
-    ...(identity === undefined ? {} : { identity }),
-    ...(data === undefined ? {} : { data: data as Record<string, unknown> }),
-  };
-}
+const triggerBody = z.strictObject({
+  type: z.string(),
+  identity: z.string().optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
 
 /**
  * `POST /sandbox/events`: emits a catalogued event for an identity of the caller's workspace. Outside
@@ -98,7 +81,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
     const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true } as const;
     const now = ctx.now();
     const { workspace } = await authorizeRoute(ctx, request, requirements, now);
-    const body = parseTriggerBody(request.body);
+    const body = parse(triggerBody, request.body, 'body');
     // Spent only for a valid trigger: a refused one spends nothing.
     const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;
     let event: Awaited<ReturnType<typeof triggerEvent>>;

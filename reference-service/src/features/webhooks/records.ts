@@ -1,13 +1,5 @@
-import { endpointAsShown, type WebhookDelivery, type WebhookEndpoint } from '@svc-kit/contract';
+import type { WebhookDelivery } from '@svc-kit/contract';
 import type { WebhookDeliveryView } from '../../store/queries/webhook-deliveries.js';
-import type { WebhookEndpointView } from '../../store/queries/webhook-endpoints.js';
-
-/**
- * The record as the API shows it: the store reads only the record's columns, and the contract's rule
- * shows `rotating_until` as null once the overlap is over (the old secret no longer verifies then).
- */
-export const endpointRecord = (row: WebhookEndpointView, now: number): WebhookEndpoint =>
-  endpointAsShown(row, now);
 
 /** One logged attempt as the API shows it: the claim's bookkeeping stays inside. */
 export function deliveryRecord(row: WebhookDeliveryView): WebhookDelivery {

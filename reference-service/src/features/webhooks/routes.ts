@@ -1,11 +1,8 @@
-import { type Operations, readsFilterWindow } from '@svc-kit/contract';
+import { endpointAsShown, readsFilterWindow } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
-import { answer, type OperationEntry } from '../../http/operations.js';
-import { endpointRecord } from './records.js';
+import { answer, type OperationTable } from '../../http/operations.js';
 import type { WebhooksDeps } from './service.js';
 import * as service from './service.js';
-
-type Entries = { [Id in keyof Operations]?: OperationEntry<Operations[Id]> };
 
 /**
  * The workspace's webhook endpoint operations (spec 4.1): input in, answer out; the rules are in
@@ -29,7 +26,7 @@ export function webhookRoutes(deps: WebhooksDeps) {
       run: async ({ db, workspace, body, now, request }) => {
         const { record, secret } = await service.createEndpoint(deps, db, workspace.id, body, now);
         request.log.info({ endpoint_id: record.id }, 'webhook endpoint created');
-        return answer('createWebhook', 201, { endpoint: endpointRecord(record, now), secret });
+        return answer('createWebhook', 201, { endpoint: endpointAsShown(record, now), secret });
       },
     },
     rotateWebhookSecret: {
@@ -68,6 +65,6 @@ export function webhookRoutes(deps: WebhooksDeps) {
         return answer('listWebhookDeliveries', 200, { deliveries });
       },
     },
-  } satisfies Entries;
+  } satisfies OperationTable;
   return routes;
 }

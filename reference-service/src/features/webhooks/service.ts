@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  endpointAsShown,
   FILTERED_LOG_READS,
   ID_PREFIXES,
   type NewWebhookEndpoint,
@@ -25,7 +26,7 @@ import {
   rotateEndpointSecret,
   setEndpointStatus,
 } from '../../store/queries/webhook-endpoints.js';
-import { deliveryRecord, endpointRecord } from './records.js';
+import { deliveryRecord } from './records.js';
 import { capRefusal, eventFilter, rotationEndsAt, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
 
 /** What the endpoint operations need of the service's context. */
@@ -36,15 +37,19 @@ export type WebhooksDeps = Pick<
 
 const notFound = () => new ServiceError('not_found', 'no such webhook endpoint');
 
-const newSigningSecret = () => signingSecretOf(randomBytes(SIGNING_SECRET_BYTES));
+/** A new signing secret from fresh random bytes: an endpoint's, or the relay's for its listeners. */
+export const newSigningSecret = () => signingSecretOf(randomBytes(SIGNING_SECRET_BYTES));
 
-/** The live endpoints as the API shows them. */
+/**
+ * The live endpoints as the API shows them: the store reads only the record's columns, so a row is shown
+ * by the contract's rule as it is (`rotating_until` reads null once the overlap is over).
+ */
 export async function liveEndpoints(
   db: Queryable,
   workspaceId: string,
   now: number,
 ): Promise<WebhookEndpoint[]> {
-  return (await listLiveEndpoints(db, workspaceId)).map((row) => endpointRecord(row, now));
+  return (await listLiveEndpoints(db, workspaceId)).map((row) => endpointAsShown(row, now));
 }
 
 /**
@@ -110,7 +115,7 @@ export async function setStatus(
 ): Promise<WebhookEndpoint[]> {
   const endpoints = await setEndpointStatus(db, workspaceId, id, status, now);
   if (!endpoints) throw notFound();
-  return endpoints.map((row) => endpointRecord(row, now));
+  return endpoints.map((row) => endpointAsShown(row, now));
 }
 
 export async function remove(db: Queryable, workspaceId: string, id: string, now: number): Promise<void> {
