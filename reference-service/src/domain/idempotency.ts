@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { idempotencyArgumentsText } from '@svc-kit/contract';
 
-export { IDEMPOTENCY_WINDOW_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@svc-kit/contract';
-
 /**
  * What "the same arguments" means: the contract's canonical text (the mock compares the same text),
  * stored as its SHA-256 to keep the row small.

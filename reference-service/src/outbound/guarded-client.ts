@@ -1,3 +1,4 @@
+// The excerpt rule (bytes kept, no split character, no NULs) is the contract's, shared with the mock.
 import { excerptOf } from '@svc-kit/contract';
 import { Agent, type Dispatcher } from 'undici';
 import { guardedLookup } from './guarded-lookup.js';
@@ -54,9 +55,6 @@ function failureReason(error: unknown): string {
   }
   return 'request failed';
 }
-
-// The excerpt rule (bytes kept, no split character, no NULs) is the contract's, shared with the mock.
-export { excerptOf };
 
 const timedOut = () => new DOMException('total timeout', 'TimeoutError');
 

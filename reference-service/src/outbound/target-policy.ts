@@ -1,5 +1,6 @@
-import { LOCAL_WEBHOOK_HOSTS as LOCAL_HOSTS } from '@svc-kit/contract';
-import { isAllowedPort, isGlobalUnicast, isLoopbackAddress, PORT_RULE } from '../domain/address-policy.js';
+// The allowed ports are a rule on the URL alone: the contract's, applied by the mock too.
+import { isAllowedPort, LOCAL_WEBHOOK_HOSTS as LOCAL_HOSTS, PORT_RULE } from '@svc-kit/contract';
+import { isGlobalUnicast, isLoopbackAddress } from '../domain/address-policy.js';
 import { isIpLiteral, type ResolveHost } from '../domain/url-policy.js';
 
 export interface TargetPolicy {

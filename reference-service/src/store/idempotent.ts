@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isRememberedRefusal, statusOfErrorCode } from '@svc-kit/contract';
+import { IDEMPOTENCY_WINDOW_MS, isRememberedRefusal, statusOfErrorCode } from '@svc-kit/contract';
 import { ServiceError } from '../domain/errors.js';
-import { IDEMPOTENCY_WINDOW_MS } from '../domain/idempotency.js';
 import type { Db, Queryable } from './db.js';
 import {
   claimIdempotencyKey,

@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_WINDOW_MS } from '../../domain/idempotency.js';
+import { IDEMPOTENCY_WINDOW_MS } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 import { KNOWN_ADDRESS_DAYS } from './sign-in-addresses.js';
 
