@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import { ensurePrivateDir } from './private-dir.js';
 
 export class DataDirLockedError extends Error {
+  override name = 'DataDirLockedError';
   constructor(
     readonly dataDir: string,
     readonly ownerPid: number,
   ) {
     super(`data dir ${dataDir} is in use by process ${ownerPid}; PGlite allows one process per data dir`);
-    this.name = 'DataDirLockedError';
   }
 }
 
