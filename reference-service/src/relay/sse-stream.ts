@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { ListenerStream, RelayedDelivery, StreamEnd } from './relay.js';
+import type { ListenerStream, RelayedDelivery, StreamEnd } from './types.js';
 import { END_MESSAGES } from './types.js';
 
 /** A CLI that stops reading while deliveries keep coming is cut off rather than buffered for. */
