@@ -13,8 +13,6 @@ export interface UrlPolicyOptions {
 
 export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string };
 
-export { isGlobalUnicast as isPublicAddress };
-
 export function isIpLiteral(hostname: string): boolean {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   return ipaddr.isValid(bare);
