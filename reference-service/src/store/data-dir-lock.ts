@@ -9,6 +9,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ensurePrivateDir } from './private-dir.js';
 
 export class DataDirLockedError extends Error {
@@ -110,8 +111,6 @@ function judge(holder: Holder, me: Holder): Verdict {
   }
   return 'alive';
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function mtimeOf(path: string): number | undefined {
   try {
