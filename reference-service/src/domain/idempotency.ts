@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { idempotencyArgumentsText } from '@svc-kit/contract';
 
 /**
@@ -6,5 +6,5 @@ import { idempotencyArgumentsText } from '@svc-kit/contract';
  * stored as its SHA-256 to keep the row small.
  */
 export function requestFingerprint(args: Parameters<typeof idempotencyArgumentsText>[0]): string {
-  return createHash('sha256').update(idempotencyArgumentsText(args)).digest('hex');
+  return hash('sha256', idempotencyArgumentsText(args));
 }
