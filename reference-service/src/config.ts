@@ -10,8 +10,6 @@ import { type ConnectionLimits, readConnectionLimits } from './http/connection-l
 import { DEFAULT_RETENTION, RETENTION_DAYS_DEFAULT, type RetentionSettings } from './ops/retention.js';
 import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
 
-export { ConfigError };
-
 export interface Config {
   host: string;
   port: number;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseConnectionString } from 'pg-connection-string';
@@ -23,7 +23,7 @@ export function firstStartFileIn(dataDir: string, databaseUrl?: string): string 
   } catch {
     where = { database: 'postgres', place: databaseUrl };
   }
-  const digest = createHash('sha256').update(where.place).digest('hex').slice(0, 8);
+  const digest = hash('sha256', where.place).slice(0, 8);
   const readable = where.database.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
   return join(dataDir, `first-start-postgres-${readable}-${digest}.txt`);
 }

@@ -1,8 +1,9 @@
 import { lookup } from 'node:dns/promises';
 import { rmSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { type Config, ConfigError } from './config.js';
+import type { Config } from './config.js';
 import type { ServiceContext } from './context.js';
+import { ConfigError } from './env-settings.js';
 import { PublicAddress } from './public-address.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
 import { type OpenedStore, openStore } from './store/open.js';

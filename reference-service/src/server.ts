@@ -97,17 +97,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     delivery = await startDelivery(
       { ...ctx, db: background },
       logger,
-      {
-        ...(config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs }),
-      },
+      config.deliveryLeaseMs === undefined ? {} : { leaseMs: config.deliveryLeaseMs },
       { relay, metrics },
     );
     retention = startRetention(background, { now: ctx.now, settings: config.retention, log: logger });
     const started = app;
     const runningDelivery = delivery;
     const runningRetention = retention;
-    const runningMetrics = metricsServer;
-    const runningCredentials = credentials;
     return {
       ctx,
       app: started,
@@ -124,10 +120,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         started.server.close();
         await runShutdownSteps(config.shutdownGraceMs, [
           ['closing the API port, with answers in progress', () => started.close()],
-          ['closing the metrics port', () => runningMetrics?.close()],
+          ['closing the metrics port', () => metricsServer?.close()],
           ['stopping the delivery worker', () => runningDelivery.stop()],
           ['stopping retention', () => runningRetention.close()],
-          ['stopping the credential cache', () => runningCredentials?.stop()],
+          ['stopping the credential cache', () => credentials?.stop()],
           [
             'closing the admin socket',
             () =>

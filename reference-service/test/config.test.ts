@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig } from '../src/config.js';
+import { readConfig } from '../src/config.js';
+import { ConfigError } from '../src/env-settings.js';
 import { defaultMaxConnections } from '../src/http/connection-limits.js';
 
 describe('configuration', () => {

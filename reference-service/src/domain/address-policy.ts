@@ -110,6 +110,3 @@ export function isLoopbackAddress(address: string): boolean {
   if (isIP(address) === 0) return false;
   return ipaddr.parse(address).range() === 'loopback';
 }
-
-// The allowed ports are a rule on the URL alone: the contract's, applied by the mock too.
-export { isAllowedPort, PORT_RULE } from '@svc-kit/contract';

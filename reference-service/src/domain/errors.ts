@@ -5,12 +5,12 @@ import type { ErrorCode } from '@svc-kit/contract';
  * the code carries in `ERROR_CODES`. Messages are written for the caller and never hold secrets.
  */
 export class ServiceError extends Error {
+  override name = 'ServiceError';
   constructor(
     readonly code: ErrorCode,
     message: string,
   ) {
     super(message);
-    this.name = 'ServiceError';
   }
 }
 

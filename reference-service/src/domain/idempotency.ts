@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { idempotencyArgumentsText } from '@svc-kit/contract';
-
-export { IDEMPOTENCY_WINDOW_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from '@svc-kit/contract';
 
 /**
  * What "the same arguments" means: the contract's canonical text (the mock compares the same text),
  * stored as its SHA-256 to keep the row small.
  */
 export function requestFingerprint(args: Parameters<typeof idempotencyArgumentsText>[0]): string {
-  return createHash('sha256').update(idempotencyArgumentsText(args)).digest('hex');
+  return hash('sha256', idempotencyArgumentsText(args));
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { OutboundLimit } from '@svc-kit/contract';
 import ipaddr from 'ipaddr.js';
 
@@ -41,10 +41,10 @@ export function limitedAddress(ip: string): string {
 
 /** Bucket names hash what they count, so that no e-mail or address sits in the budgets table as text. */
 export function guessBucket(kind: string, ...parts: string[]): string {
-  return `guess:${kind}:${createHash('sha256').update(parts.join('\n')).digest('hex')}`;
+  return `guess:${kind}:${hash('sha256', parts.join('\n'))}`;
 }
 
 /** The account a login names, as the limits and the known-address table count it. */
 export function accountOf(email: string): string {
-  return createHash('sha256').update(email.normalize('NFKC').trim().toLowerCase()).digest('hex');
+  return hash('sha256', email.normalize('NFKC').trim().toLowerCase());
 }

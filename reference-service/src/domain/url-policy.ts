@@ -5,15 +5,15 @@ import { isGlobalUnicast } from './address-policy.js';
 /** Resolves a hostname to every address it has; injectable so tests choose what a name resolves to. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
 
-export interface UrlPolicyOptions {
+/** What a target is checked against, when registered (below) and when connected to (outbound/). */
+export interface TargetPolicy {
+  /** Every address of a name; injectable so that tests decide what a name resolves to. */
   resolve: ResolveHost;
-  /** Sandbox opt-in: also admit http(s)://localhost and 127.0.0.1 receivers. */
+  /** Sandbox opt-in: also admit http(s)://localhost and 127.0.0.1 targets. */
   allowLocalhost: boolean;
 }
 
 export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string };
-
-export { isGlobalUnicast as isPublicAddress };
 
 export function isIpLiteral(hostname: string): boolean {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
@@ -29,7 +29,7 @@ export function isIpLiteral(hostname: string): boolean {
  * delivery. DNS can change after registration, so the guard (outbound/target-policy.ts) checks the
  * addresses it actually connects to as well.
  */
-export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): Promise<UrlVerdict> {
+export async function checkWebhookUrl(raw: string, options: TargetPolicy): Promise<UrlVerdict> {
   const shape = checkWebhookUrlShape(raw, { allowLocalhost: options.allowLocalhost });
   if (!shape.ok) return shape;
   const { url, local } = shape;

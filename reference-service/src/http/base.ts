@@ -22,7 +22,7 @@ import {
   requireHost,
   unreadableMessage,
 } from './early-refusals.js';
-import { INTERNAL_MESSAGE, sendError, sendFailure, sendServiceError } from './error-body.js';
+import { sendError, sendFailure, sendServiceError } from './error-body.js';
 import { parseJsonBody, UnreadableBody } from './hostile-input.js';
 import { requestLogger } from './logger.js';
 
@@ -112,7 +112,7 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
       // Fastify's own refusals (unsupported media type, body too large): arguments did not validate.
       return refuseInput(ctx, request, reply, unreadableMessage(error as FastifyError, BODY_LIMIT));
     }
-    return sendFailure(request, reply, error, { log: 'request failed', message: INTERNAL_MESSAGE });
+    return sendFailure(request, reply, error);
   });
 
   app.setNotFoundHandler((request, reply) => sendError(request, reply, 'not_found', 'no such route'));

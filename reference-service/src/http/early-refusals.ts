@@ -7,7 +7,7 @@ import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
 import { holdsNul } from '../domain/storable-text.js';
 import { ANSWER_HEADERS } from './answer-headers.js';
-import { INTERNAL_MESSAGE, sendError, sendFailure, sendServiceError } from './error-body.js';
+import { sendError, sendFailure, sendServiceError } from './error-body.js';
 import { NUL_MESSAGE } from './hostile-input.js';
 import { authorize, type Requirements } from './policy.js';
 
@@ -66,7 +66,7 @@ export async function refuseInput(
       // A 429 of the sign-in limits keeps its `retry_after` and `Retry-After` (sendServiceError).
       if (error instanceof ServiceError) return sendServiceError(request, reply, error);
       // Never thrown on: this runs inside error handlers, whose own failures would leave Fastify's body.
-      return sendFailure(request, reply, error, { log: 'request failed', message: INTERNAL_MESSAGE });
+      return sendFailure(request, reply, error);
     }
   }
   return sendError(request, reply, 'invalid_request', message);

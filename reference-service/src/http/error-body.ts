@@ -45,7 +45,7 @@ export function sendPeerRefusal(request: FastifyRequest, reply: FastifyReply, re
 }
 
 /** The message of a 500: nothing of the failure itself, which stays in the log under the request id. */
-export const INTERNAL_MESSAGE = 'the service failed; quote the request id when reporting it';
+const INTERNAL_MESSAGE = 'the service failed; quote the request id when reporting it';
 
 /** When a caller answered 503 because of the database is told to try again, in seconds. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -53,13 +53,14 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 /**
  * An error no feature turned into a refusal: 503 `service_unavailable` with `Retry-After` when the
  * database gave the request no connection in time, cut its statement short, has no space left to write
- * or is being opened again (a warning: the database's state, not a fault here), else 500 `internal_error`.
+ * or is being opened again (a warning: the database's state, not a fault here), else 500 `internal_error`
+ * (by default logged as a failed request, and answered without a word of the failure).
  */
 export function sendFailure(
   request: FastifyRequest,
   reply: FastifyReply,
   error: unknown,
-  failed: { log: string; message: string },
+  failed = { log: 'request failed', message: INTERNAL_MESSAGE },
 ) {
   if (error instanceof DatabaseUnavailableError) {
     request.log.warn({ err: error }, 'the database is unavailable');

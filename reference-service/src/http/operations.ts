@@ -1,5 +1,6 @@
 import {
   answerJsonSchemas,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
   type Operation,
   type OperationGroup,
   type OperationId,
@@ -12,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ServiceContext } from '../context.js';
 import { ServiceError } from '../domain/errors.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from '../domain/idempotency.js';
+import { requestFingerprint } from '../domain/idempotency.js';
 import { STEP_UP_IF_ENROLLED } from '../domain/step-up.js';
 import type { Db, Queryable } from '../store/db.js';
 import {

@@ -89,14 +89,10 @@ export async function authorize(
   const workspace =
     principal.kind === 'key' ? principal.workspace : await getWorkspace(db, principal.workspaceId);
   if (!workspace) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
-  if (requirements.suspended) {
-    const refusal = workspaceRefusal(workspace);
-    if (refusal === 'workspace_deletion_hold') {
-      throw new ServiceError(refusal, 'the workspace is on deletion hold; this operation is refused');
-    }
-    if (refusal === 'workspace_suspended') {
-      throw new ServiceError(refusal, 'the workspace is suspended; this operation is refused');
-    }
+  const refusal = requirements.suspended ? workspaceRefusal(workspace) : undefined;
+  if (refusal !== undefined) {
+    const state = refusal === 'workspace_suspended' ? 'suspended' : 'on deletion hold';
+    throw new ServiceError(refusal, `the workspace is ${state}; this operation is refused`);
   }
   return { principal, workspace };
 }

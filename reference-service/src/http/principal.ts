@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { bearerToken, type Permission } from '@svc-kit/contract';
 import type { FastifyRequest } from 'fastify';
 import { parseApiKey, secretMatches } from '../domain/api-key.js';
@@ -35,10 +35,10 @@ export type Principal =
     };
 
 /** Compared against when the key id is unknown, so unknown and wrong keys take the same time. */
-const DUMMY_HASH = createHash('sha256').update('no such key').digest('hex');
+const DUMMY_HASH = hash('sha256', 'no such key');
 
 export function hashSessionToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token);
 }
 
 export function readCookie(header: string | undefined, name: string): string | undefined {

@@ -7,14 +7,8 @@ import type { ServiceMetrics } from './metrics.js';
  */
 export function deliveryOutcomes(metrics: ServiceMetrics): (outcome: PostOutcome) => void {
   return (outcome) => {
-    const label =
-      outcome.kind === 'answered'
-        ? outcome.status >= 200 && outcome.status < 300
-          ? 'delivered'
-          : 'failed'
-        : outcome.kind === 'blocked'
-          ? 'blocked'
-          : 'failed';
+    const delivered = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;
+    const label = delivered ? 'delivered' : outcome.kind === 'blocked' ? 'blocked' : 'failed';
     metrics.deliveries.inc({ outcome: label });
     metrics.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
   };

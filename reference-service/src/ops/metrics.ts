@@ -1,6 +1,6 @@
+import { FAILURES_BEFORE_PAUSE } from '@svc-kit/contract';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../store/db.js';
-import { FAILURES_BEFORE_PAUSE } from '../store/queries/deliveries-claim.js';
 import { SharedRead } from './shared-read.js';
 
 interface DatabaseFigures {

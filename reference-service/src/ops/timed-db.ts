@@ -10,23 +10,17 @@ import type { Db, Queryable } from '../store/db.js';
  */
 export function timedDb(db: Db, seconds: { statement: Histogram; sectionWait: Histogram }): Db {
   const since = (started: number) => (performance.now() - started) / 1000;
+  async function statement<T>(run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      seconds.statement.observe(since(started));
+    }
+  }
   const timed = (target: Queryable): Queryable => ({
-    async query<Row extends object>(sql: string, params?: readonly unknown[]) {
-      const started = performance.now();
-      try {
-        return await target.query<Row>(sql, params);
-      } finally {
-        seconds.statement.observe(since(started));
-      }
-    },
-    async exec(sql: string) {
-      const started = performance.now();
-      try {
-        await target.exec(sql);
-      } finally {
-        seconds.statement.observe(since(started));
-      }
-    },
+    query: (sql, params) => statement(() => target.query(sql, params)),
+    exec: (sql) => statement(() => target.exec(sql)),
   });
   /**
    * Runs a section (a transaction, an advisory-locked call) with `fn` on a timed queryable, observing its

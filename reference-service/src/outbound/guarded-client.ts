@@ -1,7 +1,9 @@
+// The excerpt rule (bytes kept, no split character, no NULs) is the contract's, shared with the mock.
 import { excerptOf } from '@svc-kit/contract';
 import { Agent, type Dispatcher } from 'undici';
+import type { TargetPolicy } from '../domain/url-policy.js';
 import { guardedLookup } from './guarded-lookup.js';
-import { checkTargetUrl, OutboundBlockedError, type TargetPolicy } from './target-policy.js';
+import { checkTargetUrl, OutboundBlockedError } from './target-policy.js';
 
 export interface GuardedClientOptions extends TargetPolicy {
   /** Time allowed to open the TCP (and TLS) connection. */
@@ -54,9 +56,6 @@ function failureReason(error: unknown): string {
   }
   return 'request failed';
 }
-
-// The excerpt rule (bytes kept, no split character, no NULs) is the contract's, shared with the mock.
-export { excerptOf };
 
 const timedOut = () => new DOMException('total timeout', 'TimeoutError');
 

@@ -1,7 +1,8 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Agent, fetch as undiciFetch } from 'undici';
+import type { TargetPolicy } from '../domain/url-policy.js';
 import { guardedLookup } from './guarded-lookup.js';
-import { checkTargetUrl, type TargetPolicy } from './target-policy.js';
+import { checkTargetUrl } from './target-policy.js';
 
 export interface GuardedFetch {
   fetch: FetchLike;

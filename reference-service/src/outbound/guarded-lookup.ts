@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { resolveCheckedAddresses, type TargetPolicy } from './target-policy.js';
+import type { TargetPolicy } from '../domain/url-policy.js';
+import { resolveCheckedAddresses } from './target-policy.js';
 
 /**
  * The lookup handed to the socket layer by every outbound client (webhook delivery, peers, MCP upstreams):

@@ -1,13 +1,7 @@
-import { LOCAL_WEBHOOK_HOSTS as LOCAL_HOSTS } from '@svc-kit/contract';
-import { isAllowedPort, isGlobalUnicast, isLoopbackAddress, PORT_RULE } from '../domain/address-policy.js';
-import { isIpLiteral, type ResolveHost } from '../domain/url-policy.js';
-
-export interface TargetPolicy {
-  /** Every address of a name; injectable so that tests decide what a name resolves to. */
-  resolve: ResolveHost;
-  /** Sandbox opt-in (SVC_ALLOW_LOCALHOST_WEBHOOKS=1): admit `localhost` and `127.0.0.1` receivers. */
-  allowLocalhost: boolean;
-}
+// The allowed ports are a rule on the URL alone: the contract's, applied by the mock too.
+import { isAllowedPort, LOCAL_WEBHOOK_HOSTS as LOCAL_HOSTS, PORT_RULE } from '@svc-kit/contract';
+import { isGlobalUnicast, isLoopbackAddress } from '../domain/address-policy.js';
+import { isIpLiteral, type TargetPolicy } from '../domain/url-policy.js';
 
 /** Why the guard refused to open a connection. The message never holds anything secret. */
 export class OutboundBlockedError extends Error {

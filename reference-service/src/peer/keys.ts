@@ -1,8 +1,8 @@
 import {
-  createHash,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
+  hash,
   type KeyObject,
   sign,
   verify,
@@ -26,7 +26,7 @@ export function isFingerprint(value: string): boolean {
 
 /** `sha256:<hex>` of the raw public key bytes. */
 export function fingerprintOf(publicKeyRaw: Buffer): string {
-  return `sha256:${createHash('sha256').update(publicKeyRaw).digest('hex')}`;
+  return `sha256:${hash('sha256', publicKeyRaw)}`;
 }
 
 export function generateIdentityKeyPair(): IdentityKeyPair {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -31,7 +31,7 @@ export const PEER_VERBS = [
 export type PeerVerb = (typeof PEER_VERBS)[number];
 
 export function signingText(method: string, path: string, timestamp: string, nonce: string, body: string) {
-  const digest = createHash('sha256').update(body, 'utf8').digest('hex');
+  const digest = hash('sha256', body);
   return `svc-peer.v1\n${method.toUpperCase()}\n${path}\n${timestamp}\n${nonce}\n${digest}`;
 }
 
@@ -54,7 +54,7 @@ export function answerSigningText(
   answerTimestamp: string,
   body: string,
 ): string {
-  const digest = createHash('sha256').update(body, 'utf8').digest('hex');
+  const digest = hash('sha256', body);
   return [
     'svc-peer-answer.v1',
     request.fingerprint,

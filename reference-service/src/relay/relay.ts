@@ -16,8 +16,6 @@ import { WaitingDeliveries } from './waiting.js';
 
 const NO_REPORT = 'the listener did not report the local answer in time';
 
-export type { ListenerStream, RelayedDelivery, RelaySettings, StreamEnd } from './types.js';
-
 /**
  * Carries deliveries to listener endpoints over their CLI's stream instead of dialling. The delivery worker
  * claims and logs a listener's rows like any endpoint's (one attempt per event and endpoint); only the

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { ListenerStream, RelayedDelivery, StreamEnd } from './relay.js';
+import type { ListenerStream, RelayedDelivery, StreamEnd } from './types.js';
 import { END_MESSAGES } from './types.js';
 
 /** A CLI that stops reading while deliveries keep coming is cut off rather than buffered for. */
@@ -8,7 +8,7 @@ const MAX_UNREAD_BYTES = 1024 * 1024;
 
 /** The id a stream is known by: the SHA-256 of the token only its CLI holds. */
 export function streamIdOf(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token);
 }
 
 /**

@@ -9,15 +9,16 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ensurePrivateDir } from './private-dir.js';
 
 export class DataDirLockedError extends Error {
+  override name = 'DataDirLockedError';
   constructor(
     readonly dataDir: string,
     readonly ownerPid: number,
   ) {
     super(`data dir ${dataDir} is in use by process ${ownerPid}; PGlite allows one process per data dir`);
-    this.name = 'DataDirLockedError';
   }
 }
 
@@ -110,8 +111,6 @@ function judge(holder: Holder, me: Holder): Verdict {
   }
   return 'alive';
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function mtimeOf(path: string): number | undefined {
   try {

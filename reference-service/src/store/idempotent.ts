@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isRememberedRefusal, statusOfErrorCode } from '@svc-kit/contract';
+import { IDEMPOTENCY_WINDOW_MS, isRememberedRefusal, statusOfErrorCode } from '@svc-kit/contract';
 import { ServiceError } from '../domain/errors.js';
-import { IDEMPOTENCY_WINDOW_MS } from '../domain/idempotency.js';
 import type { Db, Queryable } from './db.js';
 import {
   claimIdempotencyKey,
@@ -17,7 +16,7 @@ export class ReplayedRefusal extends ServiceError {
 }
 
 /** Whether an operation's refusal is its first answer, kept for the key (the contract's rule). */
-export function isRememberedError(error: unknown): error is ServiceError {
+function isRememberedError(error: unknown): error is ServiceError {
   return (
     error instanceof ServiceError &&
     !(error instanceof ReplayedRefusal) &&
@@ -26,15 +25,20 @@ export function isRememberedError(error: unknown): error is ServiceError {
 }
 
 /** The stored form of a remembered refusal: code and message; the request id is the repeat's own. */
-export function refusalAnswer(error: ServiceError): Answer {
+function refusalAnswer(error: ServiceError): Answer {
   return {
     status: statusOfErrorCode(error.code),
     body: { error: { code: error.code, message: error.message } },
   };
 }
 
-/** The first answer of a key, replayed: a stored refusal is thrown again, a success returned. */
-export function replayOf(record: IdempotencyRow & { response_status: number }): Answer & { replayed: true } {
+/**
+ * The first answer of a key, replayed: a stored refusal is thrown again, a success returned (`undefined`
+ * while there is none). A repeat with other arguments is refused.
+ */
+function replayOf(record: IdempotencyRow, call: IdempotentCall): (Answer & { replayed: true }) | undefined {
+  if (record.fingerprint !== call.fingerprint) throw mismatch();
+  if (record.response_status === null) return undefined;
   const body = record.response_body === null ? undefined : JSON.parse(record.response_body);
   if (record.response_status >= 400) {
     const { code, message } = (body as { error: { code: ServiceError['code']; message: string } }).error;
@@ -146,8 +150,7 @@ async function runInOneTransaction(
       // Cannot happen with the claim above (answers are stored in the claiming transaction); refuse loudly.
       throw new Error('idempotency record without an answer');
     }
-    if (record.fingerprint !== call.fingerprint) throw mismatch();
-    return replayOf({ ...record, response_status: record.response_status });
+    return replayOf(record, call)!;
   });
 }
 
@@ -203,12 +206,8 @@ export async function runIdempotentInSteps(
       return { ...answer, replayed: false };
     }
     const record = await getIdempotencyRecord(db, call.workspaceId, call.key);
-    if (record) {
-      if (record.fingerprint !== call.fingerprint) throw mismatch();
-      if (record.response_status !== null) {
-        return replayOf({ ...record, response_status: record.response_status });
-      }
-    }
+    const replay = record && replayOf(record, call);
+    if (replay) return replay;
     // The first call is still running (or just gave the key up): wait and look again.
     if (clock() > deadline || polls >= maxPolls) {
       throw new ServiceError(

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import type { Db } from './db.js';
 
@@ -27,7 +27,7 @@ export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migrati
     // Versions are dense so that a missing or renumbered file is caught before anything runs.
     if (version !== index + 1) throw new Error(`migration ${name} should be number ${index + 1}`);
     const sql = await readFile(new URL(name, dir), 'utf8');
-    migrations.push({ version, name, sql, checksum: createHash('sha256').update(sql).digest('hex') });
+    migrations.push({ version, name, sql, checksum: hash('sha256', sql) });
   }
   return migrations;
 }

@@ -6,8 +6,6 @@ import { PreparedStatements, STALE_PREPARED_STATEMENT } from './pglite-prepared.
 import { type Answer, encodeScript, encodeStatement } from './pglite-wire.js';
 import { type EmbeddedThread, startEmbeddedThread, type ThreadMessage } from './pglite-worker.js';
 
-export { EmbeddedDatabaseError };
-
 /** How often a broken database is opened again, at most, while requests keep coming. */
 const REOPEN_EVERY_MS = 1_000;
 

@@ -5,10 +5,7 @@
  * prints it as one line, without a stack.
  */
 export class DatabaseUnreachableError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'DatabaseUnreachableError';
-  }
+  override name = 'DatabaseUnreachableError';
 }
 
 /**

@@ -1,6 +1,7 @@
+import { excerptOf } from '@svc-kit/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGuardedClient, excerptOf } from '../../src/outbound/guarded-client.js';
+import { createGuardedClient } from '../../src/outbound/guarded-client.js';
 import { startCountingListener } from '../support/counting-listener.js';
 
 /** What each hostile name resolves to; the guard must refuse every one without opening a connection. */

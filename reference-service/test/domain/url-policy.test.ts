@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isPublicAddress } from '../../src/domain/url-policy.js';
+import { isGlobalUnicast } from '../../src/domain/address-policy.js';
+import { checkWebhookUrl } from '../../src/domain/url-policy.js';
 
 const ipv4 = (a: number, b: number, c: number, d: number) => `${a}.${b}.${c}.${d}`;
 const byte = fc.integer({ min: 0, max: 255 });
@@ -18,7 +19,7 @@ describe('address classification', () => {
   ])('never treats %s as public', (_range, make) => {
     fc.assert(
       fc.property(byte, byte, byte, (b, c, d) => {
-        expect(isPublicAddress(make(b, c, d))).toBe(false);
+        expect(isGlobalUnicast(make(b, c, d))).toBe(false);
       }),
     );
   });
@@ -32,17 +33,17 @@ describe('address classification', () => {
     '::ffff:10.0.0.1',
     '::ffff:127.0.0.1',
     'ff02::1',
-  ])('never treats %s as public', (address) => expect(isPublicAddress(address)).toBe(false));
+  ])('never treats %s as public', (address) => expect(isGlobalUnicast(address)).toBe(false));
 
   it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
     'treats %s as public',
-    (address) => expect(isPublicAddress(address)).toBe(true),
+    (address) => expect(isGlobalUnicast(address)).toBe(true),
   );
 
   it('never throws on arbitrary text', () => {
     fc.assert(
       fc.property(fc.string(), (text) => {
-        expect(typeof isPublicAddress(text)).toBe('boolean');
+        expect(typeof isGlobalUnicast(text)).toBe('boolean');
       }),
     );
   });

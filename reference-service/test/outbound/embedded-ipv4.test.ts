@@ -1,5 +1,6 @@
+import { isAllowedPort } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAllowedPort, isGlobalUnicast } from '../../src/domain/address-policy.js';
+import { isGlobalUnicast } from '../../src/domain/address-policy.js';
 import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/settings.js';
 import { createGuardedClient } from '../../src/outbound/guarded-client.js';
 import { createGuardedFetch } from '../../src/outbound/guarded-fetch.js';

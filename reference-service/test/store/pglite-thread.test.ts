@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.js';
-import { EmbeddedDatabaseError, openPglite } from '../../src/store/pglite.js';
+import { openPglite } from '../../src/store/pglite.js';
+import { EmbeddedDatabaseError } from '../../src/store/pglite-init.js';
 
 describe('PGlite on its own thread', () => {
   let db: Db;

@@ -28,6 +28,9 @@ export type NewEvent = TypedData & {
   createdAt: number;
 };
 
+/** What the writer answers of each event: its id and the time stamp it was given. */
+export type WrittenEvent = { id: string; createdAt: number };
+
 export interface EventRow {
   id: string;
   workspace_id: string;
@@ -56,10 +59,7 @@ const POOLED_WRITERS = 4;
  * event recorded while the workspace's `webhooks_enabled` flag is off has no delivery rows, so it is never
  * sent, even after the flag is turned on.
  */
-export async function insertEvent(
-  db: Queryable,
-  input: NewEvent,
-): Promise<{ id: string; createdAt: number }> {
+export async function insertEvent(db: Queryable, input: NewEvent): Promise<WrittenEvent> {
   const pool = outsideTransaction(db);
   if (pool !== undefined) return gatheredOn(pool).add(input);
   const [event] = await insertEvents(db, [input]);
@@ -71,9 +71,9 @@ export async function insertEvent(
  * requests' events share a statement and its commit (turn-batch.ts). Inside a transaction an event
  * belongs to that transaction's change and is never gathered.
  */
-const gatherers = new WeakMap<Queryable, TurnBatch<NewEvent, { id: string; createdAt: number }>>();
+const gatherers = new WeakMap<Queryable, TurnBatch<NewEvent, WrittenEvent>>();
 
-function gatheredOn(pool: Queryable): TurnBatch<NewEvent, { id: string; createdAt: number }> {
+function gatheredOn(pool: Queryable): TurnBatch<NewEvent, WrittenEvent> {
   let gatherer = gatherers.get(pool);
   if (gatherer === undefined) {
     gatherer = new TurnBatch((inputs) => insertEvents(pool, inputs), {
@@ -98,11 +98,8 @@ function outsideTransaction(db: Queryable): Queryable | undefined {
  * `insertEvent` for many events at once, in one statement per 2,000 (events, their outbox rows and the
  * wake-up together): a burst costs a round trip, not three per event.
  */
-export async function insertEvents(
-  db: Queryable,
-  inputs: readonly NewEvent[],
-): Promise<{ id: string; createdAt: number }[]> {
-  const written: { id: string; createdAt: number }[] = [];
+export async function insertEvents(db: Queryable, inputs: readonly NewEvent[]): Promise<WrittenEvent[]> {
+  const written: WrittenEvent[] = [];
   for (let from = 0; from < inputs.length; from += EVENTS_PER_STATEMENT) {
     const batch = inputs.slice(from, from + EVENTS_PER_STATEMENT);
     const columns = {

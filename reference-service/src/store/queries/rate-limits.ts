@@ -1,11 +1,5 @@
-import { takeOutboundToken } from '@svc-kit/contract';
+import { type OutboundLimit, takeOutboundToken } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
-
-export interface Bucket {
-  capacity: number;
-  /** Tokens added per millisecond. */
-  perMs: number;
-}
 
 /**
  * Takes one token from a bucket in one statement. The upsert refills by the time since the last take
@@ -16,7 +10,7 @@ export interface Bucket {
 export async function takeToken(
   db: Queryable,
   bucket: string,
-  limit: Bucket,
+  limit: OutboundLimit,
   now: number,
 ): Promise<{ ok: true } | { ok: false; waitMs: number }> {
   const refilled = `LEAST($2::float8, outbound_budgets.tokens
@@ -44,7 +38,7 @@ export async function takeToken(
 }
 
 /** Gives back a token taken by `takeToken` (an attempt that turned out not to be a guess), up to capacity. */
-export async function returnToken(db: Queryable, bucket: string, limit: Bucket): Promise<void> {
+export async function returnToken(db: Queryable, bucket: string, limit: OutboundLimit): Promise<void> {
   await db.query('UPDATE outbound_budgets SET tokens = LEAST($2::float8, tokens + 1) WHERE bucket = $1', [
     bucket,
     limit.capacity,

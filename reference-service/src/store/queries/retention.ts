@@ -1,6 +1,6 @@
-import { IDEMPOTENCY_WINDOW_MS } from '../../domain/idempotency.js';
+import { IDEMPOTENCY_WINDOW_MS } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
-import { KNOWN_ADDRESS_DAYS } from './sign-in-addresses.js';
+import { KNOWN_ADDRESS_MS } from './sign-in-addresses.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -53,7 +53,7 @@ export const PRUNABLE: readonly Prunable[] = [
   {
     table: 'sign_in_known_addresses',
     condition: 'last_seen_at < $3',
-    cutoff: (now) => now - KNOWN_ADDRESS_DAYS * DAY_MS,
+    cutoff: (now) => now - KNOWN_ADDRESS_MS,
   },
 ];
 

@@ -9,13 +9,13 @@ export async function isKnownAddress(
 ): Promise<boolean> {
   const rows = await db.query<{ account: string }>(
     'SELECT account FROM sign_in_known_addresses WHERE account = $1 AND address = $2 AND last_seen_at >= $3',
-    [account, address, now - KNOWN_ADDRESS_DAYS * 24 * 60 * 60 * 1000],
+    [account, address, now - KNOWN_ADDRESS_MS],
   );
   return rows.length === 1;
 }
 
 /** An address unused for this long is forgotten: it counts as new again. */
-export const KNOWN_ADDRESS_DAYS = 180;
+export const KNOWN_ADDRESS_MS = 180 * 24 * 60 * 60 * 1000;
 
 /** Remembers a successful sign-in's address, and forgets the account's addresses unused for 180 days. */
 export async function rememberAddress(
@@ -31,6 +31,6 @@ export async function rememberAddress(
   );
   await db.query('DELETE FROM sign_in_known_addresses WHERE account = $1 AND last_seen_at < $2', [
     account,
-    now - KNOWN_ADDRESS_DAYS * 24 * 60 * 60 * 1000,
+    now - KNOWN_ADDRESS_MS,
   ]);
 }

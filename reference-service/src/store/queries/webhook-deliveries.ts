@@ -1,4 +1,4 @@
-import { DELIVERY_FILTER_WINDOW, type DeliveryStatus } from '@svc-kit/contract';
+import { DELIVERY_FILTER_WINDOW, type WebhookDelivery } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 
 export interface WebhookDeliveryRow {
@@ -42,11 +42,11 @@ export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow
   );
 }
 
-/** What a delivery answer shows (features/webhooks/records.ts): the claim's bookkeeping stays inside. */
-export type WebhookDeliveryView = Omit<WebhookDeliveryRow, 'workspace_id' | 'status'> & {
-  /** One of these by the table's check. */
-  status: DeliveryStatus;
-};
+/**
+ * What a delivery answer shows (features/webhooks/records.ts): the contract's record, column for column;
+ * the claim's bookkeeping stays inside.
+ */
+export type WebhookDeliveryView = WebhookDelivery;
 
 /** The optional filters of the log (the contract's, on listWebhookDeliveries). */
 export interface DeliveryLogFilter {

@@ -2,6 +2,7 @@ import {
   destinationHost,
   resumedFailureRun,
   type WebhookEndpoint,
+  type WebhookStatus,
   webhookEndpointSchema,
 } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
@@ -143,7 +144,7 @@ export async function setEndpointStatus(
   db: Queryable,
   workspaceId: string,
   id: string,
-  status: 'active' | 'paused',
+  status: WebhookStatus,
   now: number,
 ): Promise<WebhookEndpointView[] | undefined> {
   const rows = await db.query<WebhookEndpointView>(SET_ENDPOINT_STATUS, [
