@@ -4,11 +4,6 @@ import { RateLimitedError, type ServiceError } from '../domain/errors.js';
 import type { PeerRefusal } from '../peer/refusal.js';
 import { DatabaseUnavailableError } from '../store/db.js';
 
-/** Every code the service answers is in the contract's registry, which also fixes its status. */
-export function statusOf(code: ErrorCode): number {
-  return statusOfErrorCode(code);
-}
-
 /**
  * The spec's error body, with the status its code carries; a 429 also says when to retry, as `retry_after`
  * in the body and `Retry-After` (spec part 7). The peer protocol's refusals have codes of their own, in
@@ -30,13 +25,13 @@ function sendBody(
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode, message: string) {
-  return sendBody(request, reply, statusOf(code), { code, message });
+  return sendBody(request, reply, statusOfErrorCode(code), { code, message });
 }
 
 /** A refusal of the service; a 429 (RateLimitedError) also says when to retry. */
 export function sendServiceError(request: FastifyRequest, reply: FastifyReply, error: ServiceError) {
   const wait = error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
-  return sendBody(request, reply, statusOf(error.code), error, wait);
+  return sendBody(request, reply, statusOfErrorCode(error.code), error, wait);
 }
 
 /** A refusal of the peer protocol (`/peer/v1`): its own codes, the status its code carries, the same body. */

@@ -1,6 +1,5 @@
-import type { Permission } from '@svc-kit/contract';
+import { isCrossSiteStateChange, type Permission, type SiteHeaders } from '@svc-kit/contract';
 import type { FastifyRequest } from 'fastify';
-import { isCrossSiteStateChange, type SiteHeaders } from '../domain/cross-site.js';
 import { crossSiteMessage } from '../domain/cross-site-message.js';
 import { ServiceError } from '../domain/errors.js';
 import { CREDENTIAL_FAILURES, guessBucket, limitedAddress } from '../domain/sign-in-limits.js';

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
+import { isCrossSiteLogin, isCrossSiteStateChange } from '@svc-kit/contract';
 import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { mintApiKey, parseApiKey, secretMatches } from '../../src/domain/api-key.js';
-import { isCrossSiteLogin, isCrossSiteStateChange } from '../../src/domain/cross-site.js';
 import { requestFingerprint } from '../../src/domain/idempotency.js';
 import { keyPermissions, scopesBeyondMember } from '../../src/domain/permissions.js';
 import { isSteppedUp, STEP_UP_WINDOW_MS } from '../../src/domain/step-up.js';

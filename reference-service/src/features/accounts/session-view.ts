@@ -1,6 +1,6 @@
+import { isCrossSiteLogin } from '@svc-kit/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import { isCrossSiteLogin } from '../../domain/cross-site.js';
 import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { ErrorCode } from '@svc-kit/contract';
+import { type ErrorCode, statusOfErrorCode } from '@svc-kit/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendError, statusOf } from '../../http/error-body.js';
+import { sendError } from '../../http/error-body.js';
 
 /**
  * A refusal of the OAuth callback, for the person whose browser the authorization server sent back: a
@@ -60,7 +60,7 @@ export function callbackRefusalPage(code: ErrorCode, message: string, requestId:
 <h1>The authorization was not finished</h1>
 <div class="problem" role="alert">
 <p>${escapeHtml(lead)}</p>
-<p>The service said: ${escapeHtml(message)} (${statusOf(code)} <code>${code}</code>)</p>
+<p>The service said: ${escapeHtml(message)} (${statusOfErrorCode(code)} <code>${code}</code>)</p>
 <p>Request id: <code>${escapeHtml(requestId)}</code></p>
 </div>
 <p>Nothing was changed on the integration. <a href="/#/integrations">Back to the integrations page</a></p>
@@ -79,7 +79,7 @@ export function sendCallbackRefusal(
 ) {
   if (!isNavigation(request)) return sendError(request, reply, code, message);
   return reply
-    .code(statusOf(code))
+    .code(statusOfErrorCode(code))
     .headers({
       'content-security-policy': CALLBACK_PAGE_CSP,
       'x-content-type-options': 'nosniff',

@@ -15,9 +15,6 @@ export interface ClaimedDelivery {
   body: string;
 }
 
-// The failure run that pauses an endpoint is the contract's: the mock settles its deliveries by the same rule.
-export { FAILURES_BEFORE_PAUSE };
-
 /** How many attempts may be in flight at once, counted across every instance by the claim. */
 export interface ClaimCaps {
   /** Per endpoint (one while the endpoint is in a failure run). */
