@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { domainToUnicode } from 'node:url';
 import type { OutboundLimit } from '@svc-kit/contract';
 import { base32Encode } from '../../domain/totp.js';
@@ -91,7 +91,7 @@ export function inviteRow(memberId: string, invitedBy: string, token: string, no
 
 /** Tokens, like session cookies, are looked up by a hash: a database leak opens no invite. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token);
 }
 
 const RECOVERY_CODE_COUNT = 10;
@@ -113,9 +113,7 @@ export function canonicalRecoveryCode(text: string): string {
 }
 
 export function hashRecoveryCode(memberId: string, code: string): string {
-  return createHash('sha256')
-    .update(`${memberId}\n${canonicalRecoveryCode(code)}`)
-    .digest('hex');
+  return hash('sha256', `${memberId}\n${canonicalRecoveryCode(code)}`);
 }
 
 /** Permissions asked for that the asker does not hold: an invite (like a key) is never wider than its author. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -13,7 +13,7 @@ export const OAUTH_BINDING_COOKIE = '__Host-svc_oauth';
 const BINDING_LIFETIME_S = 3600;
 
 export function stateBinding(state: string): string {
-  return createHash('sha256').update(`oauth-state\n${state}`).digest('base64url');
+  return hash('sha256', `oauth-state\n${state}`, 'base64url');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type ErrorCode, statusOfErrorCode } from '@svc-kit/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from '../../http/error-body.js';
@@ -19,7 +19,7 @@ h1{font-size:1.6rem}
 a{color:#0b4f8a}
 code{font-family:ui-monospace,monospace}`;
 
-const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+const STYLE_HASH = hash('sha256', STYLE, 'base64');
 
 export const CALLBACK_PAGE_CSP =
   `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'; ` +

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
 import { type EventType, isEventType } from '@svc-kit/webhooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -15,7 +15,7 @@ import { spendTestEvent } from './event-budget.js';
 
 /** Made-up but well-formed `data` for each event type: the contract's table, with fresh draws. */
 function sampleData(type: EventType): Record<string, unknown> {
-  const contact = `sha256:${createHash('sha256').update(newId('contact')).digest('hex')}`;
+  const contact = `sha256:${hash('sha256', newId('contact'))}`;
   return sampleEventData(type, { contact, threadId: newId('thr') });
 }
 
