@@ -3,7 +3,8 @@
  *
  * One process, one run per backend: PGlite in a temporary data dir, then PostgreSQL on a throwaway database
  * (skipped, and said so, when no server answers at SVC_TEST_POSTGRES_URL, the test suite's admin URL). Each run
- * uses the real worker and guarded client dialling a loopback receiver, and measures (1) event-to-attempt
+ * uses the real worker and guarded client dialling a loopback receiver (one tenant, with as many endpoints
+ * as its whole cap of attempts in flight takes), and measures (1) event-to-attempt
  * latency at idle, then, after a warm-up burst, in each of BENCH_ROUNDS rounds, (2) delivered events per
  * second for a burst and (3) right after it the raw limit of the same machine: a plain undici loop POSTing
  * the same signed bodies to the same receiver with the worker's concurrency, best of three passes. Each
@@ -51,7 +52,13 @@ const RECEIVER = process.env.BENCH_RECEIVER === 'inline' ? 'inline' : 'process';
  * src/delivery/worker.ts), the most the worker gives the bench's one tenant, and the worker's whole
  * concurrency before issue 40, so that the ratio compares with earlier runs.
  */
-const CONCURRENCY = 64;
+const CONCURRENCY = DEFAULT_CAPS.workspace;
+/**
+ * One endpoint may hold only part of its workspace's cap, so the tenant spreads its events over as many
+ * endpoints as it takes to use the whole of it (each takes one event type), as the raw loop uses it all.
+ */
+const EVENT_TYPES = ['integration.created', 'integration.deleted'] as const;
+const ENDPOINTS = Math.ceil(DEFAULT_CAPS.workspace / DEFAULT_CAPS.endpoint);
 
 const TARGET_P99_MS = 100;
 const TARGET_RATIO = 0.5;
@@ -196,12 +203,19 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
   const receiver = await startReceiver();
   // The sandbox's workspace, which the delivery pace does not slow: the bench measures the worker's speed.
   const workspaceId = await seedWorkspace(store.db, { id: SANDBOX_WORKSPACE_ID });
-  const { secret } = await seedActiveEndpoint(store.db, secretBox, workspaceId, receiver.url);
+  if (ENDPOINTS > EVENT_TYPES.length) throw new Error(`the bench needs ${ENDPOINTS} event types`);
+  const types = EVENT_TYPES.slice(0, ENDPOINTS);
+  const endpoints = await Promise.all(
+    types.map((type) => seedActiveEndpoint(store.db, secretBox, workspaceId, receiver.url, [type])),
+  );
+  // The raw loop signs as the first endpoint does; the receiver does not tell them apart.
+  const { secret } = endpoints[0]!;
   const delivery = await startDelivery(ctx, pino({ level: 'silent' }));
+  let sent = 0;
   const newEvent = (label: string) => ({
     workspaceId,
     identity: 'bench',
-    type: 'integration.created' as const,
+    type: types[sent++ % types.length]!,
     data: { integration: label },
     createdAt: Date.now(),
   });
@@ -366,7 +380,7 @@ function printTable(title: string, rows: readonly Row[]): void {
 }
 
 export async function runDeliveryBench(backends: readonly string[] = BACKENDS): Promise<void> {
-  const machine = `Node ${process.versions.node}, ${cpus().length} cores, worker ${DEFAULT_CONCURRENCY} slots (caps ${DEFAULT_CAPS.endpoint} per endpoint, ${DEFAULT_CAPS.workspace} per workspace), raw loop ${CONCURRENCY} in flight, receiver ${RECEIVER === 'process' ? 'in a process of its own' : 'in the bench process'}`;
+  const machine = `Node ${process.versions.node}, ${cpus().length} cores, worker ${DEFAULT_CONCURRENCY} slots (caps ${DEFAULT_CAPS.endpoint} per endpoint, ${DEFAULT_CAPS.workspace} per workspace), one workspace's ${ENDPOINTS} endpoints, raw loop ${CONCURRENCY} in flight, receiver ${RECEIVER === 'process' ? 'in a process of its own' : 'in the bench process'}`;
   if (backends.includes('pglite')) {
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
     try {

@@ -6,14 +6,16 @@ import { insertEndpoint, newEndpointRow } from '../../src/store/queries/webhook-
 import type { SecretBox } from '../../src/store/secret-box.js';
 
 /**
- * An `active` endpoint with no filter written straight to the store (no session needed), created a second
- * ago so that events from now on fan out to it. Answers its id and plaintext secret.
+ * An `active` endpoint written straight to the store (no session needed), created a second ago so that
+ * events from now on fan out to it; no filter unless `events` names types. Answers its id and plaintext
+ * secret.
  */
 export async function seedActiveEndpoint(
   db: Queryable,
   secretBox: SecretBox,
   workspaceId: string,
   url: string,
+  events: readonly string[] = [],
 ): Promise<{ id: string; secret: string }> {
   const id = newId('whk');
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
@@ -22,7 +24,7 @@ export async function seedActiveEndpoint(
     db,
     newEndpointRow(
       workspaceId,
-      newWebhookEndpoint({ id, url, events: [] }, createdAt),
+      newWebhookEndpoint({ id, url, events: [...events] }, createdAt),
       secretBox.seal(secret, id),
     ),
   );
