@@ -2,9 +2,9 @@
  * The process the API benchmark loads (bench/api/run.ts spawns it, so that the load generator never shares
  * this event loop): the real service, started as `npm start` starts it (its own settings, its delivery
  * worker, its request logs to stdout), on PGlite in a temporary data dir or on the PostgreSQL database in
- * DATABASE_URL; and beside it, on a second port, the anchors the service is compared with: bare Fastify
- * routes with no query, with one query of the same rows, and with one UPDATE, on the same database
- * connection (the `pg` pool; the PGlite thread).
+ * DATABASE_URL; and beside it, on a second port, the anchors the service is compared with (floors.ts: bare
+ * Fastify routes with no query, with one query of the same rows, and with one UPDATE, each also after the
+ * service's key lookup), on the same database connection (the `pg` pool; the PGlite thread).
  *
  * Prints one JSON line on stdout once both listen: `{ ready: { service, anchors, apiKey, … } }`. The
  * service's own log lines go to stdout too and are skipped by the parent.
@@ -20,20 +20,17 @@ import { readConfig } from '../../src/config.js';
 import { SANDBOX_IDENTITIES, SANDBOX_WORKSPACE_ID } from '../../src/features/sandbox/seed.js';
 import { createServiceLogger } from '../../src/http/logger.js';
 import { startService } from '../../src/server.js';
+import type { CredentialCache } from '../../src/store/credential-cache.js';
 import type { Db } from '../../src/store/db.js';
-import { CONTACT_COLUMNS, saveContact } from '../../src/store/queries/contacts.js';
+import { saveContact } from '../../src/store/queries/contacts.js';
 import { listIdentities } from '../../src/store/queries/identities.js';
 import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { insertEndpoint, newEndpointRow } from '../../src/store/queries/webhook-endpoints.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
+import { addAnchors } from './floors.js';
 
 const ENDPOINTS = 10;
-const DELIVERY_COLUMNS = `id, workspace_id, endpoint_id, event_id, event_type, attempt, status, http_status,
-  latency_ms, response_excerpt, next_attempt_at, created_at, claimed_at, claimed_by`;
 const ROWS = 100;
-/** Every column of an endpoint row. */
-const ENDPOINT_COLUMNS = `id, workspace_id, url, events, status, consecutive_failures, secret_enc, previous_secret_enc,
-  rotating_until, created_at, updated_at, deleted_at, listener_seen_at, listener_stream`;
 
 /** Rows for the read routes: ten endpoints (never dialled: no event is emitted), 100 deliveries, 100 contacts. */
 async function seedRows(db: Db, identityId: string): Promise<{ endpointId: string; toggleId: string }> {
@@ -94,53 +91,15 @@ async function seedRows(db: Db, identityId: string): Promise<{ endpointId: strin
   return { endpointId, toggleId: endpointIds[ENDPOINTS - 1]! };
 }
 
-/** The anchors: what Fastify does with no database, with one query, with one UPDATE. */
+/** The anchors (floors.ts) and the other benchmarks' probes, on a port of their own. */
 async function startAnchors(
   db: Db,
   secretBox: SecretBox,
+  credentials: CredentialCache | undefined,
   ids: { endpointId: string; toggleId: string; identityId: string },
 ) {
   const app = Fastify({ logger: false });
-  const empty = { endpoints: [], enabled: true };
-  app.get('/bare', async () => empty);
-  // The floors: the rows as a plain query reads them, decoded and written as JSON here.
-  app.get('/query/webhooks', async () => ({
-    endpoints: await db.query(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL
-        ORDER BY created_at, id`,
-      [SANDBOX_WORKSPACE_ID],
-    ),
-  }));
-  app.get('/query/deliveries', async () => ({
-    deliveries: await db.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE workspace_id = $1 AND endpoint_id = $2
-        ORDER BY created_at DESC, id DESC LIMIT 100`,
-      [SANDBOX_WORKSPACE_ID, ids.endpointId],
-    ),
-  }));
-  app.get('/query/contacts', async () => ({
-    contacts: await db.query(
-      `SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE identity_id = $1 ORDER BY created_at, fingerprint`,
-      [ids.identityId],
-    ),
-  }));
-  // The write's floor updates a copy of the endpoints with the table's columns and indexes: one plain
-  // UPDATE of such a row.
-  await db.exec('CREATE TABLE bench_update_floor (LIKE webhook_endpoints INCLUDING ALL)');
-  await db.query(
-    `INSERT INTO bench_update_floor (${ENDPOINT_COLUMNS})
-     SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1`,
-    [SANDBOX_WORKSPACE_ID],
-  );
-  let flip = false;
-  app.patch('/update', async () => {
-    flip = !flip;
-    const rows = await db.query(
-      'UPDATE bench_update_floor SET status = $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2 RETURNING id',
-      [SANDBOX_WORKSPACE_ID, ids.toggleId, flip ? 'paused' : 'active', Date.now()],
-    );
-    return { updated: rows.length };
-  });
+  await addAnchors(app, db, credentials, ids);
   // Memory and event-loop delay (p50 / p99 / max in ms since the last read) of this process.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -232,7 +191,7 @@ async function main(): Promise<void> {
     (row) => row.slug === SANDBOX_IDENTITIES[0],
   )!;
   const ids = { ...(await seedRows(service.ctx.db, identity.id)), identityId: identity.id };
-  const anchors = await startAnchors(service.ctx.db, service.ctx.secretBox, ids);
+  const anchors = await startAnchors(service.ctx.db, service.ctx.secretBox, service.ctx.credentials, ids);
   const stop = async () => {
     await service.close();
     await rm(dataDir, { recursive: true, force: true });
