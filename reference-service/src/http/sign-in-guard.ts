@@ -13,10 +13,7 @@ export type GuessBuckets = readonly (readonly [bucket: string, limit: OutboundLi
  */
 export async function spendGuess(db: Db, buckets: GuessBuckets, now: number): Promise<() => Promise<void>> {
   await db.transaction(async (tx) => {
-    for (const [bucket, limit] of buckets) {
-      const taken = await takeToken(tx, bucket, limit, now);
-      if (!taken.ok) throw rateLimited(limit, taken.waitMs);
-    }
+    for (const [bucket, limit] of buckets) await countRefusal(tx, bucket, limit, now);
   });
   return async () => {
     for (const [bucket, limit] of buckets) await returnToken(db, bucket, limit);
