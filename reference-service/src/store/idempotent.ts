@@ -37,7 +37,12 @@ function refusalAnswer(error: ServiceError): Answer {
  * while there is none). A repeat with other arguments is refused.
  */
 function replayOf(record: IdempotencyRow, call: IdempotentCall): (Answer & { replayed: true }) | undefined {
-  if (record.fingerprint !== call.fingerprint) throw mismatch();
+  if (record.fingerprint !== call.fingerprint) {
+    throw new ServiceError(
+      'idempotency_mismatch',
+      'this Idempotency-Key was already used with different arguments in the last 24 hours',
+    );
+  }
   if (record.response_status === null) return undefined;
   const body = record.response_body === null ? undefined : JSON.parse(record.response_body);
   if (record.response_status >= 400) {
@@ -92,12 +97,6 @@ function claim(tx: Queryable, call: IdempotentCall): Promise<boolean> {
     call.now - ABANDONED_CLAIM_MS,
   );
 }
-
-const mismatch = () =>
-  new ServiceError(
-    'idempotency_mismatch',
-    'this Idempotency-Key was already used with different arguments in the last 24 hours',
-  );
 
 /**
  * Runs an operation once per key. The operation and the stored answer share one transaction with the key
