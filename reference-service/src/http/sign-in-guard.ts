@@ -32,11 +32,8 @@ export async function countRefusal(
   now: number,
 ): Promise<void> {
   const taken = await takeToken(db, bucket, limit, now);
-  if (!taken.ok) throw rateLimited(limit, taken.waitMs);
-}
-
-/** The contract's words for an empty bucket, so that the mock's 429 says the same. */
-function rateLimited(limit: OutboundLimit, waitMs: number): RateLimitedError {
-  const { retryAfter, message } = limitRefusal(limit, waitMs);
-  return new RateLimitedError(retryAfter, message);
+  if (taken.ok) return;
+  // The contract's words for an empty bucket, so that the mock's 429 says the same.
+  const { retryAfter, message } = limitRefusal(limit, taken.waitMs);
+  throw new RateLimitedError(retryAfter, message);
 }
