@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimitedError, type ServiceError } from '../domain/errors.js';
 import type { PeerRefusal } from '../peer/refusal.js';
 import { DatabaseUnavailableError } from '../store/db.js';
+import { ReplayedRefusal } from '../store/idempotent.js';
 
 /**
  * The spec's error body, with the status its code carries; a 429 also says when to retry, as `retry_after`
@@ -28,8 +29,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, code: Er
   return sendBody(request, reply, statusOfErrorCode(code), { code, message });
 }
 
-/** A refusal of the service; a 429 (RateLimitedError) also says when to retry. */
+/** A refusal of the service; a 429 (RateLimitedError) also says when to retry, a ReplayedRefusal that it is one. */
 export function sendServiceError(request: FastifyRequest, reply: FastifyReply, error: ServiceError) {
+  if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
   const wait = error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
   return sendBody(request, reply, statusOfErrorCode(error.code), error, wait);
 }

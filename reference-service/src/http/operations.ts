@@ -19,7 +19,6 @@ import type { Db, Queryable } from '../store/db.js';
 import {
   type Answer,
   type IdempotentCall,
-  ReplayedRefusal,
   runIdempotent,
   runIdempotentInSteps,
 } from '../store/idempotent.js';
@@ -165,13 +164,7 @@ export function registerOperations(
                 fingerprint: requestFingerprint({ operationId: op.operationId, ...input }),
                 now,
               };
-        let result: Answer & { replayed?: boolean };
-        try {
-          result = await runEntry(ctx.db, entry, call, idempotentCall, ctx.now);
-        } catch (error) {
-          if (error instanceof ReplayedRefusal) reply.header('Idempotent-Replayed', 'true');
-          throw error;
-        }
+        const result = await runEntry(ctx.db, entry, call, idempotentCall, ctx.now);
         if (result.replayed) reply.header('Idempotent-Replayed', 'true');
         reply.code(result.status);
         if (result.status === 204) return reply.send();

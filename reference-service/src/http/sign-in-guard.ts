@@ -13,10 +13,7 @@ export type GuessBuckets = readonly (readonly [bucket: string, limit: OutboundLi
  */
 export async function spendGuess(db: Db, buckets: GuessBuckets, now: number): Promise<() => Promise<void>> {
   await db.transaction(async (tx) => {
-    for (const [bucket, limit] of buckets) {
-      const taken = await takeToken(tx, bucket, limit, now);
-      if (!taken.ok) throw rateLimited(limit, taken.waitMs);
-    }
+    for (const [bucket, limit] of buckets) await countRefusal(tx, bucket, limit, now);
   });
   return async () => {
     for (const [bucket, limit] of buckets) await returnToken(db, bucket, limit);
@@ -35,11 +32,8 @@ export async function countRefusal(
   now: number,
 ): Promise<void> {
   const taken = await takeToken(db, bucket, limit, now);
-  if (!taken.ok) throw rateLimited(limit, taken.waitMs);
-}
-
-/** The contract's words for an empty bucket, so that the mock's 429 says the same. */
-function rateLimited(limit: OutboundLimit, waitMs: number): RateLimitedError {
-  const { retryAfter, message } = limitRefusal(limit, waitMs);
-  return new RateLimitedError(retryAfter, message);
+  if (taken.ok) return;
+  // The contract's words for an empty bucket, so that the mock's 429 says the same.
+  const { retryAfter, message } = limitRefusal(limit, taken.waitMs);
+  throw new RateLimitedError(retryAfter, message);
 }

@@ -37,7 +37,12 @@ function refusalAnswer(error: ServiceError): Answer {
  * while there is none). A repeat with other arguments is refused.
  */
 function replayOf(record: IdempotencyRow, call: IdempotentCall): (Answer & { replayed: true }) | undefined {
-  if (record.fingerprint !== call.fingerprint) throw mismatch();
+  if (record.fingerprint !== call.fingerprint) {
+    throw new ServiceError(
+      'idempotency_mismatch',
+      'this Idempotency-Key was already used with different arguments in the last 24 hours',
+    );
+  }
   if (record.response_status === null) return undefined;
   const body = record.response_body === null ? undefined : JSON.parse(record.response_body);
   if (record.response_status >= 400) {
@@ -93,12 +98,6 @@ function claim(tx: Queryable, call: IdempotentCall): Promise<boolean> {
   );
 }
 
-const mismatch = () =>
-  new ServiceError(
-    'idempotency_mismatch',
-    'this Idempotency-Key was already used with different arguments in the last 24 hours',
-  );
-
 /**
  * Runs an operation once per key. The operation and the stored answer share one transaction with the key
  * claim, so either both are committed or neither is: a failure inside `run` rolls back and frees the key
@@ -112,46 +111,36 @@ export async function runIdempotent(
   run: (tx: Queryable) => Promise<Answer>,
 ): Promise<Answer & { replayed: boolean }> {
   try {
-    return await runInOneTransaction(db, call, run);
+    return await db.transaction(async (tx) => {
+      if (await claim(tx, call)) {
+        let answer: Answer;
+        try {
+          answer = await run(tx);
+        } catch (error) {
+          throw isRememberedError(error) ? new RefusedRun(error) : error;
+        }
+        await storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body);
+        return { ...answer, replayed: false };
+      }
+      const record = await getIdempotencyRecord(tx, call.workspaceId, call.key);
+      if (!record || record.response_status === null) {
+        // Cannot happen with the claim above (answers are stored in the claiming transaction); refuse loudly.
+        throw new Error('idempotency record without an answer');
+      }
+      return replayOf(record, call)!;
+    });
   } catch (error) {
     if (!(error instanceof RefusedRun)) throw error;
     // The operation ran to its refusal: remembering it waits for the database rather than giving up.
     await settleOutcome(db, async (tx) => {
-      const claimed = await claim(tx, call);
       // Someone else's answer got there first: theirs is the key's first answer, ours is still this caller's.
-      if (claimed) {
+      if (await claim(tx, call)) {
         const { status, body } = refusalAnswer(error.refusal);
         await storeIdempotentAnswer(tx, call.workspaceId, call.key, status, body);
       }
     });
     throw error.refusal;
   }
-}
-
-async function runInOneTransaction(
-  db: Db,
-  call: IdempotentCall,
-  run: (tx: Queryable) => Promise<Answer>,
-): Promise<Answer & { replayed: boolean }> {
-  return db.transaction(async (tx) => {
-    const claimed = await claim(tx, call);
-    if (claimed) {
-      let answer: Answer;
-      try {
-        answer = await run(tx);
-      } catch (error) {
-        throw isRememberedError(error) ? new RefusedRun(error) : error;
-      }
-      await storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body);
-      return { ...answer, replayed: false };
-    }
-    const record = await getIdempotencyRecord(tx, call.workspaceId, call.key);
-    if (!record || record.response_status === null) {
-      // Cannot happen with the claim above (answers are stored in the claiming transaction); refuse loudly.
-      throw new Error('idempotency record without an answer');
-    }
-    return replayOf(record, call)!;
-  });
 }
 
 /**

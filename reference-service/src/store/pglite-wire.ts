@@ -99,8 +99,6 @@ export function decodeAnswer(bytes: Uint8Array): Answer {
       case 'readyForQuery':
         answer.idle = message.status === 'I';
         break;
-      default:
-        break;
     }
   });
   return answer;

@@ -136,7 +136,8 @@ export async function openPglite(
   // The open transaction's end, while one is open: statements from outside it wait for it. Each waiter
   // checks again and sends in the same turn, so nothing slips in between a transaction's turns.
   let open: Promise<void> | undefined;
-  const root: Queryable = {
+  const db: Db = {
+    kind: 'pglite',
     async query<Row extends object>(sql: string, params: readonly unknown[] = []) {
       while (open) await open;
       return session.query<Row>(sql, params);
@@ -145,12 +146,6 @@ export async function openPglite(
       while (open) await open;
       return session.exec(sql);
     },
-  };
-
-  const db: Db = {
-    kind: 'pglite',
-    query: root.query,
-    exec: root.exec,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       while (open) await open;
       let closed!: () => void;
@@ -178,20 +173,20 @@ export async function openPglite(
     // One statement runs on the thread at a time; the others sent are queued behind it.
     pressure: () => ({ waiting: Math.max(0, thread.waiting - 1), busy: thread.waiting > 0 ? 1 : 0 }),
     // One process owns a PGlite data dir (see data-dir-lock.ts), so there is nobody to lock out.
-    withAdvisoryLock: (_key, fn) => fn(root),
+    withAdvisoryLock: (_key, fn) => fn(db),
     async listen(channel, onNotify) {
       let set = listeners.get(channel);
       if (set === undefined) {
         set = new Set();
         listeners.set(channel, set);
-        await root.exec(`LISTEN ${quoteIdentifier(channel)}`);
+        await db.exec(`LISTEN ${quoteIdentifier(channel)}`);
       }
       set.add(onNotify);
       return async () => {
         set.delete(onNotify);
         if (set.size > 0 || listeners.get(channel) !== set) return;
         listeners.delete(channel);
-        await root.exec(`UNLISTEN ${quoteIdentifier(channel)}`).catch(() => {});
+        await db.exec(`UNLISTEN ${quoteIdentifier(channel)}`).catch(() => {});
       };
     },
     async close() {

@@ -60,8 +60,8 @@ const POOLED_WRITERS = 4;
  * sent, even after the flag is turned on.
  */
 export async function insertEvent(db: Queryable, input: NewEvent): Promise<WrittenEvent> {
-  const pool = outsideTransaction(db);
-  if (pool !== undefined) return gatheredOn(pool).add(input);
+  // The pool itself, not a transaction's handle: its statements each commit alone.
+  if ('transaction' in db) return gatheredOn(db).add(input);
   const [event] = await insertEvents(db, [input]);
   return event!;
 }
@@ -89,11 +89,6 @@ function gatheredOn(pool: Queryable): TurnBatch<NewEvent, WrittenEvent> {
   return gatherer;
 }
 
-/** `db` when its statements each commit alone (the pool itself, not a transaction's handle). */
-function outsideTransaction(db: Queryable): Queryable | undefined {
-  return 'transaction' in db ? db : undefined;
-}
-
 /**
  * `insertEvent` for many events at once, in one statement per 2,000 (events, their outbox rows and the
  * wake-up together): a burst costs a round trip, not three per event.
@@ -102,43 +97,28 @@ export async function insertEvents(db: Queryable, inputs: readonly NewEvent[]): 
   const written: WrittenEvent[] = [];
   for (let from = 0; from < inputs.length; from += EVENTS_PER_STATEMENT) {
     const batch = inputs.slice(from, from + EVENTS_PER_STATEMENT);
-    const columns = {
-      id: [] as string[],
-      workspaceId: [] as string[],
-      identity: [] as string[],
-      type: [] as string[],
-      body: [] as string[],
-      createdAt: [] as number[],
-    };
-    for (const input of batch) {
-      const id = newId(ID_PREFIXES.event);
-      const { createdAt } = input;
-      // Ids and metadata only; the exact bytes are stored so that what is signed never depends on re-encoding.
-      const body = eventBody({
-        id,
-        type: input.type,
-        created_at: createdAt,
-        identity: input.identity,
-        data: input.data,
-      });
-      columns.id.push(id);
-      columns.workspaceId.push(input.workspaceId);
-      columns.identity.push(input.identity);
-      columns.type.push(input.type);
-      columns.body.push(body);
-      columns.createdAt.push(createdAt);
-      written.push({ id, createdAt });
-    }
+    const ids = batch.map(() => newId(ID_PREFIXES.event));
+    const createdAts = batch.map((input) => input.createdAt);
     await db.query(FAN_OUT, [
-      columns.id,
-      columns.workspaceId,
-      columns.identity,
-      columns.type,
-      columns.body,
-      columns.createdAt,
+      ids,
+      batch.map((input) => input.workspaceId),
+      batch.map((input) => input.identity),
+      batch.map((input) => input.type),
+      // Ids and metadata only; the exact bytes are stored so that what is signed never depends on re-encoding.
+      batch.map((input, i) =>
+        eventBody({
+          id: ids[i]!,
+          type: input.type,
+          created_at: input.createdAt,
+          identity: input.identity,
+          data: input.data,
+        }),
+      ),
+      createdAts,
       DELIVERY_CHANNEL,
-      ...fanOutParams(Math.max(...columns.createdAt)),
+      ...fanOutParams(Math.max(...createdAts)),
     ]);
+    for (const [i, id] of ids.entries()) written.push({ id, createdAt: createdAts[i]! });
   }
   return written;
 }

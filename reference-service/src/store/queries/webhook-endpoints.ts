@@ -18,9 +18,6 @@ interface EndpointKept {
 /** A row: the record's members are columns of the same names (the contract's schema names them). */
 export type WebhookEndpointRow = WebhookEndpoint & EndpointKept;
 
-/** What an answer reads of an endpoint: its record as stored (features/webhooks/records.ts shows it). */
-export type WebhookEndpointView = WebhookEndpoint;
-
 /**
  * The record's columns, and no other: the sealed secrets, the workspace and the removal marker are never
  * read for an answer. Taken from the schema once, when this module loads, so the statements below are
@@ -64,8 +61,8 @@ export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Pr
 }
 
 /** The workspace's live endpoints, oldest first. */
-export async function listLiveEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpointView[]> {
-  return db.query<WebhookEndpointView>(
+export async function listLiveEndpoints(db: Queryable, workspaceId: string): Promise<WebhookEndpoint[]> {
+  return db.query<WebhookEndpoint>(
     `SELECT ${VIEW_COLUMNS} FROM webhook_endpoints
       WHERE workspace_id = $1 AND deleted_at IS NULL
       ORDER BY created_at, id`,
@@ -146,8 +143,8 @@ export async function setEndpointStatus(
   id: string,
   status: WebhookStatus,
   now: number,
-): Promise<WebhookEndpointView[] | undefined> {
-  const rows = await db.query<WebhookEndpointView>(SET_ENDPOINT_STATUS, [
+): Promise<WebhookEndpoint[] | undefined> {
+  const rows = await db.query<WebhookEndpoint>(SET_ENDPOINT_STATUS, [
     workspaceId,
     id,
     status,
