@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
 import { guessBucket } from '../../domain/sign-in-limits.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
+import { passwordProblem } from './password-policy.js';
 import {
   type AccountRow,
   acceptInvite,
@@ -21,7 +22,6 @@ import {
   isEmail,
   newInviteToken,
   normalizeEmail,
-  passwordProblem,
   permissionsBeyond,
   removalRefusal,
 } from './rules.js';

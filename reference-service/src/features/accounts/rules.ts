@@ -4,20 +4,12 @@ import type { OutboundLimit } from '@svc-kit/contract';
 import { base32Encode } from '../../domain/totp.js';
 
 /**
- * The account rules of the portal, without I/O: passwords, e-mails, invites, recovery codes and who may
- * remove whom. The service layer (sign-up.ts, mfa.ts, members.ts) applies them.
+ * The account rules of the portal, without I/O: e-mails, invites, recovery codes and who may remove whom
+ * (passwords: password-policy.ts). The service layer (sign-up.ts, mfa.ts, members.ts) applies them.
  */
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-
-// The password policy has a module of its own, without imports: the portal states and checks the same rules.
-export {
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  PASSWORD_RULES,
-  passwordProblem,
-} from './password-policy.js';
 
 /**
  * E-mails are compared in NFKC, trimmed and in lower case: `Ann@X.example`, `ann@x.example` and the same

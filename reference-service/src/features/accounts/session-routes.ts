@@ -7,8 +7,9 @@ import { parse } from '../../http/parse.js';
 import { requireStepUpIfEnrolled } from '../../http/policy.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
+import { passwordProblem } from './password-policy.js';
 import { deleteSession } from './queries.js';
-import { isEmail, normalizeEmail, passwordProblem, SIGN_UP_ATTEMPTS } from './rules.js';
+import { isEmail, normalizeEmail, SIGN_UP_ATTEMPTS } from './rules.js';
 import { confirmMfaBody, signUpBody } from './schemas.js';
 import { sessionCookie } from './session.js';
 import {
