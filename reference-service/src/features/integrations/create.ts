@@ -108,8 +108,7 @@ export async function createIntegrationFor(
   let refreshed: Awaited<ReturnType<typeof service.refresh>>;
   let stored: IntegrationRow;
   try {
-    const redirectUri = service.redirectUri();
-    refreshed = await service.refresh(row, now, { db, redirectUri, mayStartAuthorization: true });
+    refreshed = await service.refresh(row, now, { db, mayStartAuthorization: true });
     // No transport named: an older server may speak only SSE. Tried once, when Streamable HTTP failed
     // for a reason other than authorization or reachability, or than an answer or catalog over its bound
     // (which says it was served).
@@ -117,7 +116,6 @@ export async function createIntegrationFor(
     if (transport === undefined && failure?.status === 'error' && !(failure instanceof OverBound)) {
       const viaSse = await service.refresh(row, now, {
         db,
-        redirectUri,
         transport: 'sse',
         mayStartAuthorization: true,
       });
