@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { OutboundLimit } from '@svc-kit/contract';
-import { PERMISSIONS } from '@svc-kit/contract';
+import { type OutboundLimit, PERMISSIONS } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { mintApiKey } from '../../domain/api-key.js';
 import { ServiceError } from '../../domain/errors.js';
-import type { PasswordCost } from '../../domain/password.js';
-import { hashPassword, verifyPassword } from '../../domain/password.js';
+import { hashPassword, type PasswordCost, verifyPassword } from '../../domain/password.js';
 import { scopesBeyondMember } from '../../domain/permissions.js';
 import {
   accountOf,
