@@ -10,7 +10,7 @@ import * as service from './service.js';
  * transaction after the URL's DNS check (mode `own`, see operations.ts).
  */
 export function webhookRoutes(deps: service.WebhooksDeps) {
-  const routes = {
+  return {
     listWebhooks: {
       transaction: 'none',
       run: async ({ db, workspace, now }) =>
@@ -65,5 +65,4 @@ export function webhookRoutes(deps: service.WebhooksDeps) {
       },
     },
   } satisfies OperationTable;
-  return routes;
 }
