@@ -100,21 +100,14 @@ export async function acceptMemberInvite(
   if (!invite) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
   const problem = passwordProblem(input.password, invite.email);
   if (problem) throw new ServiceError('invalid_request', `invalid body: ${problem}`);
-  let member: AccountRow | undefined;
-  try {
-    member = await acceptInvite(
-      ctx.db,
-      tokenHash,
-      await hashPassword(input.password, ctx.passwordCost),
-      ctx.now(),
-    );
-  } catch (error) {
+  const passwordHash = await hashPassword(input.password, ctx.passwordCost);
+  const member = await acceptInvite(ctx.db, tokenHash, passwordHash, ctx.now()).catch((error: unknown) => {
     if ((error as { code?: string }).code !== '23505') throw error;
     throw new ServiceError(
       'conflict',
       'this e-mail already has an account; a person belongs to one workspace, so sign in with it or ask for an invite to another address',
     );
-  }
+  });
   if (!member) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
   return member;
 }

@@ -70,17 +70,14 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
     const body = parse(acceptInviteBody, request.body, 'body');
     const bucket = guessBucket('invite', limitedAddress(request.ip));
     const giveBack = await spendGuess(ctx.db, [[bucket, INVITE_GUESSES]], ctx.now());
-    let member: Awaited<ReturnType<typeof acceptMemberInvite>>;
-    try {
-      member = await acceptMemberInvite(ctx, body);
-    } catch (error) {
+    const member = await acceptMemberInvite(ctx, body).catch(async (error: unknown) => {
       // An unknown token is a guess, and so is an address that has an account (that answer is
       // information); a right token with a weak password is not.
       const counted =
         error instanceof ServiceError && (error.code === 'not_found' || error.code === 'conflict');
       if (!counted) await giveBack();
       throw error;
-    }
+    });
     await giveBack();
     request.log.info({ member_id: member.id }, 'invite accepted');
     return reply.code(201).send(await signIn(ctx, reply, member.id));

@@ -84,13 +84,11 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
     const body = parse(triggerBody, request.body, 'body');
     // Spent only for a valid trigger: a refused one spends nothing.
     const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;
-    let event: Awaited<ReturnType<typeof triggerEvent>>;
-    try {
-      event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend);
-    } catch (error) {
-      if (error instanceof TriggerError) throw new ServiceError('invalid_request', error.message);
-      throw error;
-    }
+    const event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend).catch(
+      (error: unknown) => {
+        throw error instanceof TriggerError ? new ServiceError('invalid_request', error.message) : error;
+      },
+    );
     return reply.code(201).send({ event });
   });
 }
