@@ -27,8 +27,8 @@ import { markSteppedUp } from '../../store/queries/sessions.js';
 import { isKnownAddress, rememberAddress } from '../../store/queries/sign-in-addresses.js';
 import { upgradePasswordHash } from './credentials.js';
 import { checkKeyRevocation } from './key-revocation.js';
-import { redeemRecoveryCode } from './mfa.js';
-import { normalizeEmail } from './rules.js';
+import { useRecoveryCode } from './queries.js';
+import { hashRecoveryCode, normalizeEmail } from './rules.js';
 import { openSession, sessionCookie } from './session.js';
 import { refuseCrossSiteEntry } from './session-view.js';
 
@@ -114,7 +114,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     // Counted per member, whatever the session: a stolen session cannot reset the count by logging in again.
     const giveBack = await spendGuess(ctx.db, [[guessBucket('step-up', member.id), STEP_UP_FAILURES]], now);
     if ('recovery_code' in body) {
-      if (!(await redeemRecoveryCode(ctx, member.id, body.recovery_code, now)))
+      const hashed = hashRecoveryCode(member.id, body.recovery_code);
+      if (!(await useRecoveryCode(ctx.db, member.id, hashed, now)))
         throw new ServiceError('step_up_required', 'the recovery code did not verify or was used before');
       request.log.info({ member_id: member.id }, 'stepped up with a recovery code');
     } else {
