@@ -100,12 +100,8 @@ export function newRecoveryCodes(memberId: string): { codes: string[]; hashes: s
 }
 
 /** What the person types is forgiven spaces, dashes and case; the hash is of the 16 characters alone. */
-export function canonicalRecoveryCode(text: string): string {
-  return text.replace(/[\s-]/g, '').toUpperCase();
-}
-
 export function hashRecoveryCode(memberId: string, code: string): string {
-  return hash('sha256', `${memberId}\n${canonicalRecoveryCode(code)}`);
+  return hash('sha256', `${memberId}\n${code.replace(/[\s-]/g, '').toUpperCase()}`);
 }
 
 /** Permissions asked for that the asker does not hold: an invite (like a key) is never wider than its author. */
