@@ -101,7 +101,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     });
   });
 
-  app.post('/v1/sessions/step-up', async (request, reply) => {
+  app.post('/v1/sessions/step-up', async (request) => {
     const now = ctx.now();
     const { principal } = await auth(request, { stepUp: false, suspended: false }, now);
     if (principal.kind !== 'session') {
@@ -128,7 +128,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     }
     await giveBack();
     await markSteppedUp(ctx.db, principal.sessionId, now);
-    return reply.code(200).send({ stepped_up_until: now + STEP_UP_WINDOW_MS });
+    return { stepped_up_until: now + STEP_UP_WINDOW_MS };
   });
 
   app.post('/v1/workspace/keys', async (request, reply) => {
