@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
 import { type EventType, isEventType } from '@svc-kit/webhooks';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
@@ -77,7 +77,7 @@ const triggerBody = z.strictObject({
  * writes what the workspace's receivers will trust, only for a holder of service:workspace:admin.
  */
 export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext, budgeted: boolean): void {
-  app.post('/sandbox/events', async (request: FastifyRequest, reply) => {
+  app.post('/sandbox/events', async (request, reply) => {
     const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true } as const;
     const now = ctx.now();
     const { workspace } = await authorizeRoute(ctx, request, requirements, now);
