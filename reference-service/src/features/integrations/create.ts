@@ -24,7 +24,7 @@ import {
 } from '../../store/queries/integrations.js';
 import type { Identity } from '../shared/identity.js';
 import { integrationRecord, recordEvent } from './records.js';
-import { authBinding, type IntegrationService } from './service.js';
+import { authBinding, type IntegrationService, type Refreshed } from './service.js';
 import { OverBound } from './upstream-failure.js';
 
 /**
@@ -105,7 +105,7 @@ export async function createIntegrationFor(
   // The row must exist while the upstream is tried (an OAuth ceremony keeps its state in it), but the
   // creation is only announced once everything succeeded: a failure on the way removes the row, and
   // no `integration.created` event was ever recorded (nothing half-written is left behind).
-  let refreshed: Awaited<ReturnType<typeof service.refresh>>;
+  let refreshed: Refreshed;
   let stored: IntegrationRow;
   try {
     refreshed = await service.refresh(row, now, { db, mayStartAuthorization: true });
