@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
+import { scopesBeyondMember } from '../../domain/permissions.js';
 import { guessBucket } from '../../domain/sign-in-limits.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { passwordProblem } from './password-policy.js';
@@ -22,7 +23,6 @@ import {
   isEmail,
   newInviteToken,
   normalizeEmail,
-  permissionsBeyond,
   removalRefusal,
 } from './rules.js';
 
@@ -55,7 +55,9 @@ export async function inviteMember(
   const email = normalizeEmail(input.email);
   if (!isEmail(email))
     throw new ServiceError('invalid_request', 'invalid body: email is not an e-mail address');
-  const beyond = permissionsBeyond(actor.permissions, input.permissions);
+  // An invite, like a key, is never wider than its author.
+  const permissions = [...new Set(input.permissions)];
+  const beyond = scopesBeyondMember(actor.permissions, permissions);
   if (beyond.length > 0)
     throw new ServiceError('forbidden', `an invite cannot carry permissions you lack: ${beyond.join(', ')}`);
   const now = ctx.now();
@@ -67,7 +69,7 @@ export async function inviteMember(
     workspace_id: actor.workspace_id,
     email,
     password_hash: null,
-    permissions: [...new Set(input.permissions)],
+    permissions,
     mfa_secret_enc: null,
     mfa_pending_enc: null,
     owner: false,

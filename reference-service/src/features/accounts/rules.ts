@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import { domainToUnicode } from 'node:url';
 import type { OutboundLimit } from '@svc-kit/contract';
+import { scopesBeyondMember } from '../../domain/permissions.js';
 import { base32Encode } from '../../domain/totp.js';
 
 /**
@@ -104,12 +105,6 @@ export function hashRecoveryCode(memberId: string, code: string): string {
   return hash('sha256', `${memberId}\n${code.replace(/[\s-]/g, '').toUpperCase()}`);
 }
 
-/** Permissions asked for that the asker does not hold: an invite (like a key) is never wider than its author. */
-export function permissionsBeyond(held: readonly string[], asked: readonly string[]): string[] {
-  const own = new Set(held);
-  return [...new Set(asked)].filter((permission) => !own.has(permission));
-}
-
 export interface MemberStanding {
   id: string;
   owner: boolean;
@@ -124,7 +119,7 @@ export function removalRefusal(actor: MemberStanding, target: MemberStanding): s
   if (actor.id === target.id) return 'you cannot remove yourself';
   if (target.owner) return 'the owner of the workspace cannot be removed';
   if (actor.owner) return undefined;
-  const beyond = permissionsBeyond(actor.permissions, target.permissions);
+  const beyond = scopesBeyondMember(actor.permissions, target.permissions);
   if (beyond.length > 0) return `only the owner may remove a member holding ${beyond.join(', ')}`;
   return undefined;
 }
@@ -169,7 +164,7 @@ export const PASSWORD_CHANGE_FAILURES: OutboundLimit = {
 export function keyRevocationRefusal(actor: MemberStanding, keyOwner: MemberStanding): string | undefined {
   if (actor.id === keyOwner.id || actor.owner) return undefined;
   if (keyOwner.owner) return 'only the owner may revoke the owner’s keys';
-  const beyond = permissionsBeyond(actor.permissions, keyOwner.permissions);
+  const beyond = scopesBeyondMember(actor.permissions, keyOwner.permissions);
   if (beyond.length > 0) return `only the owner may revoke a key of a member holding ${beyond.join(', ')}`;
   return undefined;
 }
