@@ -8,14 +8,14 @@ import { requireSession } from './session-view.js';
 
 /** The signed-in person's own credentials: the password, and the MFA recovery codes. */
 export function registerCredentialRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
-  app.post('/v1/session/password', async (request, reply) => {
+  app.post('/v1/session/password', async (request) => {
     const { sessionId, member, principal } = await requireSession(ctx, request);
     // Before the current password is even checked: with MFA, the password alone proves nothing here.
     requireStepUpIfEnrolled(principal, 'changing the password');
     const body = parse(changePasswordBody, request.body, 'body');
     const { sessions_ended } = await changePassword(ctx, member, sessionId, body);
     request.log.info({ member_id: member.id, sessions_ended }, 'password changed');
-    return reply.code(200).send({ sessions_ended });
+    return { sessions_ended };
   });
 
   app.post('/v1/session/recovery-codes', async (request, reply) => {
@@ -24,6 +24,6 @@ export function registerCredentialRoutes(app: FastifyInstance, { ctx }: AccountR
     const answer = await regenerateRecoveryCodes(ctx, member);
     request.log.info({ member_id: member.id }, 'recovery codes regenerated');
     reply.header('cache-control', 'no-store');
-    return reply.code(200).send(answer);
+    return answer;
   });
 }

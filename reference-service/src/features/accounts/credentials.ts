@@ -5,8 +5,9 @@ import { guessBucket } from '../../domain/sign-in-limits.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import type { Queryable } from '../../store/db.js';
 import { deleteOtherSessions, replacePasswordHash } from './credential-queries.js';
+import { passwordProblem } from './password-policy.js';
 import { type AccountRow, replaceRecoveryCodes } from './queries.js';
-import { newRecoveryCodes, PASSWORD_CHANGE_FAILURES, passwordProblem } from './rules.js';
+import { newRecoveryCodes, PASSWORD_CHANGE_FAILURES } from './rules.js';
 
 /**
  * Changes the signed-in member's password. The current one is a guessable secret even behind a session

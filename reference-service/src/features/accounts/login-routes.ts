@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { OutboundLimit } from '@svc-kit/contract';
-import { PERMISSIONS } from '@svc-kit/contract';
+import { type OutboundLimit, PERMISSIONS } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { mintApiKey } from '../../domain/api-key.js';
 import { ServiceError } from '../../domain/errors.js';
-import type { PasswordCost } from '../../domain/password.js';
-import { hashPassword, verifyPassword } from '../../domain/password.js';
+import { hashPassword, type PasswordCost, verifyPassword } from '../../domain/password.js';
 import { scopesBeyondMember } from '../../domain/permissions.js';
 import {
   accountOf,
@@ -29,8 +27,8 @@ import { markSteppedUp } from '../../store/queries/sessions.js';
 import { isKnownAddress, rememberAddress } from '../../store/queries/sign-in-addresses.js';
 import { upgradePasswordHash } from './credentials.js';
 import { checkKeyRevocation } from './key-revocation.js';
-import { redeemRecoveryCode } from './mfa.js';
-import { normalizeEmail } from './rules.js';
+import { useRecoveryCode } from './queries.js';
+import { hashRecoveryCode, normalizeEmail } from './rules.js';
 import { openSession, sessionCookie } from './session.js';
 import { refuseCrossSiteEntry } from './session-view.js';
 
@@ -103,7 +101,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     });
   });
 
-  app.post('/v1/sessions/step-up', async (request, reply) => {
+  app.post('/v1/sessions/step-up', async (request) => {
     const now = ctx.now();
     const { principal } = await auth(request, { stepUp: false, suspended: false }, now);
     if (principal.kind !== 'session') {
@@ -116,7 +114,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     // Counted per member, whatever the session: a stolen session cannot reset the count by logging in again.
     const giveBack = await spendGuess(ctx.db, [[guessBucket('step-up', member.id), STEP_UP_FAILURES]], now);
     if ('recovery_code' in body) {
-      if (!(await redeemRecoveryCode(ctx, member.id, body.recovery_code, now)))
+      const hashed = hashRecoveryCode(member.id, body.recovery_code);
+      if (!(await useRecoveryCode(ctx.db, member.id, hashed, now)))
         throw new ServiceError('step_up_required', 'the recovery code did not verify or was used before');
       request.log.info({ member_id: member.id }, 'stepped up with a recovery code');
     } else {
@@ -129,7 +128,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     }
     await giveBack();
     await markSteppedUp(ctx.db, principal.sessionId, now);
-    return reply.code(200).send({ stepped_up_until: now + STEP_UP_WINDOW_MS });
+    return { stepped_up_until: now + STEP_UP_WINDOW_MS };
   });
 
   app.post('/v1/workspace/keys', async (request, reply) => {

@@ -2,8 +2,10 @@ import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
+import { scopesBeyondMember } from '../../domain/permissions.js';
 import { guessBucket } from '../../domain/sign-in-limits.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
+import { passwordProblem } from './password-policy.js';
 import {
   type AccountRow,
   acceptInvite,
@@ -21,8 +23,6 @@ import {
   isEmail,
   newInviteToken,
   normalizeEmail,
-  passwordProblem,
-  permissionsBeyond,
   removalRefusal,
 } from './rules.js';
 
@@ -55,7 +55,9 @@ export async function inviteMember(
   const email = normalizeEmail(input.email);
   if (!isEmail(email))
     throw new ServiceError('invalid_request', 'invalid body: email is not an e-mail address');
-  const beyond = permissionsBeyond(actor.permissions, input.permissions);
+  // An invite, like a key, is never wider than its author.
+  const permissions = [...new Set(input.permissions)];
+  const beyond = scopesBeyondMember(actor.permissions, permissions);
   if (beyond.length > 0)
     throw new ServiceError('forbidden', `an invite cannot carry permissions you lack: ${beyond.join(', ')}`);
   const now = ctx.now();
@@ -67,7 +69,7 @@ export async function inviteMember(
     workspace_id: actor.workspace_id,
     email,
     password_hash: null,
-    permissions: [...new Set(input.permissions)],
+    permissions,
     mfa_secret_enc: null,
     mfa_pending_enc: null,
     owner: false,
@@ -100,21 +102,14 @@ export async function acceptMemberInvite(
   if (!invite) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
   const problem = passwordProblem(input.password, invite.email);
   if (problem) throw new ServiceError('invalid_request', `invalid body: ${problem}`);
-  let member: AccountRow | undefined;
-  try {
-    member = await acceptInvite(
-      ctx.db,
-      tokenHash,
-      await hashPassword(input.password, ctx.passwordCost),
-      ctx.now(),
-    );
-  } catch (error) {
+  const passwordHash = await hashPassword(input.password, ctx.passwordCost);
+  const member = await acceptInvite(ctx.db, tokenHash, passwordHash, ctx.now()).catch((error: unknown) => {
     if ((error as { code?: string }).code !== '23505') throw error;
     throw new ServiceError(
       'conflict',
       'this e-mail already has an account; a person belongs to one workspace, so sign in with it or ask for an invite to another address',
     );
-  }
+  });
   if (!member) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
   return member;
 }

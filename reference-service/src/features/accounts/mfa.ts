@@ -6,14 +6,8 @@ import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
 import { generateTotpSecret, matchTotpStep } from '../../domain/totp.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { markSteppedUp } from '../../store/queries/sessions.js';
-import {
-  type AccountRow,
-  enrolPendingMfa,
-  replaceRecoveryCodes,
-  setPendingMfa,
-  useRecoveryCode,
-} from './queries.js';
-import { hashRecoveryCode, newRecoveryCodes } from './rules.js';
+import { type AccountRow, enrolPendingMfa, replaceRecoveryCodes, setPendingMfa } from './queries.js';
+import { newRecoveryCodes } from './rules.js';
 
 /** The pending seed is sealed bound to another record name than the enrolled one: neither opens as the other. */
 const pendingBinding = (memberId: string) => `${memberId}:pending-mfa`;
@@ -81,14 +75,4 @@ export async function confirmEnrolment(
     );
   await giveBack();
   return { recovery_codes: codes, stepped_up_until: now + STEP_UP_WINDOW_MS };
-}
-
-/** Spends one recovery code of the member (the caller has taken a step-up guess): true once per code. */
-export function redeemRecoveryCode(
-  ctx: ServiceContext,
-  memberId: string,
-  code: string,
-  now: number,
-): Promise<boolean> {
-  return useRecoveryCode(ctx.db, memberId, hashRecoveryCode(memberId, code), now);
 }

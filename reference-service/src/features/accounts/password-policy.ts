@@ -1,7 +1,7 @@
 /**
  * The password policy of the portal's accounts, pure and without imports: the service applies it at
- * sign-up, on joining by invite and on a password change (rules.ts re-exports it), and the portal states
- * the same rules beside the field and checks them as the person types, before the service refuses.
+ * sign-up, on joining by invite and on a password change, and the portal states the same rules beside
+ * the field and checks them as the person types, before the service refuses.
  */
 
 export const PASSWORD_MIN_LENGTH = 12;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../store/db.js';
+import type { ApiKeyRow } from '../../store/queries/api-keys.js';
 import type { MemberRow } from '../../store/queries/members.js';
 
 /** A member with the columns migration 0012 added, as the portal's account routes read it. */
@@ -178,14 +179,7 @@ export async function removeAccount(db: Queryable, memberId: string, now: number
 }
 
 export async function listKeys(db: Queryable, workspaceId: string) {
-  return db.query<{
-    id: string;
-    name: string;
-    scopes: string[];
-    created_at: number;
-    revoked_at: number | null;
-    member_id: string;
-  }>(
+  return db.query<Omit<ApiKeyRow, 'workspace_id' | 'secret_hash'>>(
     `SELECT id, name, scopes, created_at, revoked_at, member_id FROM api_keys
       WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC`,
     [workspaceId],

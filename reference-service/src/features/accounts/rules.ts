@@ -1,23 +1,16 @@
 import { hash, randomBytes } from 'node:crypto';
 import { domainToUnicode } from 'node:url';
 import type { OutboundLimit } from '@svc-kit/contract';
+import { scopesBeyondMember } from '../../domain/permissions.js';
 import { base32Encode } from '../../domain/totp.js';
 
 /**
- * The account rules of the portal, without I/O: passwords, e-mails, invites, recovery codes and who may
- * remove whom. The service layer (sign-up.ts, mfa.ts, members.ts) applies them.
+ * The account rules of the portal, without I/O: e-mails, invites, recovery codes and who may remove whom
+ * (passwords: password-policy.ts). The service layer (sign-up.ts, mfa.ts, members.ts) applies them.
  */
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-
-// The password policy has a module of its own, without imports: the portal states and checks the same rules.
-export {
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  PASSWORD_RULES,
-  passwordProblem,
-} from './password-policy.js';
 
 /**
  * E-mails are compared in NFKC, trimmed and in lower case: `Ann@X.example`, `ann@x.example` and the same
@@ -108,18 +101,8 @@ export function newRecoveryCodes(memberId: string): { codes: string[]; hashes: s
 }
 
 /** What the person types is forgiven spaces, dashes and case; the hash is of the 16 characters alone. */
-export function canonicalRecoveryCode(text: string): string {
-  return text.replace(/[\s-]/g, '').toUpperCase();
-}
-
 export function hashRecoveryCode(memberId: string, code: string): string {
-  return hash('sha256', `${memberId}\n${canonicalRecoveryCode(code)}`);
-}
-
-/** Permissions asked for that the asker does not hold: an invite (like a key) is never wider than its author. */
-export function permissionsBeyond(held: readonly string[], asked: readonly string[]): string[] {
-  const own = new Set(held);
-  return [...new Set(asked)].filter((permission) => !own.has(permission));
+  return hash('sha256', `${memberId}\n${code.replace(/[\s-]/g, '').toUpperCase()}`);
 }
 
 export interface MemberStanding {
@@ -136,7 +119,7 @@ export function removalRefusal(actor: MemberStanding, target: MemberStanding): s
   if (actor.id === target.id) return 'you cannot remove yourself';
   if (target.owner) return 'the owner of the workspace cannot be removed';
   if (actor.owner) return undefined;
-  const beyond = permissionsBeyond(actor.permissions, target.permissions);
+  const beyond = scopesBeyondMember(actor.permissions, target.permissions);
   if (beyond.length > 0) return `only the owner may remove a member holding ${beyond.join(', ')}`;
   return undefined;
 }
@@ -181,7 +164,7 @@ export const PASSWORD_CHANGE_FAILURES: OutboundLimit = {
 export function keyRevocationRefusal(actor: MemberStanding, keyOwner: MemberStanding): string | undefined {
   if (actor.id === keyOwner.id || actor.owner) return undefined;
   if (keyOwner.owner) return 'only the owner may revoke the owner’s keys';
-  const beyond = permissionsBeyond(actor.permissions, keyOwner.permissions);
+  const beyond = scopesBeyondMember(actor.permissions, keyOwner.permissions);
   if (beyond.length > 0) return `only the owner may revoke a key of a member holding ${beyond.join(', ')}`;
   return undefined;
 }

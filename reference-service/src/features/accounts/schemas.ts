@@ -1,8 +1,8 @@
 import { PERMISSIONS } from '@svc-kit/contract';
 import { z } from 'zod';
-import { PASSWORD_MAX_LENGTH } from './rules.js';
+import { PASSWORD_MAX_LENGTH } from './password-policy.js';
 
-/** The bodies of the account routes; the password policy itself is checked by rules.ts, in words. */
+/** The bodies of the account routes; the password policy itself is checked in words (password-policy.ts). */
 
 const email = z.string().min(3).max(320);
 const password = z

@@ -7,8 +7,9 @@ import { parse } from '../../http/parse.js';
 import { requireStepUpIfEnrolled } from '../../http/policy.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
+import { passwordProblem } from './password-policy.js';
 import { deleteSession } from './queries.js';
-import { isEmail, normalizeEmail, passwordProblem, SIGN_UP_ATTEMPTS } from './rules.js';
+import { isEmail, normalizeEmail, SIGN_UP_ATTEMPTS } from './rules.js';
 import { confirmMfaBody, signUpBody } from './schemas.js';
 import { sessionCookie } from './session.js';
 import {
@@ -56,16 +57,16 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
     return reply.code(201).send(await signIn(ctx, reply, created.memberId));
   });
 
-  app.get('/v1/session', async (request, reply) => {
+  app.get('/v1/session', async (request) => {
     const { sessionId, member } = await requireSession(ctx, request);
-    return reply.code(200).send(await sessionView(ctx, sessionId, member.id));
+    return sessionView(ctx, sessionId, member.id);
   });
 
   // The portal's first call on every load: whether a session is open, answered 200 either way (a 401
   // there is logged by the browser as an error on every signed-out visit), and the origin its calls must
   // come from, so a portal opened at another address says so before a log-in is refused. The origin is
   // public: every card and link of the service names it.
-  app.get('/v1/session/state', { config: PUBLIC_ROUTE }, async (request, reply) => {
+  app.get('/v1/session/state', { config: PUBLIC_ROUTE }, async (request) => {
     let session: SessionView | null = null;
     try {
       const { sessionId, member } = await requireSession(ctx, request);
@@ -73,7 +74,7 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
     } catch (error) {
       if (!(error instanceof ServiceError && error.code === 'unauthenticated')) throw error;
     }
-    return reply.code(200).send({ origin: ctx.publicAddress.origin, session });
+    return { origin: ctx.publicAddress.origin, session };
   });
 
   app.delete('/v1/session', async (request, reply) => {
@@ -96,7 +97,7 @@ export function registerMfaRoutes(app: FastifyInstance, { ctx }: AccountRouteOpt
     requireStepUpIfEnrolled(principal, 'replacing the authenticator');
     const enrolment = await startEnrolment(ctx, member);
     reply.header('cache-control', 'no-store');
-    return reply.code(200).send(enrolment);
+    return enrolment;
   });
 
   app.post('/v1/session/mfa/confirm', async (request, reply) => {
@@ -108,6 +109,6 @@ export function registerMfaRoutes(app: FastifyInstance, { ctx }: AccountRouteOpt
       member.mfa_secret_enc === null ? 'MFA enrolled' : 'authenticator replaced',
     );
     reply.header('cache-control', 'no-store');
-    return reply.code(200).send(confirmed);
+    return confirmed;
   });
 }

@@ -26,14 +26,14 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
     return { actor, workspace: authorized.workspace };
   };
 
-  app.get('/v1/workspace/keys', async (request, reply) => {
+  app.get('/v1/workspace/keys', async (request) => {
     const { workspace } = await admin(request, false);
-    return reply.code(200).send({ keys: await listKeys(ctx.db, workspace.id) });
+    return { keys: await listKeys(ctx.db, workspace.id) };
   });
 
-  app.get('/v1/workspace/members', async (request, reply) => {
+  app.get('/v1/workspace/members', async (request) => {
     const { workspace } = await admin(request, false);
-    return reply.code(200).send({ members: await listMembers(ctx, workspace.id) });
+    return { members: await listMembers(ctx, workspace.id) };
   });
 
   app.post('/v1/workspace/members', async (request, reply) => {
@@ -53,16 +53,14 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
     return reply.code(204).send();
   });
 
-  app.patch('/v1/workspace', async (request, reply) => {
+  app.patch('/v1/workspace', async (request) => {
     const { workspace } = await admin(request, true);
     const body = parse(workspacePatchBody, request.body, 'body');
     // Switching deliveries off is always possible; switching them on is refused to a suspended workspace.
     const refusal = body.webhooks_enabled ? workspaceRefusal(workspace) : undefined;
     if (refusal) throw new ServiceError(refusal, 'the workspace is suspended or on hold; webhooks stay off');
     await setWorkspaceFlag(ctx.db, workspace.id, 'webhooks_enabled', body.webhooks_enabled);
-    return reply
-      .code(200)
-      .send({ id: workspace.id, name: workspace.name, webhooks_enabled: body.webhooks_enabled });
+    return { id: workspace.id, name: workspace.name, webhooks_enabled: body.webhooks_enabled };
   });
 
   app.post('/v1/invites/accept', { config: PUBLIC_ROUTE }, async (request, reply) => {
@@ -70,17 +68,14 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
     const body = parse(acceptInviteBody, request.body, 'body');
     const bucket = guessBucket('invite', limitedAddress(request.ip));
     const giveBack = await spendGuess(ctx.db, [[bucket, INVITE_GUESSES]], ctx.now());
-    let member: Awaited<ReturnType<typeof acceptMemberInvite>>;
-    try {
-      member = await acceptMemberInvite(ctx, body);
-    } catch (error) {
+    const member = await acceptMemberInvite(ctx, body).catch(async (error: unknown) => {
       // An unknown token is a guess, and so is an address that has an account (that answer is
       // information); a right token with a weak password is not.
       const counted =
         error instanceof ServiceError && (error.code === 'not_found' || error.code === 'conflict');
       if (!counted) await giveBack();
       throw error;
-    }
+    });
     await giveBack();
     request.log.info({ member_id: member.id }, 'invite accepted');
     return reply.code(201).send(await signIn(ctx, reply, member.id));

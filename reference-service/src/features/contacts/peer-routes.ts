@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { sendFailure, sendPeerRefusal } from '../../http/error-body.js';
 import { unstorableJson } from '../../http/hostile-input.js';
@@ -133,33 +133,30 @@ export async function registerPeerRoutes(
         verb: V,
         handle: (call: InboundCall<PeerBody<V>>) => Promise<unknown>,
       ) => {
-        peer.post(
-          `/identities/:fingerprint/${verb}`,
-          async (request: FastifyRequest, reply: FastifyReply) => {
-            const now = ctx.now();
-            const target = await targetOf(ctx, request);
-            answering.set(request, target);
-            const raw = typeof request.body === 'string' ? request.body : '';
-            let json: unknown;
-            try {
-              json = JSON.parse(raw);
-            } catch {
-              throw new PeerRefusal('invalid_request', 'the body is not JSON');
-            }
-            const parsed = peerBodies[verb].safeParse(json);
-            if (!parsed.success) {
-              throw new PeerRefusal('invalid_request', `the body is not a v1 ${verb} message`);
-            }
-            const body = parsed.data as PeerBody<V>;
-            const caller = await verifyPeerRequest(ctx.db, request, raw, body.card, now);
-            if (caller.fingerprint === target.fingerprint) {
-              throw new PeerRefusal('invalid_request', 'an identity cannot call itself');
-            }
-            await spendIdentityBudget(ctx.db, target, caller.fingerprint, now);
-            const answer = await handle({ db: ctx.db, target, caller, body, now });
-            return reply.code(200).send(answer);
-          },
-        );
+        peer.post(`/identities/:fingerprint/${verb}`, async (request, reply) => {
+          const now = ctx.now();
+          const target = await targetOf(ctx, request);
+          answering.set(request, target);
+          const raw = typeof request.body === 'string' ? request.body : '';
+          let json: unknown;
+          try {
+            json = JSON.parse(raw);
+          } catch {
+            throw new PeerRefusal('invalid_request', 'the body is not JSON');
+          }
+          const parsed = peerBodies[verb].safeParse(json);
+          if (!parsed.success) {
+            throw new PeerRefusal('invalid_request', `the body is not a v1 ${verb} message`);
+          }
+          const body = parsed.data as PeerBody<V>;
+          const caller = await verifyPeerRequest(ctx.db, request, raw, body.card, now);
+          if (caller.fingerprint === target.fingerprint) {
+            throw new PeerRefusal('invalid_request', 'an identity cannot call itself');
+          }
+          await spendIdentityBudget(ctx.db, target, caller.fingerprint, now);
+          const answer = await handle({ db: ctx.db, target, caller, body, now });
+          return reply.code(200).send(answer);
+        });
       };
 
       route('card', (call) => cardOf(ctx, call.db, call.target, call.now));

@@ -11,7 +11,7 @@ import * as service from './service.js';
  * the work in service.ts and calls.ts. Those that call the party run in mode `own` (see operations.ts).
  */
 export function contactRoutes(deps: ContactsDeps) {
-  const routes = {
+  return {
     listContacts: {
       transaction: 'none',
       run: async ({ db, workspace, params, query }) => {
@@ -139,13 +139,9 @@ export function contactRoutes(deps: ContactsDeps) {
     refreshContact: {
       transaction: 'own',
       run: forIdentity(async ({ db, params, now }, identity) => {
-        return answer(
-          'refreshContact',
-          200,
-          await refreshContact(deps, db, identity, params.fingerprint, now),
-        );
+        const refreshed = await refreshContact(deps, db, identity, params.fingerprint, now);
+        return answer('refreshContact', 200, refreshed);
       }),
     },
   } satisfies OperationTable;
-  return routes;
 }

@@ -63,12 +63,11 @@ export async function applyLocked<C extends string, A>(
     else if (before) await deleteContact(tx, before.identity_id, before.fingerprint);
   }
   for (const type of after.events) {
-    const data = { contact: fingerprint };
     await insertEvent(tx, {
       workspaceId: identity.workspace_id,
       identity: identity.slug,
       type,
-      data,
+      data: { contact: fingerprint },
       createdAt: now,
     });
   }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { parse } from '../../http/parse.js';
@@ -16,7 +16,7 @@ const identityPath = z.strictObject({ slug: z.string().min(1).max(64) });
  * contract: a service route like the portal's account routes.
  */
 export function registerIdentityCardRoute(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get('/v1/identities/:slug/card', async (request: FastifyRequest) => {
+  app.get('/v1/identities/:slug/card', async (request) => {
     const now = ctx.now();
     const requirements = { permission: 'service:contacts:read', stepUp: false, suspended: false } as const;
     const { workspace } = await authorizeRoute(ctx, request, requirements, now);

@@ -24,7 +24,7 @@ import {
 } from '../../store/queries/integrations.js';
 import type { Identity } from '../shared/identity.js';
 import { integrationRecord, recordEvent } from './records.js';
-import { authBinding, type IntegrationService } from './service.js';
+import { authBinding, type IntegrationService, type Refreshed } from './service.js';
 import { OverBound } from './upstream-failure.js';
 
 /**
@@ -105,11 +105,10 @@ export async function createIntegrationFor(
   // The row must exist while the upstream is tried (an OAuth ceremony keeps its state in it), but the
   // creation is only announced once everything succeeded: a failure on the way removes the row, and
   // no `integration.created` event was ever recorded (nothing half-written is left behind).
-  let refreshed: Awaited<ReturnType<typeof service.refresh>>;
+  let refreshed: Refreshed;
   let stored: IntegrationRow;
   try {
-    const redirectUri = service.redirectUri();
-    refreshed = await service.refresh(row, now, { db, redirectUri, mayStartAuthorization: true });
+    refreshed = await service.refresh(row, now, { db, mayStartAuthorization: true });
     // No transport named: an older server may speak only SSE. Tried once, when Streamable HTTP failed
     // for a reason other than authorization or reachability, or than an answer or catalog over its bound
     // (which says it was served).
@@ -117,7 +116,6 @@ export async function createIntegrationFor(
     if (transport === undefined && failure?.status === 'error' && !(failure instanceof OverBound)) {
       const viaSse = await service.refresh(row, now, {
         db,
-        redirectUri,
         transport: 'sse',
         mayStartAuthorization: true,
       });

@@ -19,10 +19,7 @@ export function integrationRecord(row: IntegrationRow): Integration {
 export async function recordEvent(
   tx: Queryable,
   identity: Identity,
-  event: Extract<
-    TypedData,
-    { type: 'integration.created' | 'integration.exposure_updated' | 'integration.deleted' }
-  >,
+  event: Extract<TypedData, { type: `integration.${string}` }>,
   now: number,
 ) {
   await insertEvent(tx, {
@@ -39,11 +36,7 @@ export async function recordAuthorized(tx: Queryable, row: IntegrationRow, now: 
   const identity = await tx.query<{ slug: string }>('SELECT slug FROM identities WHERE id = $1', [
     row.identity_id,
   ]);
-  await insertEvent(tx, {
-    workspaceId: row.workspace_id,
-    identity: identity[0]?.slug ?? '',
-    type: 'integration.authorized',
-    data: { integration: row.slug },
-    createdAt: now,
-  });
+  const slug = identity[0]?.slug ?? '';
+  const event = { type: 'integration.authorized', data: { integration: row.slug } } as const;
+  await recordEvent(tx, { id: row.identity_id, workspace_id: row.workspace_id, slug }, event, now);
 }

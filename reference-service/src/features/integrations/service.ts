@@ -74,7 +74,6 @@ export class IntegrationService {
     row: IntegrationRow,
     options: {
       transport?: UpstreamTarget['transport'];
-      redirectUri?: string;
       mayStartAuthorization?: boolean;
     },
   ) {
@@ -92,7 +91,7 @@ export class IntegrationService {
             db,
             box: this.box,
             row,
-            redirectUri: options.redirectUri ?? row.oauth_redirect_uri ?? this.redirectUri(),
+            redirectUri: row.oauth_redirect_uri ?? this.redirectUri(),
           })
         : undefined;
     const target: UpstreamTarget = {
@@ -116,7 +115,6 @@ export class IntegrationService {
     options: {
       /** The handler's database handle (the pool: the upstream call happens outside any transaction). */
       db: Queryable;
-      redirectUri?: string;
       transport?: UpstreamTarget['transport'];
       /** createIntegration: an upstream asking for OAuth starts the ceremony (discovery, registration). */
       mayStartAuthorization?: boolean;

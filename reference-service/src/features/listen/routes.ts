@@ -91,14 +91,9 @@ function outcomeOf(answer: z.output<typeof answerBody>): PostOutcome {
 
 /** The workspace's listener secret, created on first use. */
 async function listenerSecret(ctx: ServiceContext, workspaceId: string, now: number): Promise<string> {
-  const stored = await getListenerSecret(ctx.db, workspaceId);
-  if (stored !== undefined) return ctx.secretBox.open(stored, workspaceId);
-  const sealed = await putListenerSecret(
-    ctx.db,
-    workspaceId,
-    ctx.secretBox.seal(newSigningSecret(), workspaceId),
-    now,
-  );
+  const sealed =
+    (await getListenerSecret(ctx.db, workspaceId)) ??
+    (await putListenerSecret(ctx.db, workspaceId, ctx.secretBox.seal(newSigningSecret(), workspaceId), now));
   return ctx.secretBox.open(sealed, workspaceId);
 }
 

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
 import { type EventType, isEventType } from '@svc-kit/webhooks';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
@@ -77,20 +77,18 @@ const triggerBody = z.strictObject({
  * writes what the workspace's receivers will trust, only for a holder of service:workspace:admin.
  */
 export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext, budgeted: boolean): void {
-  app.post('/sandbox/events', async (request: FastifyRequest, reply) => {
+  app.post('/sandbox/events', async (request, reply) => {
     const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true } as const;
     const now = ctx.now();
     const { workspace } = await authorizeRoute(ctx, request, requirements, now);
     const body = parse(triggerBody, request.body, 'body');
     // Spent only for a valid trigger: a refused one spends nothing.
     const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;
-    let event: Awaited<ReturnType<typeof triggerEvent>>;
-    try {
-      event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend);
-    } catch (error) {
-      if (error instanceof TriggerError) throw new ServiceError('invalid_request', error.message);
-      throw error;
-    }
+    const event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend).catch(
+      (error: unknown) => {
+        throw error instanceof TriggerError ? new ServiceError('invalid_request', error.message) : error;
+      },
+    );
     return reply.code(201).send({ event });
   });
 }

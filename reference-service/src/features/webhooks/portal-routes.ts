@@ -12,7 +12,6 @@ import { DEFAULT_USER_AGENT } from '../../outbound/guarded-client.js';
 import { deliveryActivity, deliveryWithBody } from '../../store/queries/delivery-activity.js';
 import { authorizeRoute } from '../shared/authorize-route.js';
 import { ACTIVITY_READS, ACTIVITY_WINDOWS, activityChart, SIGNATURE_ELIDED } from './activity.js';
-import { deliveryRecord } from './records.js';
 
 const deliveryPath = z.strictObject({ id: z.string().min(1).max(64), delivery: z.string().min(1).max(64) });
 const endpointPath = z.strictObject({ id: z.string().min(1).max(64) });
@@ -46,7 +45,7 @@ export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceCo
       timestamp: 0,
     });
     return {
-      delivery: deliveryRecord(found.delivery),
+      delivery: found.delivery,
       url: found.url,
       request: {
         method: 'POST',

@@ -1,7 +1,6 @@
 import { endpointAsShown, readsFilterWindow } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import { answer, type OperationTable } from '../../http/operations.js';
-import type { WebhooksDeps } from './service.js';
 import * as service from './service.js';
 
 /**
@@ -10,8 +9,8 @@ import * as service from './service.js';
  * pool, a confirming connection, or the key's transaction); createWebhook opens its own short
  * transaction after the URL's DNS check (mode `own`, see operations.ts).
  */
-export function webhookRoutes(deps: WebhooksDeps) {
-  const routes = {
+export function webhookRoutes(deps: service.WebhooksDeps) {
+  return {
     listWebhooks: {
       transaction: 'none',
       run: async ({ db, workspace, now }) =>
@@ -66,5 +65,4 @@ export function webhookRoutes(deps: WebhooksDeps) {
       },
     },
   } satisfies OperationTable;
-  return routes;
 }

@@ -26,7 +26,6 @@ import {
   rotateEndpointSecret,
   setEndpointStatus,
 } from '../../store/queries/webhook-endpoints.js';
-import { deliveryRecord } from './records.js';
 import { capRefusal, eventFilter, rotationEndsAt, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
 
 /** What the endpoint operations need of the service's context. */
@@ -143,5 +142,5 @@ export async function deliveries(
 ): Promise<WebhookDelivery[]> {
   const rows = await listNewestDeliveries(db, workspaceId, id, limit, filter);
   if (!rows) throw notFound();
-  return rows.map(deliveryRecord);
+  return rows;
 }
