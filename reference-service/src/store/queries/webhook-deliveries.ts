@@ -43,7 +43,7 @@ export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow
 }
 
 /**
- * What a delivery answer shows (features/webhooks/records.ts): the contract's record, column for column;
+ * What a delivery answer shows: the contract's record, column for column, read as it is;
  * the claim's bookkeeping stays inside.
  */
 export type WebhookDeliveryView = WebhookDelivery;
