@@ -104,5 +104,3 @@ export const peerAnswers = {
   }),
   'tools/call': z.object({ ok: z.boolean(), result: z.unknown() }),
 } as const satisfies Record<PeerVerb, z.ZodType>;
-
-export type { PeerRefusalCode } from './refusal.js';

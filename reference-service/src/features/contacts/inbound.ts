@@ -2,13 +2,8 @@ import type { Tool } from '@svc-kit/contract';
 import type { z } from 'zod';
 import { PENDING_FULL_RETRY_SECONDS, PENDING_REQUESTS_CAP } from '../../domain/door-limits.js';
 import type { VerifiedCard } from '../../peer/card.js';
-import {
-  MAX_PEER_BODY_BYTES,
-  type PeerRefusalCode,
-  type peerAnswers,
-  type peerBodies,
-} from '../../peer/protocol.js';
-import { PeerRefusal } from '../../peer/refusal.js';
+import { MAX_PEER_BODY_BYTES, type peerAnswers, type peerBodies } from '../../peer/protocol.js';
+import { PeerRefusal, type PeerRefusalCode } from '../../peer/refusal.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { type ContactRow, countPendingRequestsLocked, getContact } from '../../store/queries/contacts.js';
 import type { KeyedIdentity } from '../../store/queries/identity-keys.js';

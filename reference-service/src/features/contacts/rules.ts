@@ -1,5 +1,5 @@
 import { type ContactPreset, type ErrorCode, permissionsOfPreset } from '@svc-kit/contract';
-import type { PeerRefusalCode } from '../../peer/protocol.js';
+import type { PeerRefusalCode } from '../../peer/refusal.js';
 import type { ContactRow } from '../../store/queries/contacts.js';
 import type { ContactEventType } from './record.js';
 

@@ -1,5 +1,5 @@
+import type { WebhookDelivery } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
-import type { WebhookDeliveryView } from './webhook-deliveries.js';
 
 /** Attempts of one status in one bucket, with the latency of the bucket's answered attempts (all statuses). */
 export interface ActivityRow {
@@ -56,8 +56,8 @@ export async function deliveryWithBody(
   workspaceId: string,
   endpointId: string,
   deliveryId: string,
-): Promise<{ delivery: WebhookDeliveryView; url: string; body: string | null } | undefined> {
-  const rows = await db.query<WebhookDeliveryView & { url: string; body: string | null }>(
+): Promise<{ delivery: WebhookDelivery; url: string; body: string | null } | undefined> {
+  const rows = await db.query<WebhookDelivery & { url: string; body: string | null }>(
     `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
             d.latency_ms, d.response_excerpt, d.next_attempt_at, d.created_at, e.url, ev.body
        FROM webhook_deliveries d

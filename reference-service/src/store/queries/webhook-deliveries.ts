@@ -42,12 +42,6 @@ export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow
   );
 }
 
-/**
- * What a delivery answer shows: the contract's record, column for column, read as it is;
- * the claim's bookkeeping stays inside.
- */
-export type WebhookDeliveryView = WebhookDelivery;
-
 /** The optional filters of the log (the contract's, on listWebhookDeliveries). */
 export interface DeliveryLogFilter {
   status?: string | undefined;
@@ -77,7 +71,8 @@ function newestSql(filter: DeliveryLogFilter): { sql: string; values: unknown[] 
           WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
           ORDER BY created_at DESC, id DESC LIMIT ${tests.length === 0 ? '$3' : Math.trunc(DELIVERY_FILTER_WINDOW)}`;
   // The endpoint (any row: a removed endpoint's log stays readable) with its newest deliveries joined, so
-  // that one statement tells a missing endpoint (no row) from an empty log (one row of nulls).
+  // that one statement tells a missing endpoint (no row) from an empty log (one row of nulls). The columns
+  // are the contract's record, read as it is; the claim's bookkeeping stays inside.
   const sql = `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
          d.latency_ms, d.response_excerpt, d.next_attempt_at, d.created_at
     FROM webhook_endpoints e
@@ -101,14 +96,14 @@ export async function listNewestDeliveries(
   endpointId: string,
   limit: number,
   filter: DeliveryLogFilter = {},
-): Promise<WebhookDeliveryView[] | undefined> {
+): Promise<WebhookDelivery[] | undefined> {
   const { sql, values } = newestSql(filter);
-  const rows = await db.query<WebhookDeliveryView | { [K in keyof WebhookDeliveryView]: null }>(sql, [
+  const rows = await db.query<WebhookDelivery | { [K in keyof WebhookDelivery]: null }>(sql, [
     workspaceId,
     endpointId,
     limit,
     ...values,
   ]);
   if (rows.length === 0) return undefined;
-  return rows.filter((row): row is WebhookDeliveryView => row.id !== null);
+  return rows.filter((row): row is WebhookDelivery => row.id !== null);
 }
