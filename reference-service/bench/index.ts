@@ -41,8 +41,7 @@ async function main(): Promise<void> {
         const rows = await onBackend(backend, (env) => runApiBench(env, seconds));
         if (rows) {
           printTable(
-            `API on ${backend}: autocannon, 10 connections, ${seconds} s per route (3 slices, median); ` +
-              `then paced at half the route's rate, the same for its anchors (3 slices, median p99), ${machine}`,
+            `API on ${backend}: autocannon, 10 connections, ${seconds} s per route (3 slices, median), ${machine}`,
             API_HEADER,
             rows,
           );

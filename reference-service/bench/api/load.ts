@@ -24,10 +24,10 @@ export interface LoadOptions {
   requests?: autocannon.Request[];
 }
 
-export const CONNECTIONS = 10;
+const CONNECTIONS = 10;
 
 /** The nearest-rank percentile `p` (0–100) of ascending `sorted`. */
-export function percentile(sorted: Float64Array, p: number): number {
+function percentile(sorted: Float64Array, p: number): number {
   const index = Math.ceil((p / 100) * sorted.length) - 1;
   return sorted[Math.min(sorted.length - 1, Math.max(0, index))] ?? Number.NaN;
 }
@@ -63,12 +63,9 @@ export function loader(cpuOf: () => Promise<number>) {
   };
 }
 
-/**
- * The round with the median rate (its p99 with it), or with the median p99 (`by` 'p99': the equal-load
- * rounds, whose rates are the one offered); failures summed over all rounds.
- */
-export function median(loads: readonly Load[], by: 'rate' | 'p99' = 'rate'): Load {
-  const sorted = [...loads].sort((x, y) => x[by] - y[by]);
+/** The round with the median rate (its p99 with it); failures summed over all rounds. */
+export function median(loads: readonly Load[]): Load {
+  const sorted = [...loads].sort((x, y) => x.rate - y.rate);
   const middle = sorted[Math.floor(sorted.length / 2)]!;
   return { ...middle, failures: loads.reduce((sum, load) => sum + load.failures, 0) };
 }
