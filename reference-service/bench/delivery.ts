@@ -39,6 +39,8 @@ import { createSecretBox } from '../src/store/secret-box.js';
 import { createEmptyPostgres, POSTGRES_ADMIN_URL } from '../test/support/backends.js';
 import { seedActiveEndpoint } from '../test/support/endpoints.js';
 import { seedWorkspace } from '../test/support/workspaces.js';
+import { percentile } from './support/stats.js';
+import { printTable, verdict } from './support/table.js';
 
 const IDLE_SAMPLES = Number(process.env.BENCH_IDLE_SAMPLES ?? 200);
 const IDLE_GAP_MS = 20;
@@ -145,11 +147,6 @@ async function startReceiver(): Promise<Receiver> {
   };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  const index = Math.ceil((p / 100) * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, index))] ?? Number.NaN;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The value, or NaN after `ms`; the timer is cleared either way (a pending one would hold the exit). */
@@ -252,7 +249,6 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
       50,
     );
   const ratio = median((round) => round.workerRate / round.rawRate);
-  const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   return [
     ['idle latency p50 (emit → arrival)', `${p50.toFixed(1)} ms`, '', ''],
     [
@@ -369,15 +365,7 @@ async function burstRound(
   };
 }
 
-function printTable(title: string, rows: readonly Row[]): void {
-  const width = [0, 1, 2, 3].map((c) => Math.max(...rows.map((row) => row[c]!.length), 6));
-  const line = (cells: readonly string[]) =>
-    `| ${cells.map((cell, c) => cell.padEnd(width[c]!)).join(' | ')} |`;
-  console.log(`\n${title}\n`);
-  console.log(line(['measure', 'value', 'target', 'result']));
-  console.log(`|${width.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const row of rows) console.log(line(row));
-}
+const HEADER = ['measure', 'value', 'target', 'result'];
 
 export async function runDeliveryBench(backends: readonly string[] = BACKENDS): Promise<void> {
   const machine = `Node ${process.versions.node}, ${cpus().length} cores, worker ${DEFAULT_CONCURRENCY} slots (caps ${DEFAULT_CAPS.endpoint} per endpoint, ${DEFAULT_CAPS.workspace} per workspace), one workspace's ${ENDPOINTS} endpoints, raw loop ${CONCURRENCY} in flight, receiver ${RECEIVER === 'process' ? 'in a process of its own' : 'in the bench process'}`;
@@ -386,7 +374,7 @@ export async function runDeliveryBench(backends: readonly string[] = BACKENDS): 
     try {
       const store = await openStore({ dataDir });
       try {
-        printTable(`webhook delivery on PGlite (its own thread), ${machine}`, await runOn(store));
+        printTable(`webhook delivery on PGlite (its own thread), ${machine}`, HEADER, await runOn(store));
       } finally {
         await store.close();
       }
@@ -408,7 +396,11 @@ export async function runDeliveryBench(backends: readonly string[] = BACKENDS): 
   try {
     const store = await openStore({ databaseUrl: database.url, dataDir: '/nonexistent' });
     try {
-      printTable(`webhook delivery on PostgreSQL (a throwaway database), ${machine}`, await runOn(store));
+      printTable(
+        `webhook delivery on PostgreSQL (a throwaway database), ${machine}`,
+        HEADER,
+        await runOn(store),
+      );
     } finally {
       await store.close();
     }

@@ -8,6 +8,7 @@
  * fraction of a millisecond, from `process.hrtime`), so the percentiles here are taken from those.
  */
 import autocannon from 'autocannon';
+import { percentile } from '../support/stats.js';
 
 export interface Load {
   rate: number;
@@ -25,12 +26,6 @@ export interface LoadOptions {
 }
 
 const CONNECTIONS = 10;
-
-/** The nearest-rank percentile `p` (0–100) of ascending `sorted`. */
-function percentile(sorted: Float64Array, p: number): number {
-  const index = Math.ceil((p / 100) * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, index))] ?? Number.NaN;
-}
 
 /** `load(url, seconds, options)`, reading the target process's CPU time so far with `cpuOf`. */
 export function loader(cpuOf: () => Promise<number>) {

@@ -18,6 +18,7 @@ import { startCountingReceiver } from '../../test/support/counting-receiver.js';
 import { seedActiveEndpoint } from '../../test/support/endpoints.js';
 import { requestFrom, startSlowClients } from '../../test/support/slow-clients.js';
 import type { BenchEnv } from '../support/backends.js';
+import { percentile } from '../support/stats.js';
 import { type Row, verdict } from '../support/table.js';
 
 const OPEN_FILES = 1024;
@@ -97,9 +98,6 @@ async function seedSandbox(env: BenchEnv, dataDir: string, secretKey: string, ur
   }
   return first.key;
 }
-
-const percentile = (sorted: readonly number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 
 interface Probed {
   /** `/healthz` latencies of the answered probes, sorted. */

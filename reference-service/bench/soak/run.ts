@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import type { ApiTargetReady } from '../api/run.js';
 import type { BenchEnv } from '../support/backends.js';
+import { percentile } from '../support/stats.js';
 import { spawnTarget } from '../support/target-process.js';
 import { type Sample, soakSvg, svgToPng } from './chart.js';
 import { type ReceiverMood, startSoakReceiver } from './receiver.js';
@@ -42,10 +43,11 @@ const TICK_MS = 100;
 const MOODS: readonly ReceiverMood[] = ['ok', 'slow', 'ok', 'failing', 'ok', 'down'];
 const MAX_GROWTH = 0.1;
 
-function percentile(values: readonly number[], p: number): number {
+/** The soak's percentiles of unsorted `values`; 0 for an interval that recorded none. */
+function percentileOf(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+  return percentile(sorted, p);
 }
 
 export async function runSoak(env: BenchEnv, options: SoakOptions): Promise<boolean> {
@@ -138,10 +140,10 @@ export async function runSoak(env: BenchEnv, options: SoakOptions): Promise<bool
       samples.push({
         at: Math.round(elapsed / 1000),
         rate: Object.fromEntries(routes.map((r) => [r, latencies[r].length / seconds])),
-        p50: Object.fromEntries(routes.map((r) => [r, percentile(latencies[r], 50)])),
-        p99: Object.fromEntries(routes.map((r) => [r, percentile(latencies[r], 99)])),
-        lagP50: percentile(lags, 50),
-        lagP99: percentile(lags, 99),
+        p50: Object.fromEntries(routes.map((r) => [r, percentileOf(latencies[r], 50)])),
+        p99: Object.fromEntries(routes.map((r) => [r, percentileOf(latencies[r], 99)])),
+        lagP50: percentileOf(lags, 50),
+        lagP99: percentileOf(lags, 99),
         rssMb: memory.rss / 1048576,
         loopDelayP99: memory.loopDelayP99,
         receiver: [...intervalMoods].join(', '),
