@@ -34,9 +34,9 @@ function parameterWords(raw: string): string[] {
  *
  * The line is the one pino writes for these fields (test/ops/access-log.test.ts compares them), put
  * together here and handed to the logger's own destination, so it is ordered and flushed with every other
- * line. Through pino it cost a tenth of a fast read on PostgreSQL (perf; bench/RESULTS.md, issue 43),
- * most of it in the generic object walk and the redaction a fixed set of fields does not need: these
- * fields are the only ones, and the one that can carry a credential, the URL, is censored here.
+ * line. Through pino it cost a share of a fast read on PostgreSQL worth saving (perf; bench/RESULTS.md,
+ * issue 43), most of it in the generic object walk and the redaction a fixed set of fields does not need:
+ * these fields are the only ones, and the one that can carry a credential, the URL, is censored here.
  * It assumes what createServiceLogger makes: pino's default time, level numbers and message key, no
  * `formatters` or `mixin`, one destination (a `pino.multistream` would route the line by the previous
  * line's level). Its bindings are read once, when the server is built.

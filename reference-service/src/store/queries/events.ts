@@ -41,8 +41,9 @@ export interface EventRow {
 }
 
 /**
- * Events written by one statement; a larger batch is split. Bounds the size of one message: a statement of
- * 10,000 left the main heap 20 MB larger for good (its parameters outlived two scavenges); 2,000 does not.
+ * Events written by one statement; a larger batch is split. Bounds the size of one message: the parameters
+ * of a much larger statement outlived two scavenges and left the main heap larger for good, this many do
+ * not (measured in bench/RESULTS.md).
  */
 const EVENTS_PER_STATEMENT = 2_000;
 /** Data of the events gathered into one statement, in characters of JSON. */
