@@ -37,6 +37,6 @@ export async function recordAuthorized(tx: Queryable, row: IntegrationRow, now: 
     row.identity_id,
   ]);
   const slug = identity[0]?.slug ?? '';
-  const event = { type: 'integration.authorized', data: { integration: row.slug } } as const;
-  await recordEvent(tx, { id: row.identity_id, workspace_id: row.workspace_id, slug }, event, now);
+  const owner = { id: row.identity_id, workspace_id: row.workspace_id, slug };
+  await recordEvent(tx, owner, { type: 'integration.authorized', data: { integration: row.slug } }, now);
 }

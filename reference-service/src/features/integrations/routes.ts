@@ -96,8 +96,12 @@ export function integrationRoutes(service: IntegrationService) {
       exposure_version: version,
       updated_at: now,
     });
-    const event = { type: 'integration.exposure_updated', data: { integration: row.slug, version } } as const;
-    await recordEvent(db, identity, event, now);
+    await recordEvent(
+      db,
+      identity,
+      { type: 'integration.exposure_updated', data: { integration: row.slug, version } },
+      now,
+    );
     return answer('setExposure', 200, { version });
   };
 
