@@ -13,8 +13,9 @@ const STALE_PREPARED_STATEMENT = '0A000';
 /**
  * A name for the statement, so that each connection parses and plans it once and then only binds and
  * runs it (the planning of a short statement cost the server more than running it). The service's
- * statements are a fixed set of texts; texts that vary with their input (one VALUES row per event of a
- * batch) are few, and past MAX_PREPARED statements run unnamed, so what each connection keeps is bounded.
+ * statements are a fixed set of texts (the few built from typed names, such as an integration's changed
+ * columns, are one per caller), and past MAX_PREPARED statements run unnamed, so what each connection
+ * keeps is bounded.
  */
 function statementName(sql: string): string | undefined {
   const known = preparedNames.get(sql);

@@ -46,18 +46,23 @@ export const CONTACT_COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof ContactRow)[];
 
+const SAVE_CONTACT = `INSERT INTO contacts (${CONTACT_COLUMNS.join(', ')})
+  VALUES (${CONTACT_COLUMNS.map((_, index) => `$${index + 1}`).join(', ')})
+  ON CONFLICT (identity_id, fingerprint) DO UPDATE
+  SET ${CONTACT_COLUMNS.slice(2)
+    .map((column) => `${column} = EXCLUDED.${column}`)
+    .join(', ')}`;
+
 /** Writes the whole row: read it (for update) inside a transaction, change it, save it. */
 export async function saveContact(db: Queryable, row: ContactRow): Promise<void> {
-  const placeholders = CONTACT_COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
-  const updates = CONTACT_COLUMNS.slice(2)
-    .map((column) => `${column} = EXCLUDED.${column}`)
-    .join(', ');
   await db.query(
-    `INSERT INTO contacts (${CONTACT_COLUMNS.join(', ')}) VALUES (${placeholders})
-     ON CONFLICT (identity_id, fingerprint) DO UPDATE SET ${updates}`,
+    SAVE_CONTACT,
     CONTACT_COLUMNS.map((column) => row[column]),
   );
 }
+
+const GET_CONTACT = `SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE identity_id = $1 AND fingerprint = $2`;
+const GET_CONTACT_FOR_UPDATE = `${GET_CONTACT} FOR UPDATE`;
 
 /** The row, locked until the end of the transaction when `forUpdate` (PostgreSQL; PGlite is serial). */
 export async function getContact(
@@ -66,10 +71,10 @@ export async function getContact(
   fingerprint: string,
   forUpdate = false,
 ): Promise<ContactRow | undefined> {
-  const rows = await db.query<ContactRow>(
-    `SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE identity_id = $1 AND fingerprint = $2${forUpdate ? ' FOR UPDATE' : ''}`,
-    [identityId, fingerprint],
-  );
+  const rows = await db.query<ContactRow>(forUpdate ? GET_CONTACT_FOR_UPDATE : GET_CONTACT, [
+    identityId,
+    fingerprint,
+  ]);
   return rows[0];
 }
 

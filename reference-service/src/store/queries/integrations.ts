@@ -50,17 +50,22 @@ const COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof IntegrationRow)[];
 
+const INSERT_INTEGRATION = `INSERT INTO integrations (${COLUMNS.join(', ')})
+  VALUES (${COLUMNS.map((_, index) => `$${index + 1}`).join(', ')})`;
+
 export async function insertIntegration(db: Queryable, row: IntegrationRow): Promise<void> {
-  const placeholders = COLUMNS.map((_, index) => `$${index + 1}`).join(', ');
   await db.query(
-    `INSERT INTO integrations (${COLUMNS.join(', ')}) VALUES (${placeholders})`,
+    INSERT_INTEGRATION,
     COLUMNS.map((column) => row[column]),
   );
 }
 
 export type IntegrationChange = Partial<Omit<IntegrationRow, 'id' | 'identity_id' | 'workspace_id' | 'slug'>>;
 
-/** Sets the given columns of one row; the column names come from the typed keys, never from input. */
+/**
+ * Sets the given columns of one row. The column names come from the typed keys, never from input, so each
+ * caller's change has one text, and the texts are as few as the callers.
+ */
 export async function updateIntegration(db: Queryable, id: string, change: IntegrationChange): Promise<void> {
   const entries = Object.entries(change).filter(([column]) =>
     (COLUMNS as readonly string[]).includes(column),
@@ -70,16 +75,19 @@ export async function updateIntegration(db: Queryable, id: string, change: Integ
   await db.query(`UPDATE integrations SET ${sets} WHERE id = $1`, [id, ...entries.map(([, value]) => value)]);
 }
 
+const GET_INTEGRATION = 'SELECT * FROM integrations WHERE identity_id = $1 AND slug = $2';
+const GET_INTEGRATION_FOR_UPDATE = `${GET_INTEGRATION} FOR UPDATE`;
+
 export async function getIntegration(
   db: Queryable,
   identityId: string,
   slug: string,
   forUpdate = false,
 ): Promise<IntegrationRow | undefined> {
-  const rows = await db.query<IntegrationRow>(
-    `SELECT * FROM integrations WHERE identity_id = $1 AND slug = $2${forUpdate ? ' FOR UPDATE' : ''}`,
-    [identityId, slug],
-  );
+  const rows = await db.query<IntegrationRow>(forUpdate ? GET_INTEGRATION_FOR_UPDATE : GET_INTEGRATION, [
+    identityId,
+    slug,
+  ]);
   return rows[0];
 }
 

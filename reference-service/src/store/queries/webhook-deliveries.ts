@@ -50,40 +50,40 @@ export interface DeliveryLogFilter {
 }
 
 /**
- * The newest deliveries of the endpoint that pass the filters. A filter by event id is a primary-key
- * lookup (a delivery's id is made from its event and endpoint, migration 0017), so it finds its row at
- * any age; status and type are tested on the newest `DELIVERY_FILTER_WINDOW` rows only (the contract's
- * bound, a constant of the text), so a filtered read of a long log costs at most that many rows of the log's index.
+ * Where the log's rows come from, before the filters. A filter by event id is a primary-key lookup (a
+ * delivery's id is made from its event and endpoint, migration 0017), so it finds its row at any age.
+ * Otherwise the newest rows of the endpoint's index; with a status or type filter ($4, $5) only the newest
+ * `DELIVERY_FILTER_WINDOW` (the contract's bound, a constant of the text), so that a filtered read of a long
+ * log costs at most that many rows of the index.
  */
-function newestSql(filter: DeliveryLogFilter): { sql: string; values: unknown[] } {
-  const values: unknown[] = [];
-  const param = (value: unknown) => `$${values.push(value) + 3}`;
-  const tests: string[] = [];
-  if (filter.status !== undefined) tests.push(`status = ${param(filter.status)}`);
-  if (filter.eventType !== undefined) tests.push(`event_type = ${param(filter.eventType)}`);
-  const where = tests.length === 0 ? '' : `WHERE ${tests.join(' AND ')}`;
-  const source =
-    filter.eventId !== undefined
-      ? `SELECT * FROM webhook_deliveries
-          WHERE id = webhook_delivery_id(${param(filter.eventId)}, e.id)
-            AND workspace_id = e.workspace_id AND endpoint_id = e.id`
-      : `SELECT * FROM webhook_deliveries
-          WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
-          ORDER BY created_at DESC, id DESC LIMIT ${tests.length === 0 ? '$3' : Math.trunc(DELIVERY_FILTER_WINDOW)}`;
-  // The endpoint (any row: a removed endpoint's log stays readable) with its newest deliveries joined, so
-  // that one statement tells a missing endpoint (no row) from an empty log (one row of nulls). The columns
-  // are the contract's record, read as it is; the claim's bookkeeping stays inside.
-  const sql = `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
+const BY_EVENT = `SELECT * FROM webhook_deliveries
+   WHERE id = webhook_delivery_id($6, e.id) AND workspace_id = e.workspace_id AND endpoint_id = e.id`;
+const NEWEST = `SELECT * FROM webhook_deliveries
+   WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
+   ORDER BY created_at DESC, id DESC
+   LIMIT CASE WHEN $4::text IS NULL AND $5::text IS NULL THEN $3
+              ELSE ${Math.trunc(DELIVERY_FILTER_WINDOW)} END`;
+
+/**
+ * The endpoint (any row: a removed endpoint's log stays readable) with its newest deliveries joined, so that
+ * one statement tells a missing endpoint (no row) from an empty log (one row of nulls). The columns are the
+ * contract's record, read as it is; the claim's bookkeeping stays inside. An absent filter is a null
+ * parameter, so each text is fixed.
+ */
+function logSql(source: string): string {
+  return `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
          d.latency_ms, d.response_excerpt, d.next_attempt_at, d.created_at
     FROM webhook_endpoints e
     LEFT JOIN LATERAL (
-      SELECT * FROM (${source}) w ${where}
+      SELECT * FROM (${source}) w
+       WHERE ($4::text IS NULL OR w.status = $4) AND ($5::text IS NULL OR w.event_type = $5)
        ORDER BY created_at DESC, id DESC LIMIT $3
     ) d ON true
    WHERE e.workspace_id = $1 AND e.id = $2
    ORDER BY d.created_at DESC, d.id DESC`;
-  return { sql, values };
 }
+const LOG_BY_EVENT = logSql(BY_EVENT);
+const NEWEST_LOG = logSql(NEWEST);
 
 /**
  * The newest deliveries of an endpoint of the workspace, removed or not, newest first with ties broken by
@@ -97,13 +97,11 @@ export async function listNewestDeliveries(
   limit: number,
   filter: DeliveryLogFilter = {},
 ): Promise<WebhookDelivery[] | undefined> {
-  const { sql, values } = newestSql(filter);
-  const rows = await db.query<WebhookDelivery | { [K in keyof WebhookDelivery]: null }>(sql, [
-    workspaceId,
-    endpointId,
-    limit,
-    ...values,
-  ]);
+  const values = [workspaceId, endpointId, limit, filter.status ?? null, filter.eventType ?? null];
+  const rows = await db.query<WebhookDelivery | { [K in keyof WebhookDelivery]: null }>(
+    filter.eventId === undefined ? NEWEST_LOG : LOG_BY_EVENT,
+    filter.eventId === undefined ? values : [...values, filter.eventId],
+  );
   if (rows.length === 0) return undefined;
   return rows.filter((row): row is WebhookDelivery => row.id !== null);
 }
