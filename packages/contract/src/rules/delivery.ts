@@ -85,7 +85,7 @@ function strictSchema(type: EventType): z.ZodMiniType {
 export function checkTriggeredEvent(
   type: string,
   data: unknown,
-): { ok: true; type: EventType; data: Record<string, unknown> } | { ok: false; reason: string } {
+): ({ ok: true } & CatalogueEvent) | { ok: false; reason: string } {
   if (!isEventType(type)) {
     return { ok: false, reason: `unknown event type ${type}; one of: ${EVENT_TYPES.join(', ')}` };
   }
@@ -95,13 +95,23 @@ export function checkTriggeredEvent(
     const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
     return { ok: false, reason: `data does not fit ${type}${where}: ${issue?.message ?? 'invalid'}` };
   }
-  return { ok: true, type, data: checked.data as Record<string, unknown> };
+  // The one narrowing: the schema is looked up by a type known only at run time, so zod cannot infer
+  // which type's data it parsed; it is `type`'s strict schema, so the data is exactly that type's.
+  return { ok: true, ...({ type, data: checked.data } as CatalogueEvent) };
 }
 
 /** The data an event of type `K` carries: exactly the members the catalogue names for it. */
 export type CatalogueEventData<K extends EventType> = {
   [F in keyof (typeof eventSchemas)[K]['shape']]: z.output<(typeof eventSchemas)[K]['shape'][F]>;
 };
+
+/**
+ * An event's type with its data, one member of the union per type in `K` (by default the catalogue): a
+ * type cannot be paired with another type's data, nor data with a missing, misspelt or extra member.
+ */
+export type CatalogueEvent<K extends EventType = EventType> = {
+  [P in K]: { type: P; data: CatalogueEventData<P> };
+}[K];
 
 /** The values a sample draws: a contact digest (`sha256:<64 hex>`) and a thread id. */
 export interface SampleDraw {

@@ -1,15 +1,17 @@
-import type { EventDataMap, EventType } from '@svc-kit/webhooks';
+import type { CatalogueEvent } from '@svc-kit/contract';
+import type { EventType } from '@svc-kit/webhooks';
 import { parseSandboxCard } from '../cards/sandbox-card.js';
 import type { SandboxStore } from '../state/model.js';
 
-/** An event an operation (or a test) causes, before it gets its id and time. */
-export interface NewEvent<T extends EventType = EventType> {
-  type: T;
-  identity: string;
-  data: EventDataMap[T];
-}
+/**
+ * An event an operation (or a test) causes, before it gets its id and time. A union over the catalogue,
+ * not a function generic in the type: a type held in a wider variable is then checked against each type
+ * it may be, so no type's data passes for another's, and no member outside the catalogue compiles.
+ */
+export type NewEvent = CatalogueEvent & { identity: string };
 
-type ContactEventType = Extract<EventType, `contact.${string}`>;
+export type ContactEventType = Extract<EventType, `contact.${string}`>;
+type IntegrationEventType = Extract<EventType, `integration.${string}`>;
 
 /** What the events of a contact operation depend on, read before and after the operation. */
 interface ContactSnapshot {
@@ -52,10 +54,15 @@ export function observeOperation(
   const params = (call.params ?? {}) as Record<string, string>;
   const body = (call.body ?? {}) as Record<string, unknown>;
   const slug = params.slug ?? '';
-  const contactEvent = (type: ContactEventType, fingerprint: string): NewEvent =>
-    ({ type, identity: slug, data: { contact: fingerprint } }) as NewEvent;
-  const integrationEvent = (type: EventType, data: Record<string, unknown>): NewEvent =>
-    ({ type, identity: slug, data }) as NewEvent;
+  const contactEvent = (type: ContactEventType, fingerprint: string): NewEvent => ({
+    type,
+    identity: slug,
+    data: { contact: fingerprint },
+  });
+  const integrationEvent = (event: CatalogueEvent<IntegrationEventType>): NewEvent => ({
+    ...event,
+    identity: slug,
+  });
 
   const contactChange = (
     fingerprint: string | undefined,
@@ -69,6 +76,8 @@ export function observeOperation(
     };
   };
   const fingerprint = params.fingerprint;
+  // The integration routes' path always names one; the fallback only satisfies the type.
+  const name = params.name ?? '';
 
   switch (operationId) {
     case 'requestContact': {
@@ -107,17 +116,17 @@ export function observeOperation(
     case 'createIntegration':
       return (answer) => {
         const created = (answer as { integration: { slug: string } }).integration;
-        return [integrationEvent('integration.created', { integration: created.slug })];
+        return [integrationEvent({ type: 'integration.created', data: { integration: created.slug } })];
       };
     case 'setExposure':
       return (answer) => [
-        integrationEvent('integration.exposure_updated', {
-          integration: params.name,
-          version: (answer as { version: number }).version,
+        integrationEvent({
+          type: 'integration.exposure_updated',
+          data: { integration: name, version: (answer as { version: number }).version },
         }),
       ];
     case 'deleteIntegration':
-      return () => [integrationEvent('integration.deleted', { integration: params.name })];
+      return () => [integrationEvent({ type: 'integration.deleted', data: { integration: name } })];
     default:
       return undefined;
   }

@@ -1,5 +1,5 @@
 import { FINGERPRINT_PATTERN } from '@svc-kit/contract';
-import type { NewEvent } from '../events/operation-events.js';
+import type { ContactEventType, NewEvent } from '../events/operation-events.js';
 import type { IdSource } from '../random/ids.js';
 import { loadSeed } from '../state/load-seed.js';
 import type { SandboxStore } from '../state/model.js';
@@ -39,8 +39,8 @@ export function createPeer(runtime: PeerRuntime, slug: string, fingerprint: stri
     throw new TypeError('a peer is named by its fingerprint: sha256: + 64 lowercase hex digits');
   }
   const rowOf = (store: SandboxStore) => store.identities.get(slug)?.contacts.get(fingerprint);
-  const emit = (store: SandboxStore, now: number, type: NewEvent['type']) =>
-    runtime.emit(store, now, { type, identity: slug, data: { contact: fingerprint } } as NewEvent);
+  const emit = (store: SandboxStore, now: number, type: ContactEventType) =>
+    runtime.emit(store, now, { type, identity: slug, data: { contact: fingerprint } });
   const forget = (store: SandboxStore) => store.identities.get(slug)?.contacts.delete(fingerprint);
 
   return {

@@ -1,5 +1,5 @@
-import { checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
-import { type EventDataMap, type EventOfType, type EventType, isEventType } from '@svc-kit/webhooks';
+import { type CatalogueEventData, checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
+import { type EventOfType, type EventType, isEventType } from '@svc-kit/webhooks';
 import type { WebhookReceiver } from '../delivery/dial.js';
 import {
   type DeliveryPolicy,
@@ -40,8 +40,8 @@ export interface SandboxDeliveries {
 export interface EmitOptions<T extends EventType> {
   /** The identity slug. Default: the first identity the sandbox knows, by slug. */
   identity?: string;
-  /** Exactly the catalogue's fields for `type`. Default: made-up, well-formed values. */
-  data?: EventDataMap[T];
+  /** Exactly the catalogue's fields for `type` (checked again at run time). Default: made-up, well-formed values. */
+  data?: CatalogueEventData<T>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -92,6 +92,9 @@ export function emitEvent<T extends EventType>(
   const checked = checkTriggeredEvent(type, options.data ?? (isEventType(type) ? sample() : {}));
   if (!checked.ok) throw new TypeError(checked.reason);
   const now = runtime.now();
-  const event = queue.record(store, now, { type: checked.type, identity, data: checked.data } as never);
-  return { ...event, data: structuredClone(checked.data) } as unknown as EventOfType<T>;
+  // The checked result pairs the type with its data (the contract narrows it once, where it checks).
+  const { ok: _checked, ...typed } = checked;
+  const event = queue.record(store, now, { ...typed, identity });
+  // `EventOfType<T>` stays unresolved for a generic `T`; the checked type is `type`, that is `T`.
+  return { ...event, data: structuredClone(typed.data) } as EventOfType<T>;
 }
