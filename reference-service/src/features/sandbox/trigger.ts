@@ -8,7 +8,7 @@ import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { parse } from '../../http/parse.js';
 import type { Queryable } from '../../store/db.js';
-import { insertEvent, type TypedData } from '../../store/queries/events.js';
+import { insertEvent } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { authorizeRoute } from '../shared/authorize-route.js';
 import { spendTestEvent } from './event-budget.js';
@@ -44,9 +44,6 @@ export async function triggerEvent(
   const sample = isEventType(input.type) ? sampleData(input.type) : {};
   const checked = checkTriggeredEvent(input.type, input.data ?? sample);
   if (!checked.ok) throw new TriggerError(checked.reason);
-  // The catalogue's strict schema has just checked the data against the type.
-  const { type } = checked;
-  const typed = { type, data: checked.data } as TypedData;
   const identities = await listIdentities(db, input.workspaceId);
   const identity = input.identity ?? identities[0]?.slug;
   if (identity === undefined) throw new TriggerError('the workspace has no identity to emit the event for');
@@ -54,6 +51,7 @@ export async function triggerEvent(
     throw new TriggerError(`no identity ${identity} in this workspace`);
   }
   await beforeWrite?.();
+  const { ok: _, ...typed } = checked;
   // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
   const event = await insertEvent(db, {
     ...typed,
@@ -61,7 +59,7 @@ export async function triggerEvent(
     identity,
     createdAt: input.now,
   });
-  return { id: event.id, type, created_at: event.createdAt, identity };
+  return { id: event.id, type: checked.type, created_at: event.createdAt, identity };
 }
 
 const triggerBody = z.strictObject({

@@ -1,6 +1,4 @@
-import { eventBody, ID_PREFIXES } from '@svc-kit/contract';
-import type { EventType, eventSchemas } from '@svc-kit/webhooks';
-import type { z } from 'zod';
+import { type CatalogueEvent, eventBody, ID_PREFIXES } from '@svc-kit/contract';
 import { newId } from '../../domain/ids.js';
 import type { Queryable } from '../db.js';
 import { TurnBatch } from '../turn-batch.js';
@@ -10,16 +8,11 @@ import { FAN_OUT, fanOutParams } from './fan-out.js';
 export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
 
 /**
- * The data an event of type `K` carries: exactly the members the SDK's catalogue names for it (its
- * schemas accept more from a later version; the service emits no more, spec 6.4). An object literal with
- * a missing, misspelt or extra member does not compile where the event is made.
+ * An event's type with its data (the contract's `CatalogueEvent`): an object literal with a missing,
+ * misspelt or extra member, or another type's data, does not compile where the event is made. The SDK's
+ * schemas accept more from a later version; the service emits no more (spec 6.4).
  */
-export type EventData<K extends EventType> = {
-  [F in keyof (typeof eventSchemas)[K]['shape']]: z.output<(typeof eventSchemas)[K]['shape'][F]>;
-};
-
-/** An event's type with its data, one member of the union per type of the catalogue. */
-export type TypedData = { [K in EventType]: { type: K; data: EventData<K> } }[EventType];
+export type TypedData = CatalogueEvent;
 
 export type NewEvent = TypedData & {
   workspaceId: string;
