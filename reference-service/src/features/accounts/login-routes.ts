@@ -28,7 +28,7 @@ import { isKnownAddress, rememberAddress } from '../../store/queries/sign-in-add
 import { upgradePasswordHash } from './credentials.js';
 import { checkKeyRevocation } from './key-revocation.js';
 import { useRecoveryCode } from './queries.js';
-import { hashRecoveryCode, normalizeEmail } from './rules.js';
+import { hashRecoveryCode, KEYS_MINTED, normalizeEmail } from './rules.js';
 import { openSession, sessionCookie } from './session.js';
 import { refuseCrossSiteEntry } from './session-view.js';
 
@@ -143,6 +143,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
         `a key cannot carry permissions its member lacks: ${beyond.join(', ')}`,
       );
     }
+    // Only a key that would be minted counts: a refused scope spends nothing.
+    await spendGuess(ctx.db, [[guessBucket('keys-minted', workspace.id), KEYS_MINTED]], now);
     const minted = mintApiKey();
     const scopes = [...new Set(body.scopes)];
     await insertApiKey(ctx.db, {

@@ -24,6 +24,7 @@ import {
   newInviteToken,
   normalizeEmail,
   removalRefusal,
+  WORKSPACE_INVITES_SENT,
 } from './rules.js';
 
 /** A member as the members list shows it. */
@@ -62,7 +63,14 @@ export async function inviteMember(
     throw new ServiceError('forbidden', `an invite cannot carry permissions you lack: ${beyond.join(', ')}`);
   const now = ctx.now();
   // Every invite counts, sent or not: each is a row and, once accepted, an account.
-  await spendGuess(ctx.db, [[guessBucket('invite-sent', actor.id), INVITES_SENT]], now);
+  await spendGuess(
+    ctx.db,
+    [
+      [guessBucket('invite-sent', actor.id), INVITES_SENT],
+      [guessBucket('invite-sent-workspace', actor.workspace_id), WORKSPACE_INVITES_SENT],
+    ],
+    now,
+  );
   const token = newInviteToken();
   const row: AccountRow = {
     id: newId('mem'),

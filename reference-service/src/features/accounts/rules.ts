@@ -63,6 +63,28 @@ export const INVITES_SENT: OutboundLimit = {
   what: 'invites sent by this member',
 };
 
+/**
+ * Invites sent in one workspace, by all its members: 50, then one every 10 minutes. The budget per member
+ * alone multiplied: every member who joined could invite 20 more (41 members after one acceptance), so
+ * the members list grew without bound.
+ */
+export const WORKSPACE_INVITES_SENT: OutboundLimit = {
+  capacity: 50,
+  perMs: 1 / (10 * MINUTE),
+  what: 'invites sent in this workspace',
+};
+
+/**
+ * API keys minted in one workspace, by any of its members: 20, then one every 10 minutes. Each is a row
+ * that stays (a revoked key stays listed), and the key list is answered whole: unbounded, one stepped-up
+ * session minted hundreds a second. Per workspace, not per member, because members can invite members.
+ */
+export const KEYS_MINTED: OutboundLimit = {
+  capacity: 20,
+  perMs: 1 / (10 * MINUTE),
+  what: 'API keys minted in this workspace',
+};
+
 /** An invite can be accepted once, within 7 days. */
 export const INVITE_LIFETIME_MS = 7 * 24 * HOUR;
 
