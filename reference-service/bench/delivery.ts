@@ -31,8 +31,8 @@ import { startDelivery } from '../src/delivery/start.js';
 import { DEFAULT_CAPS, DEFAULT_CONCURRENCY } from '../src/delivery/worker.js';
 import { newId } from '../src/domain/ids.js';
 import { SANDBOX_WORKSPACE_ID } from '../src/domain/sandbox-workspace.js';
+import { createDnsResolve } from '../src/outbound/dns-resolve.js';
 import { PublicAddress } from '../src/public-address.js';
-import { resolveWithDns } from '../src/runtime.js';
 import { type OpenedStore, openStore } from '../src/store/open.js';
 import { insertEvent, insertEvents } from '../src/store/queries/events.js';
 import { createSecretBox } from '../src/store/secret-box.js';
@@ -192,7 +192,7 @@ async function runOn(store: OpenedStore): Promise<Row[]> {
   const ctx: ServiceContext = {
     db: store.db,
     secretBox,
-    resolveHost: resolveWithDns,
+    resolveHost: createDnsResolve(),
     allowLocalhostWebhooks: true,
     publicAddress: new PublicAddress(),
     now: () => Date.now(),

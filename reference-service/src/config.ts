@@ -8,6 +8,7 @@ import { ConfigError, settingsIn } from './env-settings.js';
 import { DEFAULT_INTEGRATION_SETTINGS, type IntegrationSettings } from './features/integrations/settings.js';
 import { type ConnectionLimits, readConnectionLimits } from './http/connection-limits.js';
 import { DEFAULT_RETENTION, RETENTION_DAYS_DEFAULT, type RetentionSettings } from './ops/retention.js';
+import { refusedDnsServer } from './outbound/dns-resolve.js';
 import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
 
 export interface Config {
@@ -69,6 +70,8 @@ export interface Config {
   integrations: IntegrationSettings;
   /** What is kept and for how long (`SVC_RETENTION_DAYS`: events and delivery logs, 30 by default). */
   retention: RetentionSettings;
+  /** `SVC_DNS_SERVERS`: the DNS servers outbound names are resolved with; unset: the system's. */
+  dnsServers: string[] | undefined;
 }
 
 /** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
@@ -169,6 +172,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       reach,
     },
     retention: { ...DEFAULT_RETENTION, keepMs: retentionDays * DAY_MS },
+    dnsServers: readDnsServers(env.SVC_DNS_SERVERS),
   };
 }
 
@@ -193,6 +197,22 @@ function readPublicUrl(value: string | undefined, name: string, production: bool
     );
   }
   return value.replace(/\/+$/, '');
+}
+
+/** `ip`, `ip:port`, `[ipv6]:port`, comma-separated, as `dns.Resolver.setServers` takes them. */
+function readDnsServers(value: string | undefined): string[] | undefined {
+  const servers = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (servers.length === 0) return undefined;
+  const refused = refusedDnsServer(servers);
+  if (refused !== undefined) {
+    throw new ConfigError(
+      `SVC_DNS_SERVERS: ${refused} is not an IP address with an optional port (such as 1.1.1.1 or 127.0.0.1:5353)`,
+    );
+  }
+  return servers;
 }
 
 function readTrustedProxies(value: string | undefined): string[] {

@@ -1,9 +1,9 @@
-import { lookup } from 'node:dns/promises';
 import { rmSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { ServiceContext } from './context.js';
 import { ConfigError } from './env-settings.js';
+import { createDnsResolve } from './outbound/dns-resolve.js';
 import { PublicAddress } from './public-address.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
 import { type OpenedStore, openStore } from './store/open.js';
@@ -24,12 +24,6 @@ export function isStartRefusal(error: unknown): error is Error {
     error instanceof SecretKeyMismatchError ||
     error instanceof DatabaseUnreachableError
   );
-}
-
-/** Resolves every address of a name, as the delivery dialler will see them. */
-export async function resolveWithDns(hostname: string): Promise<string[]> {
-  const results = await lookup(hostname, { all: true, verbatim: true });
-  return results.map((result) => result.address);
 }
 
 /** Opens the store and builds the context shared by the server and the admin CLI. */
@@ -56,7 +50,7 @@ export async function openRuntime(
   const ctx: ServiceContext = {
     db: store.db,
     secretBox,
-    resolveHost: resolveWithDns,
+    resolveHost: createDnsResolve({ servers: config.dnsServers }),
     allowLocalhostWebhooks: config.allowLocalhostWebhooks,
     reach: config.reach,
     publicAddress: new PublicAddress({ publicUrl: config.publicUrl, publicOrigin: config.publicOrigin }),

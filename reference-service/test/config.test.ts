@@ -195,6 +195,24 @@ describe('configuration', () => {
     expect(() => readConfig({ SVC_TRUSTED_PROXIES: 'proxy.internal' })).toThrow(ConfigError);
   });
 
+  it('resolves outbound names with the system DNS servers, or those SVC_DNS_SERVERS names', () => {
+    expect(readConfig({}).dnsServers).toBeUndefined();
+    expect(readConfig({ SVC_DNS_SERVERS: '' }).dnsServers).toBeUndefined();
+    expect(
+      readConfig({ SVC_DNS_SERVERS: '127.0.0.1:5353, 1.1.1.1,[2606:4700::1111]:53,::1' }).dnsServers,
+    ).toEqual(['127.0.0.1:5353', '1.1.1.1', '[2606:4700::1111]:53', '::1']);
+    // Port 0 would abort the process inside c-ares, and 65536 would be dropped without a word.
+    for (const SVC_DNS_SERVERS of [
+      'dns.example',
+      '127.0.0.1:0',
+      '127.0.0.1:65536',
+      '1.1.1.1:053',
+      '::1:53x',
+      '[1.1.1.1]',
+    ])
+      expect(() => readConfig({ SVC_DNS_SERVERS })).toThrow(/SVC_DNS_SERVERS/);
+  });
+
   it('serves metrics only when SVC_METRICS_PORT is set, on loopback unless told otherwise', () => {
     expect(readConfig({}).metrics).toBeUndefined();
     expect(readConfig({ SVC_METRICS_PORT: '9464' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });

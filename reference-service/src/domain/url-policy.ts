@@ -5,6 +5,27 @@ import { isGlobalUnicast } from './address-policy.js';
 /** Resolves a hostname to every address it has; injectable so tests choose what a name resolves to. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
 
+/**
+ * A name whose DNS did not answer within the resolver's bound: refused like a name that does not resolve,
+ * but saying so, since the owner of a slow name fixes its DNS, not a typo.
+ */
+export class ResolveTimeoutError extends Error {
+  override name = 'ResolveTimeoutError';
+  constructor(
+    readonly hostname: string,
+    readonly withinMs: number,
+  ) {
+    super(`${hostname} did not resolve within ${withinMs} ms`);
+  }
+}
+
+/** Why a name with no usable address is refused: the same words at registration and at connect time. */
+export function unresolvedReason(hostname: string, error: unknown): string {
+  return error instanceof ResolveTimeoutError
+    ? `the hostname ${hostname} does not resolve in time (within ${error.withinMs} ms)`
+    : `the hostname ${hostname} does not resolve`;
+}
+
 /** What a target is checked against, when registered (below) and when connected to (outbound/). */
 export interface TargetPolicy {
   /** Every address of a name; injectable so that tests decide what a name resolves to. */
@@ -37,8 +58,12 @@ export async function checkWebhookUrl(raw: string, options: TargetPolicy): Promi
   const hostname = url.hostname.toLowerCase();
   // ipaddr.js also knows IP forms the URL parser leaves as names.
   if (isIpLiteral(hostname)) return { ok: false, reason: 'url must use a hostname, not an IP address' };
-  const addresses = await options.resolve(hostname).catch((): string[] => []);
-  if (addresses.length === 0) return { ok: false, reason: `the hostname ${hostname} does not resolve` };
+  let failure: unknown;
+  const addresses = await options.resolve(hostname).catch((error: unknown): string[] => {
+    failure = error;
+    return [];
+  });
+  if (addresses.length === 0) return { ok: false, reason: unresolvedReason(hostname, failure) };
   const refused = addresses.find((address) => !isGlobalUnicast(address));
   if (refused !== undefined) {
     return {

@@ -1,7 +1,7 @@
 // The allowed ports are a rule on the URL alone: the contract's, applied by the mock too.
 import { isAllowedPort, LOCAL_WEBHOOK_HOSTS as LOCAL_HOSTS, PORT_RULE } from '@svc-kit/contract';
 import { isGlobalUnicast, isLoopbackAddress } from '../domain/address-policy.js';
-import { isIpLiteral, type TargetPolicy } from '../domain/url-policy.js';
+import { isIpLiteral, type TargetPolicy, unresolvedReason } from '../domain/url-policy.js';
 
 /** Why the guard refused to open a connection. The message never holds anything secret. */
 export class OutboundBlockedError extends Error {
@@ -40,8 +40,12 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
 export async function resolveCheckedAddresses(hostname: string, policy: TargetPolicy): Promise<string[]> {
   const name = hostname.toLowerCase();
   if (policy.allowLocalhost && name === 'localhost') return ['127.0.0.1'];
-  const addresses = await policy.resolve(name).catch((): string[] => []);
-  if (addresses.length === 0) throw new OutboundBlockedError(`the hostname ${name} does not resolve`);
+  let failure: unknown;
+  const addresses = await policy.resolve(name).catch((error: unknown): string[] => {
+    failure = error;
+    return [];
+  });
+  if (addresses.length === 0) throw new OutboundBlockedError(unresolvedReason(name, failure));
   for (const address of addresses) {
     const allowed =
       isGlobalUnicast(address) ||

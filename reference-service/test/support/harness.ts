@@ -9,6 +9,7 @@ import { mintApiKey } from '../../src/domain/api-key.js';
 import { newId } from '../../src/domain/ids.js';
 import { hashPassword } from '../../src/domain/password.js';
 import { generateTotpSecret } from '../../src/domain/totp.js';
+import type { ResolveHost } from '../../src/domain/url-policy.js';
 import { openSession } from '../../src/features/accounts/session.js';
 import { loggerOptions } from '../../src/http/logger.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
@@ -82,6 +83,8 @@ export async function startTestService(
     now?: () => number;
     /** The at-rest key of another service on the same store (a restart, or instances sharing a database). */
     secretBox?: SecretBox;
+    /** How names resolve: the test DNS table unless told (the real resolver, pointed at a test's server). */
+    resolveHost?: ResolveHost;
   } = {},
 ): Promise<TestService> {
   const { sink, lines } = lineSink();
@@ -90,6 +93,7 @@ export async function startTestService(
     ...(options.secretBox ? { secretBox: options.secretBox } : {}),
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? false,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     passwordCost: 'test',
   });
   const app = await buildApp(ctx, { logger, ...options.extra });
