@@ -23,6 +23,23 @@ export const LOGIN_ADDRESS_FAILURES = failures(30, MINUTE / 3, 'wrong passwords 
  * Addresses that signed in to the account before are exempt, so spending it does not lock the owner out.
  */
 export const LOGIN_ACCOUNT_FAILURES = failures(20, 3 * MINUTE, 'wrong passwords for this account');
+/**
+ * Log-ins to one account, right or wrong, whatever the address: 10, then one a minute. Taken before scrypt
+ * runs like the buckets above, but given back when the password was wrong (the buckets above count those),
+ * so that only the holder of the password can spend it and a stranger cannot lock the owner out. A person
+ * signs in a few times a day; a tenant looping on its own right password ran scrypt, and wrote a session,
+ * as fast as the cores every other tenant shares allowed.
+ */
+export const LOGINS_PER_ACCOUNT: OutboundLimit = {
+  capacity: 10,
+  perMs: 1 / MINUTE,
+  what: 'log-ins to this account',
+};
+/**
+ * Live sessions one member may hold: a new one ends the oldest past this. A person's browsers and devices
+ * are a handful; refusing instead would lock a person on a new device out behind sessions they forgot.
+ */
+export const SESSIONS_PER_MEMBER = 10;
 /** Refused credentials (API keys, session cookies) from one client address: 30, then one every 2 seconds. */
 export const CREDENTIAL_FAILURES = failures(30, 2_000, 'refused credentials from this address');
 

@@ -11,12 +11,17 @@ export type GuessBuckets = readonly (readonly [bucket: string, limit: OutboundLi
  * secret being looked at. The caller gives the tokens back when the secret was right: only wrong guesses
  * count.
  */
-export async function spendGuess(db: Db, buckets: GuessBuckets, now: number): Promise<() => Promise<void>> {
+export async function spendGuess(
+  db: Db,
+  buckets: GuessBuckets,
+  now: number,
+): Promise<(which?: GuessBuckets) => Promise<void>> {
   await db.transaction(async (tx) => {
     for (const [bucket, limit] of buckets) await countRefusal(tx, bucket, limit, now);
   });
-  return async () => {
-    for (const [bucket, limit] of buckets) await returnToken(db, bucket, limit);
+  // `which`: some of the buckets only, when the secret decides which of them counted (a log-in).
+  return async (which = buckets) => {
+    for (const [bucket, limit] of which) await returnToken(db, bucket, limit);
   };
 }
 

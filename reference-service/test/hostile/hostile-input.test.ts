@@ -570,6 +570,9 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
   }
 
   async function attack(target: Target) {
+    // One spare session at a time, a new one only once a logout ended it: a refused logout leaves its
+    // spare live, and spares piling up past the cap of sessions per member would end the tenant's own.
+    let spare: string | undefined;
     const names = [...target.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
     const params = fc.record(Object.fromEntries(names.map((name) => [name, segment(valid[name] ?? [])])));
     await fc.assert(
@@ -584,8 +587,8 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
           const path = `${expandPath(target.path, values as Record<string, string>)}${search}`;
           const headers = headersFor(who, extra, type);
           if (target.spendsSession && headers.cookie === tenant.steppedUpSession) {
-            const spare = await openSession(service.ctx, tenant.memberId, true);
-            headers.cookie = `${SESSION_COOKIE}=${spare.token}`;
+            spare ??= `${SESSION_COOKIE}=${(await openSession(service.ctx, tenant.memberId, true)).token}`;
+            headers.cookie = spare;
             last = await databaseFingerprint(store.db, WRITTEN_BY_REFUSALS);
           }
           const withBody = target.method !== 'GET' && target.method !== 'HEAD';
@@ -609,6 +612,7 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
           }
           const text = await response.text();
           const status = response.status;
+          if (headers.cookie === spare && status < 300) spare = undefined;
           sent++;
           statusesSeen.set(status, (statusesSeen.get(status) ?? 0) + 1);
           const where = `${target.name} ${target.method} ${path.slice(0, 200)} (${who}) → ${status} ${text.slice(0, 300)}`;

@@ -13,6 +13,7 @@ import {
   LOGIN_ACCOUNT_FAILURES,
   LOGIN_ADDRESS_FAILURES,
   LOGIN_PAIR_FAILURES,
+  LOGINS_PER_ACCOUNT,
   limitedAddress,
   STEP_UP_FAILURES,
 } from '../../domain/sign-in-limits.js';
@@ -71,23 +72,35 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     const body = parse(loginBody, request.body, 'body');
     const now = ctx.now();
     const address = limitedAddress(request.ip);
-    const account = accountOf(body.email);
-    const buckets: [string, OutboundLimit][] = [
+    const email = normalizeEmail(body.email);
+    // Counted as the e-mail log-in matches it: every spelling of one mailbox (`x.example.`, the ASCII form
+    // of its domain) is one account, or each would bring a fresh budget.
+    const account = accountOf(email);
+    const guesses: [string, OutboundLimit][] = [
       [guessBucket('login-pair', account, address), LOGIN_PAIR_FAILURES],
       [guessBucket('login-address', address), LOGIN_ADDRESS_FAILURES],
     ];
     if (!(await isKnownAddress(ctx.db, account, address, now))) {
-      buckets.push([guessBucket('login-account', account), LOGIN_ACCOUNT_FAILURES]);
+      guesses.push([guessBucket('login-account', account), LOGIN_ACCOUNT_FAILURES]);
     }
-    const giveBack = await spendGuess(ctx.db, buckets, now);
-    const member = await getMemberByEmail(ctx.db, body.email, normalizeEmail(body.email));
+    const logIns: [string, OutboundLimit][] = [[guessBucket('login', account), LOGINS_PER_ACCOUNT]];
+    const giveBack = await spendGuess(ctx.db, [...guesses, ...logIns], now);
+    const member = await getMemberByEmail(ctx.db, body.email, email);
     // Unknown email and wrong password are answered alike, after the same scrypt work.
     const ok = await verifyPassword(
       body.password,
       member?.password_hash ?? (await dummyPasswordHash(ctx.passwordCost)),
-    );
-    if (!member || !ok) throw new ServiceError('unauthenticated', 'wrong email or password');
-    await giveBack();
+    ).catch(async (error: unknown) => {
+      // Refused by the scrypt gate (or failed): nobody signed in, so no log-in is spent.
+      await giveBack(logIns);
+      throw error;
+    });
+    // A wrong password was a guess, and the guess buckets keep it; a right one was a log-in.
+    if (!member || !ok) {
+      await giveBack(logIns);
+      throw new ServiceError('unauthenticated', 'wrong email or password');
+    }
+    await giveBack(guesses);
     if (member.password_hash !== null)
       await upgradePasswordHash(ctx.db, member.id, member.password_hash, body.password, ctx.passwordCost);
     await rememberAddress(ctx.db, account, address, now);

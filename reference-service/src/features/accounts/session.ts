@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../context.js';
 import { newId } from '../../domain/ids.js';
+import { SESSIONS_PER_MEMBER } from '../../domain/sign-in-limits.js';
 import { hashSessionToken, SESSION_COOKIE } from '../../http/principal.js';
-import { insertSession } from '../../store/queries/sessions.js';
+import { endOldSessions, insertSession } from '../../store/queries/sessions.js';
 
 /** Portal sessions last 12 hours; a step-up inside one lasts 15 minutes. */
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 
-/** Opens a session and returns the cookie value; shared with the sandbox CLI. */
+/** Opens a session and returns the cookie value; shared with the sandbox CLI. At most SESSIONS_PER_MEMBER stay. */
 export async function openSession(
   ctx: ServiceContext,
   memberId: string,
@@ -25,6 +26,8 @@ export async function openSession(
     expires_at: expiresAt,
     stepped_up_at: steppedUp ? now : null,
   });
+  // The oldest goes, never the new one: a person on a new device is not locked out by forgotten sessions.
+  await endOldSessions(ctx.db, memberId, id, SESSIONS_PER_MEMBER, now);
   return { id, token, expiresAt };
 }
 

@@ -32,3 +32,25 @@ export async function findLiveSession(
 export async function markSteppedUp(db: Queryable, sessionId: string, at: number): Promise<void> {
   await db.query('UPDATE sessions SET stepped_up_at = $2 WHERE id = $1', [sessionId, at]);
 }
+
+/**
+ * Ends the member's sessions beyond the `keep` newest (the one named always kept) and those expired. Run
+ * after the insert, outside its transaction: the last of concurrent log-ins to commit then sees them all.
+ */
+export async function endOldSessions(
+  db: Queryable,
+  memberId: string,
+  keptId: string,
+  keep: number,
+  now: number,
+): Promise<number> {
+  const rows = await db.query<{ id: string }>(
+    `DELETE FROM sessions WHERE member_id = $1 AND id <> $2
+        AND (expires_at <= $4 OR id NOT IN (
+          SELECT id FROM sessions WHERE member_id = $1 AND id <> $2 AND expires_at > $4
+           ORDER BY created_at DESC, id DESC LIMIT $3))
+     RETURNING id`,
+    [memberId, keptId, keep - 1, now],
+  );
+  return rows.length;
+}
