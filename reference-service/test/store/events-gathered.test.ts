@@ -1,4 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import {
+  DELIVERIES_PER_WORKSPACE,
+  WORKSPACE_BACKLOG_MS,
+  WORKSPACE_PACE_PREFIX,
+} from '../../src/domain/delivery-limits.js';
+import { RateLimitedError } from '../../src/domain/errors.js';
 import type { Db, Queryable } from '../../src/store/db.js';
 import { insertEvent, type NewEvent } from '../../src/store/queries/events.js';
 import { TurnBatch } from '../../src/store/turn-batch.js';
@@ -82,6 +88,46 @@ describe.each(BACKENDS)('events written outside a transaction on $name', (backen
       expect(((outcomes[1] as PromiseRejectedResult).reason as { code?: string }).code).toBe('23503');
       const [written] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
       expect(written!.n).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('are refused alone when their workspace is past its backlog bound, the others of the batch written', async () => {
+    const store = await backend.open();
+    try {
+      const [behind, other] = [await seedWorkspace(store.db), await seedWorkspace(store.db)];
+      const now = Date.now();
+      // The workspace's bucket one row past the bound, as if that many rows waited for its pace.
+      const debt = WORKSPACE_BACKLOG_MS * DELIVERIES_PER_WORKSPACE.perMs + 1;
+      await store.db.query('INSERT INTO outbound_budgets (bucket, tokens, updated_at) VALUES ($1, $2, $3)', [
+        `${WORKSPACE_PACE_PREFIX}${behind}`,
+        -debt,
+        now,
+      ]);
+      const { db, inserts } = counted(store.db);
+      const at = (workspaceId: string, i: number) => ({ ...event(workspaceId, i), createdAt: now });
+      const outcomes = await Promise.allSettled([
+        insertEvent(db, at(other, 1)),
+        insertEvent(db, at(behind, 2)),
+        insertEvent(db, at(other, 3)),
+        // Admitted by its caller, which looked before (the sandbox trigger does).
+        insertEvent(db, at(behind, 4), 'admitted'),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      const refusal = (outcomes[1] as PromiseRejectedResult).reason;
+      expect(refusal).toBeInstanceOf(RateLimitedError);
+      expect((refusal as RateLimitedError).retryAfterSeconds).toBe(1);
+      expect(inserts()).toBe(1);
+      const written = await store.db.query<{ workspace_id: string }>(
+        'SELECT workspace_id FROM events ORDER BY workspace_id',
+      );
+      expect(written.map((row) => row.workspace_id)).toEqual([behind, other, other].sort());
     } finally {
       await store.close();
     }

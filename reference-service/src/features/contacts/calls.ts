@@ -1,6 +1,7 @@
 import { RateLimitedError, ServiceError } from '../../domain/errors.js';
 import { CardError, type VerifiedCard, verifyCard } from '../../peer/card.js';
 import type { Db } from '../../store/db.js';
+import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { getContact } from '../../store/queries/contacts.js';
 import type { Identity } from '../shared/identity.js';
 import { refreshed } from './edits.js';
@@ -40,6 +41,8 @@ export async function requestContact(
   }
   const existing = (await getContact(db, identity.id, card.fingerprint)) ?? null;
   check(rules.mayRequest(existing));
+  // Before the party is told, as in service.ts.
+  await refuseOverBacklog(db, [identity.workspace_id], now);
   await spend(db, identity, card.fingerprint, existing?.status, now);
   const payload = request.note === undefined ? {} : { note: request.note };
   const outcome = await peerCall(deps, me, card, 'request', payload, now);
@@ -57,8 +60,13 @@ export async function requestContact(
   const owner = { identityId: identity.id, workspaceId: identity.workspace_id };
   const fresh = newContactRow(owner, card, 'pending_out', now);
   await db.transaction((tx) =>
-    applyLocked(tx, identity, card.fingerprint, now, (state) =>
-      rules.requested(state, { fresh, peerStatus, now }),
+    applyLocked(
+      tx,
+      identity,
+      card.fingerprint,
+      now,
+      (state) => rules.requested(state, { fresh, peerStatus, now }),
+      'admitted',
     ),
   );
   return { status: outcome.body.status, card };
@@ -77,6 +85,7 @@ export async function refreshContact(
   now: number,
 ): Promise<RefreshAnswer> {
   const row = await contactOf(db, identity, fingerprint);
+  await refuseOverBacklog(db, [identity.workspace_id], now);
   await spend(db, identity, row.fingerprint, row.status, now);
   const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'card', {}, now);
   if (outcome.kind === 'unreachable') return { outcome: 'unreachable', why: outcome.reason };
@@ -102,8 +111,13 @@ export async function refreshContact(
   // Decided on the row read before the call, as the answer describes what the call found.
   const answer = refreshed(row, taken, now).answer;
   await db.transaction((tx) =>
-    applyLocked(tx, identity, row.fingerprint, now, (state) =>
-      state ? refreshed(state, taken, now) : rules.same(state, answer),
+    applyLocked(
+      tx,
+      identity,
+      row.fingerprint,
+      now,
+      (state) => (state ? refreshed(state, taken, now) : rules.same(state, answer)),
+      'admitted',
     ),
   );
   return { outcome: answer };

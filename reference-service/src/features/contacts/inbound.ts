@@ -1,6 +1,7 @@
 import type { Tool } from '@svc-kit/contract';
 import type { z } from 'zod';
 import { PENDING_FULL_RETRY_SECONDS, PENDING_REQUESTS_CAP } from '../../domain/door-limits.js';
+import { RateLimitedError } from '../../domain/errors.js';
 import type { VerifiedCard } from '../../peer/card.js';
 import { MAX_PEER_BODY_BYTES, type peerAnswers, type peerBodies } from '../../peer/protocol.js';
 import { PeerRefusal, type PeerRefusalCode } from '../../peer/refusal.js';
@@ -29,7 +30,8 @@ type InboundRule<A> = (state: rules.ContactState) => rules.Outcome<PeerRefusalCo
 
 /**
  * Applies an inbound rule to the target's row for the caller, locked, in one transaction with its events.
- * The rule is made in that transaction first, so that it may depend on what is read there.
+ * The rule is made in that transaction first, so that it may depend on what is read there. An event the
+ * workspace's delivery backlog refuses rolls the transaction back and is the peer protocol's 429.
  */
 async function transition<A>(
   call: InboundCall<unknown>,
@@ -37,10 +39,15 @@ async function transition<A>(
 ): Promise<A> {
   const { identity_id: id, workspace_id, slug } = call.target;
   const identity = { id, workspace_id, slug };
-  const outcome = await call.db.transaction(async (tx) => {
-    const rule = await ruleIn(tx);
-    return applyLocked(tx, identity, call.caller.fingerprint, call.now, rule);
-  });
+  const outcome = await call.db
+    .transaction(async (tx) => {
+      const rule = await ruleIn(tx);
+      return applyLocked(tx, identity, call.caller.fingerprint, call.now, rule);
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof RateLimitedError)) throw error;
+      throw new PeerRefusal('rate_limited', error.message, error.retryAfterSeconds);
+    });
   if (rules.isRefusal(outcome)) {
     const wait = outcome.refused === 'requests_full' ? PENDING_FULL_RETRY_SECONDS : undefined;
     throw new PeerRefusal(outcome.refused, outcome.message, wait);

@@ -8,7 +8,7 @@ import {
   listContactsOfSlug,
   saveContact,
 } from '../../store/queries/contacts.js';
-import { insertEvent } from '../../store/queries/events.js';
+import { type Backlog, insertEvent } from '../../store/queries/events.js';
 import type { Identity } from '../shared/identity.js';
 import { contactRecord } from './record.js';
 import { type ContactState, isRefusal, type Outcome, type Refusal } from './rules.js';
@@ -46,7 +46,9 @@ export function check(refusal: Refusal<ServiceError['code']> | undefined): void 
 /**
  * Re-reads the identity's row for `fingerprint` locked, in the caller's transaction, applies `rule` and
  * writes its transition: the row (or its removal), then its events stamped `now`, whose data names the
- * contact by fingerprint only. A refusal writes nothing and is returned.
+ * contact by fingerprint only. A refusal writes nothing and is returned. An event the workspace's
+ * delivery backlog refuses (429, unless `backlog` says the caller checked already) is thrown, and the
+ * caller's transaction, rolled back, leaves the row as it was.
  */
 export async function applyLocked<C extends string, A>(
   tx: Queryable,
@@ -54,6 +56,7 @@ export async function applyLocked<C extends string, A>(
   fingerprint: string,
   now: number,
   rule: (state: ContactState) => Outcome<C, A>,
+  backlog: Backlog = 'refuse',
 ): Promise<Outcome<C, A>> {
   const before = (await getContact(tx, identity.id, fingerprint, true)) ?? null;
   const after = rule(before);
@@ -63,13 +66,17 @@ export async function applyLocked<C extends string, A>(
     else if (before) await deleteContact(tx, before.identity_id, before.fingerprint);
   }
   for (const type of after.events) {
-    await insertEvent(tx, {
-      workspaceId: identity.workspace_id,
-      identity: identity.slug,
-      type,
-      data: { contact: fingerprint },
-      createdAt: now,
-    });
+    await insertEvent(
+      tx,
+      {
+        workspaceId: identity.workspace_id,
+        identity: identity.slug,
+        type,
+        data: { contact: fingerprint },
+        createdAt: now,
+      },
+      backlog,
+    );
   }
   return after;
 }

@@ -1,5 +1,6 @@
 import type { ContactPreset, ErrorCode } from '@svc-kit/contract';
 import type { Db, Queryable } from '../../store/db.js';
+import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import type { ContactRow } from '../../store/queries/contacts.js';
 import type { Identity } from '../shared/identity.js';
 import { label, update } from './edits.js';
@@ -12,6 +13,11 @@ import * as rules from './rules.js';
  * make the call first, with no transaction open (a party on this same instance answers through the same
  * database), then apply the rule to the row re-read locked in a short transaction of their own. Those that
  * stay local run in the one transaction they are given.
+ *
+ * The workspace's delivery backlog (store/queries/backlog.ts) is looked at before the party is called:
+ * past the bound the operation is refused with nothing sent or spent, and once the party has been told,
+ * the outcome is written (`admitted`) whatever the backlog is by then, so that the two sides never
+ * disagree because of it.
  */
 
 /** Answers a waiting request: approve (with a preset) or reject (the party is pinned as declined). */
@@ -25,16 +31,23 @@ export async function answerRequest(
 ): Promise<{ notified: boolean }> {
   const row = await contactOf(db, identity, fingerprint);
   check(rules.mayAnswer(row));
+  await refuseOverBacklog(db, [identity.workspace_id], now);
   await spend(db, identity, row.fingerprint, row.status, now);
   const verb = answer.approve ? 'accept' : 'reject';
   const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, verb, {}, now);
   const notified = outcome.kind === 'ok';
   // Answered meanwhile (by a concurrent call): that answer stands, and this one changes nothing.
   await db.transaction((tx) =>
-    applyLocked(tx, identity, row.fingerprint, now, (state) =>
-      answer.approve
-        ? rules.approve(state, { preset: answer.preset, notified, now })
-        : rules.reject(state, { now }),
+    applyLocked(
+      tx,
+      identity,
+      row.fingerprint,
+      now,
+      (state) =>
+        answer.approve
+          ? rules.approve(state, { preset: answer.preset, notified, now })
+          : rules.reject(state, { now }),
+      'admitted',
     ),
   );
   return { notified };
@@ -50,12 +63,18 @@ export async function notifyAcceptance(
 ): Promise<{ notified: boolean; refusal: string | null }> {
   const row = await contactOf(db, identity, fingerprint);
   check(rules.mayUseContact(row));
+  await refuseOverBacklog(db, [identity.workspace_id], now);
   await spend(db, identity, row.fingerprint, row.status, now);
   const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'accept', {}, now);
   const notified = outcome.kind === 'ok';
   await db.transaction((tx) =>
-    applyLocked(tx, identity, row.fingerprint, now, (state) =>
-      rules.acceptanceTold(state, { notified, now }),
+    applyLocked(
+      tx,
+      identity,
+      row.fingerprint,
+      now,
+      (state) => rules.acceptanceTold(state, { notified, now }),
+      'admitted',
     ),
   );
   return { notified, refusal: outcome.kind === 'refused' ? outcome.code : null };
@@ -70,9 +89,10 @@ export async function removeContact(
   now: number,
 ): Promise<{ notified: boolean }> {
   const row = await contactOf(db, identity, fingerprint);
+  await refuseOverBacklog(db, [identity.workspace_id], now);
   await spend(db, identity, row.fingerprint, row.status, now);
   const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'remove', {}, now);
-  await db.transaction((tx) => applyLocked(tx, identity, row.fingerprint, now, rules.remove));
+  await db.transaction((tx) => applyLocked(tx, identity, row.fingerprint, now, rules.remove, 'admitted'));
   return { notified: outcome.kind === 'ok' };
 }
 

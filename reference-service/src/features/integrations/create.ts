@@ -15,6 +15,7 @@ import { localTargetHint } from '../../domain/local-targets.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import type { OperationCall } from '../../http/operations.js';
 import type { Db } from '../../store/db.js';
+import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import {
   countIntegrationsLocked,
   deleteIntegrationRow,
@@ -71,6 +72,9 @@ export async function createIntegrationFor(
   if (!INTEGRATION_SLUG_PATTERN.test(slug)) {
     throw new ServiceError('invalid_request', `slug must be ${INTEGRATION_SLUG_RULE}`);
   }
+  // Before the upstream is tried. Its event may still be refused, by a backlog grown meanwhile: the row
+  // is then removed as on any failure below.
+  await refuseOverBacklog(db, [identity.workspace_id], now);
   const id = newId(ID_PREFIXES.integration);
   const row: IntegrationRow = {
     id,

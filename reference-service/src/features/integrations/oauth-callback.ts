@@ -2,6 +2,7 @@ import type { ErrorCode } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { OAUTH_STATE_GUESSES } from '../../domain/door-limits.js';
+import { RateLimitedError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { isNavigation, sendCallbackRefusal } from '../portal-static/callback-page.js';
@@ -60,6 +61,8 @@ export function registerOAuthCallback(
       }
       return reply.code(200).send({ status: 'authorized', integration: row.slug });
     } catch (error) {
+      // The state was right, but the workspace's delivery backlog refused: not a guess.
+      if (error instanceof RateLimitedError) await giveBack();
       if (error instanceof UpstreamFailure) {
         await giveBack();
         // The upstream failed, not the caller's arguments: 502, in the service's own words.

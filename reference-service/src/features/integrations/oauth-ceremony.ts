@@ -1,5 +1,6 @@
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Db, Queryable } from '../../store/db.js';
+import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import {
   findIntegrationByOAuthState,
   getIntegrationById,
@@ -57,6 +58,8 @@ export async function finishAuthorization(
 ): Promise<IntegrationRow | undefined> {
   const row = await findIntegrationByOAuthState(db, state);
   if (!row || row.oauth_redirect_uri === null) return undefined;
+  // Before the code is traded (single-use): refused, the same callback may be loaded again later.
+  await refuseOverBacklog(db, [row.workspace_id], now);
   const provider = new StoredOAuthProvider({
     db,
     box: service.box,

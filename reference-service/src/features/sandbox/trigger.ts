@@ -8,6 +8,7 @@ import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { parse } from '../../http/parse.js';
 import type { Queryable } from '../../store/db.js';
+import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { insertEvent } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { authorizeRoute } from '../shared/authorize-route.js';
@@ -50,15 +51,17 @@ export async function triggerEvent(
   if (!identities.some((row) => row.slug === identity)) {
     throw new TriggerError(`no identity ${identity} in this workspace`);
   }
+  // Before the budget is spent, so that a trigger the backlog refuses spends nothing either; its event is
+  // then admitted, and what concurrent triggers add past the bound is at most that budget's burst.
+  await refuseOverBacklog(db, [input.workspaceId], input.now);
   await beforeWrite?.();
   const { ok: _, ...typed } = checked;
   // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
-  const event = await insertEvent(db, {
-    ...typed,
-    workspaceId: input.workspaceId,
-    identity,
-    createdAt: input.now,
-  });
+  const event = await insertEvent(
+    db,
+    { ...typed, workspaceId: input.workspaceId, identity, createdAt: input.now },
+    'admitted',
+  );
   return { id: event.id, type: checked.type, created_at: event.createdAt, identity };
 }
 

@@ -1,7 +1,9 @@
 import { type CatalogueEvent, eventBody, ID_PREFIXES } from '@svc-kit/contract';
+import { RateLimitedError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { Queryable } from '../db.js';
 import { TurnBatch } from '../turn-batch.js';
+import { backlogRefusals, refuseOverBacklog } from './backlog.js';
 import { FAN_OUT, fanOutParams } from './fan-out.js';
 
 /** The channel a committed event's `pg_notify` wakes the delivery workers on (see src/delivery/). */
@@ -20,6 +22,14 @@ export type NewEvent = TypedData & {
   /** The caller's clock (ctx.now()): the same clock stamps endpoints, whose creation the fan-out compares. */
   createdAt: number;
 };
+
+/**
+ * How the writer treats the workspace's delivery backlog (backlog.ts). By default an event of a workspace
+ * too far behind its pace is refused (429) before anything is written. `admitted`: the caller refused
+ * over the bound already, before a part of the change that cannot be taken back (a call to a party, a
+ * code traded for tokens), so its event is recorded whatever the backlog is by now.
+ */
+export type Backlog = 'refuse' | 'admitted';
 
 /** What the writer answers of each event: its id and the time stamp it was given. */
 export type WrittenEvent = { id: string; createdAt: number };
@@ -51,43 +61,96 @@ const POOLED_WRITERS = 4;
  *
  * Fan-out happens here, at event time, paced per workspace and per destination host (fan-out.ts): an
  * event recorded while the workspace's `webhooks_enabled` flag is off has no delivery rows, so it is never
- * sent, even after the flag is turned on.
+ * sent, even after the flag is turned on. An event of a workspace too far behind its pace is refused
+ * (429) before anything is written, unless `backlog` says the caller checked already.
  */
-export async function insertEvent(db: Queryable, input: NewEvent): Promise<WrittenEvent> {
+export async function insertEvent(
+  db: Queryable,
+  input: NewEvent,
+  backlog: Backlog = 'refuse',
+): Promise<WrittenEvent> {
   // The pool itself, not a transaction's handle: its statements each commit alone.
-  if ('transaction' in db) return gatheredOn(db).add(input);
-  const [event] = await insertEvents(db, [input]);
+  if ('transaction' in db) {
+    const outcome = await gatheredOn(db).add({ input, backlog });
+    if (outcome instanceof RateLimitedError) throw outcome;
+    return outcome;
+  }
+  const [event] = await insertEvents(db, [input], backlog);
   return event!;
 }
 
 /**
  * Events written outside a transaction (the sandbox's trigger route), one gatherer per pool: concurrent
  * requests' events share a statement and its commit (turn-batch.ts). Inside a transaction an event
- * belongs to that transaction's change and is never gathered.
+ * belongs to that transaction's change and is never gathered. The backlog is read once per batch, and a
+ * workspace past its bound has its own calls refused, never the others' of the batch.
  */
-const gatherers = new WeakMap<Queryable, TurnBatch<NewEvent, WrittenEvent>>();
+type Gathered = { input: NewEvent; backlog: Backlog };
+const gatherers = new WeakMap<Queryable, TurnBatch<Gathered, WrittenEvent | RateLimitedError>>();
 
-function gatheredOn(pool: Queryable): TurnBatch<NewEvent, WrittenEvent> {
+function gatheredOn(pool: Queryable): TurnBatch<Gathered, WrittenEvent | RateLimitedError> {
   let gatherer = gatherers.get(pool);
   if (gatherer === undefined) {
-    gatherer = new TurnBatch((inputs) => insertEvents(pool, inputs), {
+    gatherer = new TurnBatch((calls) => writeGathered(pool, calls), {
       maxBatch: EVENTS_PER_STATEMENT,
       inFlight: 'kind' in pool && pool.kind === 'postgres' ? POOLED_WRITERS : 1,
       // A request's event may carry up to its body's size (1 MiB): events of large bodies share a
       // statement only up to this many bytes of data, so one statement stays far under the heap's limits.
       maxWeight: GATHERED_BYTES,
-      weigh: (event) => JSON.stringify(event.data).length,
+      weigh: (call) => JSON.stringify(call.input.data).length,
     });
     gatherers.set(pool, gatherer);
   }
   return gatherer;
 }
 
+/** A gathered batch: each call's event, or its workspace's refusal. */
+async function writeGathered(
+  pool: Queryable,
+  calls: readonly Gathered[],
+): Promise<(WrittenEvent | RateLimitedError)[]> {
+  const checked = calls.filter((call) => call.backlog === 'refuse').map((call) => call.input);
+  const refusals = await backlogRefusals(
+    pool,
+    checked.map((input) => input.workspaceId),
+    latest(checked),
+  );
+  const refusalOf = (call: Gathered) =>
+    call.backlog === 'refuse' ? refusals.get(call.input.workspaceId) : undefined;
+  const admitted = calls.filter((call) => refusalOf(call) === undefined);
+  const written = await writeEvents(
+    pool,
+    admitted.map((call) => call.input),
+  );
+  const byCall = new Map(admitted.map((call, i) => [call, written[i]!]));
+  return calls.map((call) => byCall.get(call) ?? refusalOf(call)!);
+}
+
+function latest(inputs: readonly NewEvent[]): number {
+  return inputs.reduce((at, input) => Math.max(at, input.createdAt), 0);
+}
+
 /**
  * `insertEvent` for many events at once, in one statement per 2,000 (events, their outbox rows and the
  * wake-up together): a burst costs a round trip, not three per event.
  */
-export async function insertEvents(db: Queryable, inputs: readonly NewEvent[]): Promise<WrittenEvent[]> {
+export async function insertEvents(
+  db: Queryable,
+  inputs: readonly NewEvent[],
+  backlog: Backlog = 'refuse',
+): Promise<WrittenEvent[]> {
+  if (backlog === 'refuse') {
+    await refuseOverBacklog(
+      db,
+      inputs.map((input) => input.workspaceId),
+      latest(inputs),
+    );
+  }
+  return writeEvents(db, inputs);
+}
+
+/** The events, their outbox rows and the wake-up, with no look at the backlog. */
+async function writeEvents(db: Queryable, inputs: readonly NewEvent[]): Promise<WrittenEvent[]> {
   const written: WrittenEvent[] = [];
   for (let from = 0; from < inputs.length; from += EVENTS_PER_STATEMENT) {
     const batch = inputs.slice(from, from + EVENTS_PER_STATEMENT);
