@@ -52,38 +52,40 @@ export interface DeliveryLogFilter {
 /**
  * Where the log's rows come from, before the filters. A filter by event id is a primary-key lookup (a
  * delivery's id is made from its event and endpoint, migration 0017), so it finds its row at any age.
- * Otherwise the newest rows of the endpoint's index; with a status or type filter ($4, $5) only the newest
+ * Otherwise the newest rows of the endpoint's index; with a status or type filter only the newest
  * `DELIVERY_FILTER_WINDOW` (the contract's bound, a constant of the text), so that a filtered read of a long
  * log costs at most that many rows of the index.
  */
-const BY_EVENT = `SELECT * FROM webhook_deliveries
-   WHERE id = webhook_delivery_id($6, e.id) AND workspace_id = e.workspace_id AND endpoint_id = e.id`;
 const NEWEST = `SELECT * FROM webhook_deliveries
    WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
-   ORDER BY created_at DESC, id DESC
-   LIMIT CASE WHEN $4::text IS NULL AND $5::text IS NULL THEN $3
-              ELSE ${Math.trunc(DELIVERY_FILTER_WINDOW)} END`;
+   ORDER BY created_at DESC, id DESC LIMIT $3`;
+const WINDOW = `SELECT * FROM webhook_deliveries
+   WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
+   ORDER BY created_at DESC, id DESC LIMIT ${Math.trunc(DELIVERY_FILTER_WINDOW)}`;
+const BY_EVENT = `SELECT * FROM webhook_deliveries
+   WHERE id = webhook_delivery_id($6, e.id) AND workspace_id = e.workspace_id AND endpoint_id = e.id`;
+/** The status and type filters ($4, $5); an absent one is a null parameter, so the text stays fixed. */
+const FILTERS = `WHERE ($4::text IS NULL OR w.status = $4) AND ($5::text IS NULL OR w.event_type = $5)`;
 
 /**
  * The endpoint (any row: a removed endpoint's log stays readable) with its newest deliveries joined, so that
  * one statement tells a missing endpoint (no row) from an empty log (one row of nulls). The columns are the
- * contract's record, read as it is; the claim's bookkeeping stays inside. An absent filter is a null
- * parameter, so each text is fixed.
+ * contract's record, read as it is; the claim's bookkeeping stays inside.
  */
-function logSql(source: string): string {
+function logSql(source: string, filters: string): string {
   return `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
          d.latency_ms, d.response_excerpt, d.next_attempt_at, d.created_at
     FROM webhook_endpoints e
     LEFT JOIN LATERAL (
-      SELECT * FROM (${source}) w
-       WHERE ($4::text IS NULL OR w.status = $4) AND ($5::text IS NULL OR w.event_type = $5)
+      SELECT * FROM (${source}) w ${filters}
        ORDER BY created_at DESC, id DESC LIMIT $3
     ) d ON true
    WHERE e.workspace_id = $1 AND e.id = $2
    ORDER BY d.created_at DESC, d.id DESC`;
 }
-const LOG_BY_EVENT = logSql(BY_EVENT);
-const NEWEST_LOG = logSql(NEWEST);
+const NEWEST_LOG = logSql(NEWEST, '');
+const FILTERED_LOG = logSql(WINDOW, FILTERS);
+const LOG_BY_EVENT = logSql(BY_EVENT, FILTERS);
 
 /**
  * The newest deliveries of an endpoint of the workspace, removed or not, newest first with ties broken by
@@ -97,11 +99,20 @@ export async function listNewestDeliveries(
   limit: number,
   filter: DeliveryLogFilter = {},
 ): Promise<WebhookDelivery[] | undefined> {
-  const values = [workspaceId, endpointId, limit, filter.status ?? null, filter.eventType ?? null];
-  const rows = await db.query<WebhookDelivery | { [K in keyof WebhookDelivery]: null }>(
-    filter.eventId === undefined ? NEWEST_LOG : LOG_BY_EVENT,
-    filter.eventId === undefined ? values : [...values, filter.eventId],
-  );
+  const { status, eventType, eventId } = filter;
+  const filters = [status ?? null, eventType ?? null];
+  const [sql, values] =
+    eventId !== undefined
+      ? [LOG_BY_EVENT, [...filters, eventId]]
+      : status !== undefined || eventType !== undefined
+        ? [FILTERED_LOG, filters]
+        : [NEWEST_LOG, []];
+  const rows = await db.query<WebhookDelivery | { [K in keyof WebhookDelivery]: null }>(sql, [
+    workspaceId,
+    endpointId,
+    limit,
+    ...values,
+  ]);
   if (rows.length === 0) return undefined;
   return rows.filter((row): row is WebhookDelivery => row.id !== null);
 }
