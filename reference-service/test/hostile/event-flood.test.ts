@@ -145,8 +145,19 @@ describe.each(BACKENDS)('own calls cannot queue deliveries without bound, on $na
     expect(await snapshot()).toEqual(before);
     expect(before).toMatchObject({ status: 'pending_in', spent: 0 });
 
-    // Retry-After is truthful: once it has passed, the workspace is back under the bound.
-    clock.at += retryAfter * 1000;
+    // Turning the party away is never refused by the backlog: strangers' requests alone can fill a
+    // workspace past it, and its owner must still be able to block them (one event, once per row).
+    const blocked = await call(service, 'POST', path.replace(/petname$/, 'block'), {
+      auth: { key: tenant.key },
+    });
+    expect(blocked.status).toBe(200);
+    expect(await snapshot()).toMatchObject({ status: 'blocked', events: before.events + 1 });
+
+    // Retry-After is truthful: once it has passed, the workspace is back under the bound (the block's
+    // rows counted too, so the wait is read again).
+    const stillRefused = await rename('too soon');
+    expect(stillRefused.status).toBe(429);
+    clock.at += Number(stillRefused.headers.get('retry-after')) * 1000;
     expect((await rename('after the wait')).status).toBe(200);
     expect((await snapshot()).petname).toBe('after the wait');
   }, 120_000);

@@ -2,6 +2,7 @@ import type { ContactPreset, ErrorCode } from '@svc-kit/contract';
 import type { Db, Queryable } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import type { ContactRow } from '../../store/queries/contacts.js';
+import type { Backlog } from '../../store/queries/events.js';
 import type { Identity } from '../shared/identity.js';
 import { label, update } from './edits.js';
 import { type ContactsDeps, peerCall, signer, spend } from './outbound.js';
@@ -17,7 +18,10 @@ import * as rules from './rules.js';
  * The workspace's delivery backlog (store/queries/backlog.ts) is looked at before the party is called:
  * past the bound the operation is refused with nothing sent or spent, and once the party has been told,
  * the outcome is written (`admitted`) whatever the backlog is by then, so that the two sides never
- * disagree because of it.
+ * disagree because of it. Rejecting, blocking and removing are never refused by it: strangers' requests
+ * alone can fill a workspace with many identities past the bound, and the owner must still be able to
+ * turn them away; each ends a row that only a checked or capped door creates, so they cannot be repeated
+ * to grow the backlog.
  */
 
 /** Answers a waiting request: approve (with a preset) or reject (the party is pinned as declined). */
@@ -31,7 +35,7 @@ export async function answerRequest(
 ): Promise<{ notified: boolean }> {
   const row = await contactOf(db, identity, fingerprint);
   check(rules.mayAnswer(row));
-  await refuseOverBacklog(db, [identity.workspace_id], now);
+  if (answer.approve) await refuseOverBacklog(db, [identity.workspace_id], now);
   await spend(db, identity, row.fingerprint, row.status, now);
   const verb = answer.approve ? 'accept' : 'reject';
   const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, verb, {}, now);
@@ -89,7 +93,6 @@ export async function removeContact(
   now: number,
 ): Promise<{ notified: boolean }> {
   const row = await contactOf(db, identity, fingerprint);
-  await refuseOverBacklog(db, [identity.workspace_id], now);
   await spend(db, identity, row.fingerprint, row.status, now);
   const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'remove', {}, now);
   await db.transaction((tx) => applyLocked(tx, identity, row.fingerprint, now, rules.remove, 'admitted'));
@@ -105,9 +108,15 @@ async function onContact<A>(
   fingerprint: string,
   now: number,
   rule: (row: ContactRow) => rules.Outcome<ErrorCode, A>,
+  backlog: Backlog = 'refuse',
 ): Promise<rules.Transition<A>> {
-  const outcome = await applyLocked(tx, identity, fingerprint, now, (state) =>
-    state ? rule(state) : noSuchContact,
+  const outcome = await applyLocked(
+    tx,
+    identity,
+    fingerprint,
+    now,
+    (state) => (state ? rule(state) : noSuchContact),
+    backlog,
   );
   if (rules.isRefusal(outcome)) throw refused(outcome);
   return outcome;
@@ -115,7 +124,7 @@ async function onContact<A>(
 
 /** Block is silent: nothing is sent to the party. */
 export async function blockContact(tx: Queryable, identity: Identity, fingerprint: string, now: number) {
-  await onContact(tx, identity, fingerprint, now, (row) => rules.block(row, { now }));
+  await onContact(tx, identity, fingerprint, now, (row) => rules.block(row, { now }), 'admitted');
 }
 
 export async function unblockContact(

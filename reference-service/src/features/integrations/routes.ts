@@ -111,7 +111,15 @@ export function integrationRoutes(service: IntegrationService) {
     // No session is held open between requests, so deleting the row (and with it the sealed credential,
     // OAuth registration, tokens and verifier) is the disconnection.
     await deleteIntegrationRow(db, row.id);
-    await recordEvent(db, identity, { type: 'integration.deleted', data: { integration: row.slug } }, now);
+    // Never refused by the delivery backlog: removing is how an owner stops what floods them, and a row
+    // is deleted once (creating one is checked).
+    await recordEvent(
+      db,
+      identity,
+      { type: 'integration.deleted', data: { integration: row.slug } },
+      now,
+      'admitted',
+    );
     return answer('deleteIntegration', 200, null);
   };
 
