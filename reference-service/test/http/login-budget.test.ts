@@ -3,21 +3,13 @@ import { LOGINS_PER_ACCOUNT, SESSIONS_PER_MEMBER } from '../../src/domain/sign-i
 import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, startTestService, type TestService } from '../support/harness.js';
-import { type RawAnswer, rawCall } from '../support/raw-call.js';
+import { expectRateLimited, type RawAnswer, rawCall } from '../support/raw-call.js';
 
 // Issue 40, item 1: right passwords were never limited (their tokens were given back), so one tenant
 // looping on its own log-in ran scrypt as fast as the cores allowed and wrote a 12-hour session each time.
 
 /** A clock the test moves, so that the refill is exact. */
 const clock = { at: Date.now(), now: () => clock.at };
-
-function expectRateLimited(answer: RawAnswer): void {
-  expect(answer.status).toBe(429);
-  const error = (answer.body as { error: { code: string; retry_after: number } }).error;
-  expect(error.code).toBe('rate_limited');
-  expect(Number.isInteger(error.retry_after) && error.retry_after > 0).toBe(true);
-  expect(answer.headers['retry-after']).toBe(String(error.retry_after));
-}
 
 describe.each(BACKENDS)('the log-in budget of one account, on $name', (backend) => {
   let store: OpenedStore;

@@ -6,7 +6,7 @@ import { SESSION_COOKIE } from '../../src/http/principal.js';
 import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
 import { call, createTenant, expectRefusal, startTestService, type TestService } from '../support/harness.js';
-import { type RawAnswer, rawCall } from '../support/raw-call.js';
+import { expectRateLimited, rawCall } from '../support/raw-call.js';
 
 const STEP_UP = '/v1/sessions/step-up';
 const LOGIN = '/v1/sessions';
@@ -22,16 +22,6 @@ function wrongCode(secret: string, now: number): string {
     const code = String(n).padStart(6, '0');
     if (!accepted.has(code)) return code;
   }
-}
-
-/** 429 with the spec's body: `retry_after` whole seconds, equal to the Retry-After header. */
-function expectRateLimited(answer: RawAnswer): void {
-  expect(answer.status).toBe(429);
-  const error = (answer.body as { error: { code: string; retry_after: number; request_id: string } }).error;
-  expect(error.code).toBe('rate_limited');
-  expect(Number.isInteger(error.retry_after) && error.retry_after > 0).toBe(true);
-  expect(answer.headers['retry-after']).toBe(String(error.retry_after));
-  expect(error.request_id).toBe(answer.headers['x-request-id']);
 }
 
 const fakeKey = () => `svc_${randomBytes(8).toString('hex')}_${randomBytes(32).toString('hex')}`;

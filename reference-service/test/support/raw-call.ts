@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { expect } from 'vitest';
 
 export interface RawAnswer {
   status: number;
@@ -51,4 +52,14 @@ export function rawCall(
     outgoing.on('error', reject);
     outgoing.end(body);
   });
+}
+
+/** 429 with the spec's body: `retry_after` whole seconds, equal to the Retry-After header. */
+export function expectRateLimited(answer: RawAnswer): void {
+  expect(answer.status).toBe(429);
+  const error = (answer.body as { error: { code: string; retry_after: number; request_id: string } }).error;
+  expect(error.code).toBe('rate_limited');
+  expect(Number.isInteger(error.retry_after) && error.retry_after > 0).toBe(true);
+  expect(answer.headers['retry-after']).toBe(String(error.retry_after));
+  expect(error.request_id).toBe(answer.headers['x-request-id']);
 }
