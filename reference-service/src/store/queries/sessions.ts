@@ -33,9 +33,14 @@ export async function markSteppedUp(db: Queryable, sessionId: string, at: number
   await db.query('UPDATE sessions SET stepped_up_at = $2 WHERE id = $1', [sessionId, at]);
 }
 
+/** Locks the member's row until the end of the transaction: opening its sessions takes turns. */
+export async function lockMemberSessions(tx: Queryable, memberId: string): Promise<void> {
+  await tx.query('SELECT id FROM members WHERE id = $1 FOR UPDATE', [memberId]);
+}
+
 /**
  * Ends the member's sessions beyond the `keep` newest (the one named always kept) and those expired. Run
- * after the insert, outside its transaction: the last of concurrent log-ins to commit then sees them all.
+ * after the insert, in its transaction, with the member locked (`lockMemberSessions`).
  */
 export async function endOldSessions(
   db: Queryable,
