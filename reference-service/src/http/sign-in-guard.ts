@@ -6,6 +6,40 @@ import { returnToken, takeToken } from '../store/queries/rate-limits.js';
 export type GuessBuckets = readonly (readonly [bucket: string, limit: OutboundLimit])[];
 
 /**
+ * Buckets the database answered empty, with the time (the service's clock) a token is back, per database
+ * handle. Until then the same refusal is answered from memory: a flood of refused calls from one address
+ * would otherwise cost statements at the rate it is sent, and slow every other tenant's. Only time or a
+ * token given back refills a bucket, so memory never admits what the database would refuse; at worst it
+ * refuses until the time the 429 already named. Bounded: the oldest entry goes first.
+ */
+const knownEmpty = new WeakMap<Queryable, Map<string, number>>();
+const KNOWN_EMPTY_CAP = 10_000;
+
+function emptyBuckets(db: Queryable): Map<string, number> {
+  const buckets = knownEmpty.get(db) ?? new Map<string, number>();
+  knownEmpty.set(db, buckets);
+  return buckets;
+}
+
+/** Throws the 429 the database gave for any of `buckets` still empty at `now`, without a statement. */
+export function refuseKnownEmpty(db: Queryable, buckets: GuessBuckets, now: number): void {
+  const empty = knownEmpty.get(db);
+  if (!empty) return;
+  for (const [bucket, limit] of buckets) {
+    const until = empty.get(bucket);
+    if (until === undefined) continue;
+    if (until > now) throw refusal(limit, until - now);
+    empty.delete(bucket);
+  }
+}
+
+function refusal(limit: OutboundLimit, waitMs: number): RateLimitedError {
+  // The contract's words for an empty bucket, so that the mock's 429 says the same.
+  const { retryAfter, message } = limitRefusal(limit, waitMs);
+  return new RateLimitedError(retryAfter, message);
+}
+
+/**
  * Takes one token from every bucket before a secret is checked, all or none (one transaction), so that
  * concurrent guesses can never spend more than the buckets hold; an empty bucket answers 429 without the
  * secret being looked at. The caller gives the tokens back when the secret was right: only wrong guesses
@@ -16,8 +50,9 @@ export async function spendGuess(
   buckets: GuessBuckets,
   now: number,
 ): Promise<(which?: GuessBuckets) => Promise<void>> {
+  refuseKnownEmpty(db, buckets, now);
   await db.transaction(async (tx) => {
-    for (const [bucket, limit] of buckets) await countRefusal(tx, bucket, limit, now);
+    for (const [bucket, limit] of buckets) await takeOrRefuse(tx, db, bucket, limit, now);
   });
   // `which`: some of the buckets only, when the secret decides which of them counted (a log-in).
   return async (which = buckets) => {
@@ -36,9 +71,22 @@ export async function countRefusal(
   limit: OutboundLimit,
   now: number,
 ): Promise<void> {
-  const taken = await takeToken(db, bucket, limit, now);
+  refuseKnownEmpty(db, [[bucket, limit]], now);
+  await takeOrRefuse(db, db, bucket, limit, now);
+}
+
+/** Takes a token on `handle` (a transaction of `db`, or `db` itself); an empty bucket is remembered. */
+async function takeOrRefuse(
+  handle: Queryable,
+  db: Queryable,
+  bucket: string,
+  limit: OutboundLimit,
+  now: number,
+): Promise<void> {
+  const taken = await takeToken(handle, bucket, limit, now);
   if (taken.ok) return;
-  // The contract's words for an empty bucket, so that the mock's 429 says the same.
-  const { retryAfter, message } = limitRefusal(limit, taken.waitMs);
-  throw new RateLimitedError(retryAfter, message);
+  const empty = emptyBuckets(db);
+  if (empty.size >= KNOWN_EMPTY_CAP) empty.delete(empty.keys().next().value as string);
+  empty.set(bucket, now + taken.waitMs);
+  throw refusal(limit, taken.waitMs);
 }

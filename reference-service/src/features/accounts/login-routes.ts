@@ -21,7 +21,7 @@ import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
 import { matchTotpStep } from '../../domain/totp.js';
 import { parse } from '../../http/parse.js';
 import { authorize, type Requirements } from '../../http/policy.js';
-import { spendGuess } from '../../http/sign-in-guard.js';
+import { refuseKnownEmpty, spendGuess } from '../../http/sign-in-guard.js';
 import { insertApiKey, revokeApiKey } from '../../store/queries/api-keys.js';
 import { acceptTotpStep, getMember, getMemberByEmail } from '../../store/queries/members.js';
 import { markSteppedUp } from '../../store/queries/sessions.js';
@@ -80,6 +80,8 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
       [guessBucket('login-pair', account, address), LOGIN_PAIR_FAILURES],
       [guessBucket('login-address', address), LOGIN_ADDRESS_FAILURES],
     ];
+    // A flood from an address already refused is answered before any statement.
+    refuseKnownEmpty(ctx.db, guesses, now);
     if (!(await isKnownAddress(ctx.db, account, address, now))) {
       guesses.push([guessBucket('login-account', account), LOGIN_ACCOUNT_FAILURES]);
     }
