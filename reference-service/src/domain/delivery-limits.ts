@@ -30,6 +30,13 @@ export const DELIVERIES_PER_WORKSPACE: OutboundLimit = {
 export const WORKSPACE_BACKLOG_MS = 5 * 60 * SECOND;
 
 /**
+ * How far behind its pace a workspace may be for an event its peers cause (a `/peer/v1` verb): half of
+ * WORKSPACE_BACKLOG_MS. Strangers alone then never bring a workspace to the bound at which its owner's
+ * own operations are refused, however many identities it has. Why half: open-choices page.
+ */
+export const PEER_BACKLOG_MS = WORKSPACE_BACKLOG_MS / 2;
+
+/**
  * Deliveries to one destination host, from every workspace together: 500 at once, then 50 a second. Wider
  * than one workspace's pace, so that one tenant alone never spends a host shared with others; narrow
  * enough that the service cannot be turned into a flood at someone else's server.

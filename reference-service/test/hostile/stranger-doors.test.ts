@@ -21,6 +21,7 @@ import {
 } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, startTestService } from '../support/harness.js';
+import { rawCall } from '../support/raw-call.js';
 import { stranger } from '../support/stranger.js';
 
 const HOUR = 3_600_000;
@@ -179,6 +180,15 @@ describe.each(BACKENDS)('doors open to strangers are limited, on $name', (backen
     };
     for (let i = 0; i < OAUTH_STATE_GUESSES.capacity; i++) expect((await callback()).status).toBe(404);
     await expectTooMany(await callback(), 'rate_limited');
+    // A person's browser gets the callback's page, as for its other refusals, still saying when to retry.
+    const state = randomBytes(16).toString('hex');
+    const page = await rawCall(one.baseUrl, 'GET', `${OAUTH_CALLBACK_PATH}?state=${state}&code=abc`, {
+      headers: { 'sec-fetch-mode': 'navigate', cookie: `${OAUTH_BINDING_COOKIE}=${stateBinding(state)}` },
+    });
+    expect(page.status).toBe(429);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(Number(page.headers['retry-after'])).toBeGreaterThan(0);
+    expect(page.body).toContain('<code>rate_limited</code>');
   });
 });
 

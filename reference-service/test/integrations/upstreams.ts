@@ -25,6 +25,8 @@ export interface Upstream {
   /** The tools served to the next session; delete one to make it vanish upstream. */
   tools: Set<'echo' | 'add'>;
   headers: IncomingHttpHeaders[];
+  /** Awaited as a request arrives, before it is served: what a test does meanwhile. */
+  arriving?: (() => Promise<void>) | undefined;
   close(): Promise<void>;
 }
 
@@ -83,8 +85,10 @@ export async function startStreamableUpstream(
 ): Promise<Upstream> {
   const tools = new Set<'echo' | 'add'>(['echo', 'add']);
   const headers: IncomingHttpHeaders[] = [];
+  const hooks: Pick<Upstream, 'arriving'> = {};
   const server = createServer(async (req, res) => {
     headers.push(req.headers);
+    await hooks.arriving?.();
     if (!req.url?.startsWith('/mcp')) {
       res.writeHead(404).end();
       return;
@@ -103,7 +107,7 @@ export async function startStreamableUpstream(
     await transport.handleRequest(req, res);
   });
   const base = await listen(server);
-  return { url: `${base}/mcp`, tools, headers, close: closer(server) };
+  return Object.assign(hooks, { url: `${base}/mcp`, tools, headers, close: closer(server) });
 }
 
 /** The older HTTP+SSE transport: GET /sse opens the stream, POST /messages carries requests. */

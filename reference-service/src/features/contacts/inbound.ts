@@ -1,11 +1,13 @@
 import type { Tool } from '@svc-kit/contract';
 import type { z } from 'zod';
+import { PEER_BACKLOG_MS } from '../../domain/delivery-limits.js';
 import { PENDING_FULL_RETRY_SECONDS, PENDING_REQUESTS_CAP } from '../../domain/door-limits.js';
 import { RateLimitedError } from '../../domain/errors.js';
 import type { VerifiedCard } from '../../peer/card.js';
 import { MAX_PEER_BODY_BYTES, type peerAnswers, type peerBodies } from '../../peer/protocol.js';
 import { PeerRefusal, type PeerRefusalCode } from '../../peer/refusal.js';
 import type { Db, Queryable } from '../../store/db.js';
+import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { type ContactRow, countPendingRequestsLocked, getContact } from '../../store/queries/contacts.js';
 import type { KeyedIdentity } from '../../store/queries/identity-keys.js';
 import { newContactRow } from './record.js';
@@ -30,8 +32,11 @@ type InboundRule<A> = (state: rules.ContactState) => rules.Outcome<PeerRefusalCo
 
 /**
  * Applies an inbound rule to the target's row for the caller, locked, in one transaction with its events.
- * The rule is made in that transaction first, so that it may depend on what is read there. An event the
- * workspace's delivery backlog refuses rolls the transaction back and is the peer protocol's 429.
+ * The rule is made in that transaction first, so that it may depend on what is read there. A workspace
+ * further behind its delivery pace than PEER_BACKLOG_MS refuses every verb first, with the peer protocol's
+ * 429 and nothing written: whatever the row, so that a silently blocked party is answered as any other
+ * would be, and below the bound at which the owner's own operations are refused, so that strangers alone
+ * never hold the workspace there.
  */
 async function transition<A>(
   call: InboundCall<unknown>,
@@ -41,8 +46,9 @@ async function transition<A>(
   const identity = { id, workspace_id, slug };
   const outcome = await call.db
     .transaction(async (tx) => {
+      await refuseOverBacklog(tx, [workspace_id], call.now, PEER_BACKLOG_MS);
       const rule = await ruleIn(tx);
-      return applyLocked(tx, identity, call.caller.fingerprint, call.now, rule);
+      return applyLocked(tx, identity, call.caller.fingerprint, call.now, rule, 'admitted');
     })
     .catch((error: unknown) => {
       if (!(error instanceof RateLimitedError)) throw error;

@@ -19,9 +19,9 @@ import * as rules from './rules.js';
  * past the bound the operation is refused with nothing sent or spent, and once the party has been told,
  * the outcome is written (`admitted`) whatever the backlog is by then, so that the two sides never
  * disagree because of it. Rejecting, blocking and removing are never refused by it: strangers' requests
- * alone can fill a workspace with many identities past the bound, and the owner must still be able to
- * turn them away; each ends a row that only a checked or capped door creates, so they cannot be repeated
- * to grow the backlog.
+ * can fill a workspace with many identities up to their own lower bound (PEER_BACKLOG_MS), and the owner
+ * must still be able to turn them away over any bound; each ends a row that only a checked or capped door
+ * creates, so they cannot be repeated to grow the backlog.
  */
 
 /** Answers a waiting request: approve (with a preset) or reject (the party is pinned as declined). */

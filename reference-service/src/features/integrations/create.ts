@@ -59,6 +59,9 @@ export async function createIntegrationFor(
   }
   const headerProblem = body.auth ? authHeaderProblem(body.auth.header) : undefined;
   if (headerProblem) throw new ServiceError('invalid_request', headerProblem);
+  // Before anything goes out (the endpoint's name is resolved next, then the upstream tried, an OAuth
+  // client perhaps registered with it): once it has, the event is recorded whatever the backlog by then.
+  await refuseOverBacklog(db, [identity.workspace_id], now);
   const verdict = await checkWebhookUrl(endpoint, {
     resolve: service.resolveHost,
     allowLocalhost: service.settings.allowLocalhost,
@@ -72,9 +75,6 @@ export async function createIntegrationFor(
   if (!INTEGRATION_SLUG_PATTERN.test(slug)) {
     throw new ServiceError('invalid_request', `slug must be ${INTEGRATION_SLUG_RULE}`);
   }
-  // Before the upstream is tried. Its event may still be refused, by a backlog grown meanwhile: the row
-  // is then removed as on any failure below.
-  await refuseOverBacklog(db, [identity.workspace_id], now);
   const id = newId(ID_PREFIXES.integration);
   const row: IntegrationRow = {
     id,
@@ -127,7 +127,8 @@ export async function createIntegrationFor(
       else await service.recordFailure(row, failure, now, db);
     }
     stored = await db.transaction(async (tx) => {
-      await recordEvent(tx, identity, { type: 'integration.created', data: { integration: slug } }, now);
+      const created = { type: 'integration.created', data: { integration: slug } } as const;
+      await recordEvent(tx, identity, created, now, 'admitted');
       const current = await getIntegration(tx, identity.id, slug);
       if (!current) throw new ServiceError('not_found', 'no such integration');
       return current;

@@ -2,7 +2,7 @@ import type { ErrorCode } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { OAUTH_STATE_GUESSES } from '../../domain/door-limits.js';
-import { RateLimitedError } from '../../domain/errors.js';
+import { RateLimitedError, ServiceError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { isNavigation, sendCallbackRefusal } from '../portal-static/callback-page.js';
@@ -31,7 +31,8 @@ export function registerOAuthCallback(
     const query = request.query as Record<string, unknown>;
     const state = typeof query.state === 'string' ? query.state : undefined;
     const code = typeof query.code === 'string' ? query.code : undefined;
-    const refuse = (why: ErrorCode, message: string) => sendCallbackRefusal(request, reply, why, message);
+    const refuse = (why: ErrorCode, message: string) =>
+      sendCallbackRefusal(request, reply, new ServiceError(why, message));
     if (typeof query.error === 'string') {
       // Only an OAuth error code (RFC 6749 4.1.2.1) is repeated; any other text is not ours to echo.
       const named = /^[a-z_]{1,64}$/.test(query.error) ? ` (${query.error})` : '';
@@ -49,8 +50,9 @@ export function registerOAuthCallback(
     // A state that names no waiting authorization is a guess (or a replay): counted per client address,
     // 429 past the budget; the token comes back when the state was right.
     const bucket = guessBucket('oauth-state', limitedAddress(request.ip));
-    const giveBack = await spendGuess(ctx.db, [[bucket, OAUTH_STATE_GUESSES]], ctx.now());
+    let giveBack: (() => Promise<void>) | undefined;
     try {
+      giveBack = await spendGuess(ctx.db, [[bucket, OAUTH_STATE_GUESSES]], ctx.now());
       const row = await finishAuthorization(service, ctx.db, state, code, ctx.now());
       if (!row) return refuse('not_found', 'no authorization is waiting for this state');
       await giveBack();
@@ -61,10 +63,14 @@ export function registerOAuthCallback(
       }
       return reply.code(200).send({ status: 'authorized', integration: row.slug });
     } catch (error) {
-      // The state was right, but the workspace's delivery backlog refused: not a guess.
-      if (error instanceof RateLimitedError) await giveBack();
+      if (error instanceof RateLimitedError) {
+        // Past the guesses' budget; or the state was right, but the workspace's delivery backlog
+        // refused: not a guess.
+        await giveBack?.();
+        return sendCallbackRefusal(request, reply, error);
+      }
       if (error instanceof UpstreamFailure) {
-        await giveBack();
+        await giveBack?.();
         // The upstream failed, not the caller's arguments: 502, in the service's own words.
         return refuse('upstream_failed', `the authorization failed: ${error.message}`);
       }

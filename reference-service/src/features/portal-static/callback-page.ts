@@ -1,7 +1,8 @@
 import { hash } from 'node:crypto';
 import { type ErrorCode, statusOfErrorCode } from '@svc-kit/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendError } from '../../http/error-body.js';
+import { RateLimitedError, type ServiceError } from '../../domain/errors.js';
+import { sendServiceError } from '../../http/error-body.js';
 
 /**
  * A refusal of the OAuth callback, for the person whose browser the authorization server sent back: a
@@ -33,6 +34,7 @@ const LEAD: Partial<Record<ErrorCode, string>> = {
     'This return link is unknown, expired or was used already. Start the authorization again from the integrations page.',
   upstream_failed:
     'The MCP server or its authorization server failed while the service finished the authorization.',
+  rate_limited: 'The service is busy for a moment. Load this page again once the wait below has passed.',
 };
 
 const escapeHtml = (text: string) =>
@@ -70,14 +72,14 @@ export function callbackRefusalPage(code: ErrorCode, message: string, requestId:
 `;
 }
 
-/** Answers a refusal of the callback: the page above to a browser, the JSON error body to a program. */
-export function sendCallbackRefusal(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  code: ErrorCode,
-  message: string,
-) {
-  if (!isNavigation(request)) return sendError(request, reply, code, message);
+/**
+ * Answers a refusal of the callback: the page above to a browser, the JSON error body to a program; a 429
+ * says when to retry (`Retry-After`) to both.
+ */
+export function sendCallbackRefusal(request: FastifyRequest, reply: FastifyReply, refusal: ServiceError) {
+  if (!isNavigation(request)) return sendServiceError(request, reply, refusal);
+  const { code, message } = refusal;
+  if (refusal instanceof RateLimitedError) reply.header('retry-after', String(refusal.retryAfterSeconds));
   return reply
     .code(statusOfErrorCode(code))
     .headers({

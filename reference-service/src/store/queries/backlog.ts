@@ -13,7 +13,8 @@ const BACKLOG = { what: 'webhook deliveries waiting for this workspace’s pace'
 
 /**
  * Refuses (429, `retry_after` the seconds until it is back under) when a workspace of `workspaceIds` is
- * further behind its delivery pace than WORKSPACE_BACKLOG_MS at `now`: the debt of its bucket, refilled
+ * further behind its delivery pace than `boundMs` (WORKSPACE_BACKLOG_MS, or PEER_BACKLOG_MS for a peer's
+ * verb) at `now`: the debt of its bucket, refilled
  * as the fan-out refills it. Called before an event is written (store/queries/events.ts), in the
  * transaction of its change, so that a refusal leaves the change unwritten too.
  *
@@ -26,8 +27,9 @@ export async function refuseOverBacklog(
   db: Queryable,
   workspaceIds: readonly string[],
   now: number,
+  boundMs = WORKSPACE_BACKLOG_MS,
 ): Promise<void> {
-  const [refusal] = (await backlogRefusals(db, workspaceIds, now)).values();
+  const [refusal] = (await backlogRefusals(db, workspaceIds, now, boundMs)).values();
   if (refusal) throw refusal;
 }
 
@@ -36,6 +38,7 @@ export async function backlogRefusals(
   db: Queryable,
   workspaceIds: readonly string[],
   now: number,
+  boundMs = WORKSPACE_BACKLOG_MS,
 ): Promise<Map<string, RateLimitedError>> {
   const refusals = new Map<string, RateLimitedError>();
   const paced = [...new Set(workspaceIds)].filter((id) => id !== SANDBOX_WORKSPACE_ID);
@@ -49,8 +52,8 @@ export async function backlogRefusals(
   );
   for (const { id, tokens } of rows) {
     const behindMs = -tokens / perMs;
-    if (behindMs <= WORKSPACE_BACKLOG_MS) continue;
-    const refusal = limitRefusal(BACKLOG, behindMs - WORKSPACE_BACKLOG_MS);
+    if (behindMs <= boundMs) continue;
+    const refusal = limitRefusal(BACKLOG, behindMs - boundMs);
     refusals.set(id, new RateLimitedError(refusal.retryAfter, refusal.message));
   }
   return refusals;

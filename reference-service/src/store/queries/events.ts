@@ -27,7 +27,8 @@ export type NewEvent = TypedData & {
  * How the writer treats the workspace's delivery backlog (backlog.ts). By default an event of a workspace
  * too far behind its pace is refused (429) before anything is written. `admitted`: the caller refused
  * over the bound already, before a part of the change that cannot be taken back (a call to a party, a
- * code traded for tokens), so its event is recorded whatever the backlog is by now.
+ * code traded for tokens), so its event is recorded whatever the backlog is by now; or over a peer's lower
+ * bound, in the same transaction.
  */
 export type Backlog = 'refuse' | 'admitted';
 
