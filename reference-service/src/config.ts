@@ -201,10 +201,7 @@ function readPublicUrl(value: string | undefined, name: string, production: bool
 
 /** `ip`, `ip:port`, `[ipv6]:port`, comma-separated, as `dns.Resolver.setServers` takes them. */
 function readDnsServers(value: string | undefined): string[] | undefined {
-  const servers = (value ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
+  const servers = commaList(value);
   if (servers.length === 0) return undefined;
   const refused = refusedDnsServer(servers);
   if (refused !== undefined) {
@@ -216,14 +213,18 @@ function readDnsServers(value: string | undefined): string[] | undefined {
 }
 
 function readTrustedProxies(value: string | undefined): string[] {
-  const entries = (value ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
+  const entries = commaList(value);
   for (const entry of entries) {
     if (!ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry)) {
       throw new ConfigError(`SVC_TRUSTED_PROXIES: ${entry} is neither an IP address nor a CIDR range`);
     }
   }
   return entries;
+}
+
+function commaList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 }

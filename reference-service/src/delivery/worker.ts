@@ -59,10 +59,7 @@ export interface DeliveryWorkerOptions {
 }
 
 export interface DeliveryWorker {
-  readonly id: string;
   start(): Promise<void>;
-  /** Look for pending deliveries now (also called on every NOTIFY). */
-  wake(): void;
   /** Stops claiming, waits for the attempts in flight, then stops listening. */
   stop(): Promise<void>;
 }
@@ -177,7 +174,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   return {
-    id,
     async start() {
       if (running) return;
       assert.equal(stopped, false, 'a stopped delivery worker cannot start again');
@@ -196,7 +192,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       for (const timer of timers) timer.unref();
       wake();
     },
-    wake,
     async stop() {
       if (!running) return;
       running = false;

@@ -39,10 +39,6 @@ export function matchTotpStep(base32Secret: string, code: string, nowMs: number)
   return matched;
 }
 
-export function verifyTotp(base32Secret: string, code: string, nowMs: number): boolean {
-  return matchTotpStep(base32Secret, code, nowMs) !== undefined;
-}
-
 function stepOf(unixSeconds: number): number {
   return Math.floor(unixSeconds / STEP_SECONDS);
 }

@@ -114,10 +114,10 @@ export function registerOperations(
   app: FastifyInstance,
   ctx: ServiceContext,
   table: Readonly<Record<string, Operation>>,
-  handlers: Readonly<Record<string, OperationEntry<Operation> | undefined>>,
+  handlers: OperationTable | Readonly<Record<string, OperationEntry<Operation>>>,
 ): void {
   for (const op of Object.values(table)) {
-    const entry = handlers[op.operationId];
+    const entry = (handlers as Record<string, OperationEntry<Operation> | undefined>)[op.operationId];
     const requirements = {
       ...op.flags,
       permission: op.permission,
@@ -198,9 +198,4 @@ export function operationsOfGroup(group: OperationGroup): Record<string, Operati
       .filter((op) => op.group === group)
       .map((op) => [op.operationId, op]),
   );
-}
-
-/** A feature's handler table, as the registration reads it. */
-export function served(table: OperationTable): Record<string, OperationEntry<Operation> | undefined> {
-  return table as Record<string, OperationEntry<Operation> | undefined>;
 }

@@ -1,5 +1,6 @@
 import { FAILURES_BEFORE_PAUSE } from '@svc-kit/contract';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { PostOutcome } from '../outbound/guarded-client.js';
 import type { Db } from '../store/db.js';
 import { SharedRead } from './shared-read.js';
 
@@ -156,6 +157,17 @@ export class ServiceMetrics {
       `Endpoints paused now by ${FAILURES_BEFORE_PAUSE} consecutive failed deliveries, all instances together`,
       async () => (await current()).auto_paused,
     );
+  }
+
+  /**
+   * Counts and times a delivery attempt's outcome, dialled or handed to a `listen` stream by the relay:
+   * delivered (a 2xx answer), blocked (refused by the outbound guard) or failed (anything else).
+   */
+  countDelivery(outcome: PostOutcome): void {
+    const delivered = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;
+    const label = delivered ? 'delivered' : outcome.kind === 'blocked' ? 'blocked' : 'failed';
+    this.deliveries.inc({ outcome: label });
+    this.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
   }
 
   /** Prometheus text exposition of every metric. */
