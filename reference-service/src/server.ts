@@ -28,10 +28,7 @@ export interface RunningService {
   portalBuilt: boolean;
   /** The `/metrics` URL when SVC_METRICS_PORT is set. */
   metricsUrl: string | undefined;
-  /**
-   * Stops taking requests, lets in-flight ones finish, then closes the store (and its lock); rejects with
-   * ShutdownTimeoutError when that takes longer than `shutdownGraceMs`.
-   */
+  /** Stops taking requests, lets in-flight ones finish, closes the store; rejects past the grace period. */
   close(): Promise<void>;
 }
 
@@ -84,9 +81,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     });
     // Bound first: a metrics port that cannot be had stops the start before the API takes any request.
     if (metrics && config.metrics) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
-    // Fastify logs a JSON "Server listening" line of its own at info; the banner says where the service
-    // listens first, in words, and main.ts logs the address after it. Only the app's own logger is quieted,
-    // for the listen alone.
+    // Fastify's own "Server listening" line is quieted for the listen alone: the banner says it first in
+    // words, and main.ts logs the address after it.
     const level = app.log.level;
     if (['trace', 'debug', 'info'].includes(level)) app.log.level = 'warn';
     const address = await app.listen({ host: config.host, port: config.port }).finally(() => {
@@ -102,8 +98,6 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     );
     retention = startRetention(background, { now: ctx.now, settings: config.retention, log: logger });
     const started = app;
-    const runningDelivery = delivery;
-    const runningRetention = retention;
     return {
       ctx,
       app: started,
@@ -113,16 +107,15 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       metricsUrl: metricsServer?.url,
       async close() {
         closing = true;
-        // The listener closes now: Fastify's close would close it only after its other close hooks had run
-        // (a new connection was still taken then). Fastify's own `server.close` later
-        // finds it closed and is still called back only once the answers in progress are sent, so the
-        // drain below is unchanged. The metrics port stays readable during the drain.
+        // The listener closes now, not after Fastify's other close hooks (a new connection was still taken
+        // then); Fastify's own `server.close` still waits for the answers in progress. The metrics port stays
+        // readable during the drain.
         started.server.close();
         await runShutdownSteps(config.shutdownGraceMs, [
           ['closing the API port, with answers in progress', () => started.close()],
           ['closing the metrics port', () => metricsServer?.close()],
-          ['stopping the delivery worker', () => runningDelivery.stop()],
-          ['stopping retention', () => runningRetention.close()],
+          ['stopping the delivery worker', () => delivery?.stop()],
+          ['stopping retention', () => retention?.close()],
           ['stopping the credential cache', () => credentials?.stop()],
           [
             'closing the admin socket',

@@ -1,8 +1,8 @@
 import type { ErrorCode } from '@svc-kit/contract';
 
 /**
- * A refusal the service answers on purpose. The HTTP layer turns it into the error body with the status
- * the code carries in `ERROR_CODES`. Messages are written for the caller and never hold secrets.
+ * A refusal the service answers on purpose, as the error body with its code's status; messages are for the
+ * caller and never hold secrets.
  */
 export class ServiceError extends Error {
   override name = 'ServiceError';

@@ -12,10 +12,9 @@ import { NUL_MESSAGE } from './hostile-input.js';
 import { authorize, type Requirements } from './policy.js';
 
 /**
- * Refusals decided before a route's handler runs: a body that cannot be read, a path that cannot be
- * decoded, a NUL in the path or query, a request the HTTP parser cannot read. All leave with the error
- * body and a request id, and on authenticated routes authentication (and the route's policy) is answered
- * first, as the refusal order in this folder's README says: a stranger learns nothing about what it sent.
+ * Refusals decided before a route's handler runs (an unreadable body, path or request, a NUL in the path
+ * or query), with the error body and a request id. On authenticated routes the route's policy is answered
+ * first (this folder's README): a stranger learns nothing about what it sent.
  */
 
 // From randomUUID, whose entropy Node draws in batches: randomBytes asked OpenSSL (and the kernel) each time.
@@ -90,10 +89,7 @@ export function unreadableMessage(error: FastifyError, bodyLimit: number): strin
   }
 }
 
-/**
- * Fastify's `frameworkErrors`: an undecodable path, an over-long path parameter. No hook has run, so the
- * headers every answer carries are set here.
- */
+/** Fastify's `frameworkErrors` (an undecodable path, an over-long parameter): no hook set the headers. */
 export function frameworkErrorsHandler(ctx: ServiceContext, bodyLimit: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
@@ -104,8 +100,7 @@ export function frameworkErrorsHandler(ctx: ServiceContext, bodyLimit: number) {
 
 /** A NUL in the path or query (a body's is found by the JSON parser): refused before the handler. */
 export function nulInPathOrQuery(ctx: ServiceContext) {
-  // Callback hooks, as the two below: they run on every request, and an async hook costs a promise and a
-  // microtask each time. A hook that answers does not call `done`.
+  // A callback hook (an async one costs a promise per request); one that answers does not call `done`.
   return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     // Fast path: a NUL can only arrive percent-encoded (the HTTP parser refuses a raw one).
     if (!request.url.includes('%00') || !(holdsNul(request.params) || holdsNul(request.query))) {
@@ -131,11 +126,10 @@ const RAW_ANSWER_HEADERS = Object.entries(ANSWER_HEADERS)
   .join('');
 
 /**
- * Node's `clientError`: requests the HTTP parser refuses before Fastify sees them (a garbage request line,
- * a header without a colon, conflicting Content-Length, Content-Length with Transfer-Encoding, headers
- * over the limit, a request not received in time, a body whose chunked framing breaks). Answered with the error body and a request id that
- * the log line carries too, then the connection is closed: after a framing error nothing else on it can
- * be trusted.
+ * Node's `clientError`: what the HTTP parser refuses before Fastify sees it (a garbage request line or
+ * header, conflicting framing headers, headers over the limit, a request late or broken in its chunks).
+ * Answered with the error body and a request id the log line carries too, then the connection is closed:
+ * after a framing error nothing else on it can be trusted.
  */
 export function clientErrorHandler(log: FastifyBaseLogger) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {

@@ -31,8 +31,8 @@ import { type Authorized, authorize } from './policy.js';
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
 /**
- * Each operation's answer as the contract renders it for OpenAPI: Fastify compiles a serialiser from it
- * (fast-json-stringify), so an answer carries the contract's members in its order and nothing else.
+ * Each operation's answer as the contract renders it for OpenAPI: Fastify's serialiser compiled from it sends
+ * the contract's members, in its order, and nothing else.
  */
 const ANSWER_SCHEMAS = answerJsonSchemas();
 
@@ -52,15 +52,12 @@ export type OperationHandler<Op extends Operation, D extends Queryable = Queryab
 ) => Promise<{ status: Op['success']['status']; body: OutputOf<Op['success']['schema']> }>;
 
 /**
- * How a handler meets the database, and so how an `Idempotency-Key` is honoured around it:
- * - `none`: its statements run on the handle given: the pool, or the `Idempotency-Key`'s transaction,
- *   which stores the answer with them;
- * - `one`: it always runs in one transaction (the key's, when there is one);
- * - `own`: it is given the database and opens its own short transactions, because it calls a peer, an
- *   upstream or DNS in between: a peer on this same instance answers through the same database, and on
- *   PGlite (one connection) it would wait on a transaction held across the call until it timed out; no
- *   connection should wait on a lookup either. Its key is
- *   claimed and answered in steps of their own (store/idempotent.ts).
+ * How a handler meets the database, and so its `Idempotency-Key`: `none` runs on the handle given (the pool,
+ * or the key's transaction, which stores the answer with it); `one` always in one transaction (the key's when
+ * there is one); `own` is given the database and opens short transactions of its own, because it calls a
+ * peer, an upstream or DNS in between: a peer on this instance answers through the same database, and on
+ * PGlite (one connection) would wait on a transaction held across the call; no connection should wait on a
+ * lookup either. Its key is claimed and answered in steps (store/idempotent.ts).
  */
 export type TransactionMode = 'none' | 'one' | 'own';
 
@@ -107,8 +104,8 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Registers every operation of the table. Those with a handler are served; the others answer 501
- * `not_implemented` with the error body, so a caller learns the route is known but not served here.
+ * Registers every operation of the table; one without a handler answers 501 `not_implemented`, so a caller
+ * learns the route is known but not served here.
  */
 export function registerOperations(
   app: FastifyInstance,

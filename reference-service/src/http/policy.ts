@@ -97,10 +97,9 @@ export async function authorize(
 }
 
 /**
- * Account changes a password alone must not make for a member with MFA (the rule is on the open-choices
- * page, "Step-up for account changes"): a session of an enrolled member needs a step-up within the window,
- * or whoever learnt the password could lock the owner out. A member without MFA has no second factor to
- * show; a key answers to the operation's own flags.
+ * Account changes a password alone must not make for a member with MFA (open-choices, "Step-up for account
+ * changes"): an enrolled member's session must be stepped up, or whoever learnt the password could lock the
+ * owner out. A key answers to the operation's own flags.
  */
 export function requireStepUpIfEnrolled(principal: Principal, what: string): void {
   if (principal.kind === 'session' && principal.mfaEnrolled && !principal.steppedUp)

@@ -16,13 +16,9 @@ export function guardedLookup(policy: TargetPolicy): LookupFunction {
           address,
           family: address.includes(':') ? 6 : 4,
         }));
-        if (options.all) {
-          callback(null, entries);
-          return;
-        }
-        const first = entries[0];
-        if (!first) callback(new Error('no address') as NodeJS.ErrnoException, '');
-        else callback(null, first.address, first.family);
+        // Never empty: a name without an address is refused by resolveCheckedAddresses.
+        if (options.all) callback(null, entries);
+        else callback(null, entries[0]!.address, entries[0]!.family);
       },
       (error: unknown) => callback(error as NodeJS.ErrnoException, ''),
     );
