@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -117,11 +118,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
           ['stopping the delivery worker', () => delivery?.stop()],
           ['stopping retention', () => retention?.close()],
           ['stopping the credential cache', () => credentials?.stop()],
-          [
-            'closing the admin socket',
-            () =>
-              new Promise<void>((resolve) => (adminSocket ? adminSocket.close(() => resolve()) : resolve())),
-          ],
+          ['closing the admin socket', () => adminSocket && once(adminSocket.close(), 'close')],
           ['closing the database', () => store.close()],
         ]);
       },

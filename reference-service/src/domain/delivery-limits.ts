@@ -10,7 +10,6 @@ import type { OutboundLimit } from '@svc-kit/contract';
 
 const SECOND = 1_000;
 
-/** Deliveries of one workspace, to all its endpoints. */
 export const DELIVERIES_PER_WORKSPACE: OutboundLimit = {
   capacity: 200,
   perMs: 20 / SECOND,

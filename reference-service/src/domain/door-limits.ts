@@ -20,14 +20,12 @@ export const PEER_CALLS_PER_ADDRESS: OutboundLimit = {
   what: 'peer calls from this address',
 };
 
-/** Every verified call to one identity: its outbound budget, turned around. */
 export const PEER_CALLS_PER_IDENTITY: OutboundLimit = {
   capacity: 60,
   perMs: 5 / SECOND,
   what: 'peer calls to this identity',
 };
 
-/** Verified calls to one identity from parties it has neither accepted nor asked, shared by them all. */
 export const STRANGER_CALLS_PER_IDENTITY: OutboundLimit = {
   capacity: 20,
   perMs: 20 / HOUR,

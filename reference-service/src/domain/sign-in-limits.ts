@@ -10,16 +10,10 @@ function failures(capacity: number, everyMs: number, what: string): OutboundLimi
   return { capacity, perMs: 1 / everyMs, what };
 }
 
-/** Wrong step-up codes per member. */
 export const STEP_UP_FAILURES = failures(5, 10 * MINUTE, 'wrong MFA codes of this member');
-/** Wrong passwords for one account from one client address: 5, then one a minute. */
 export const LOGIN_PAIR_FAILURES = failures(5, MINUTE, 'wrong passwords for this account from this address');
-/** Wrong passwords from one client address, whatever the account: 30, then one every 20 seconds. */
 export const LOGIN_ADDRESS_FAILURES = failures(30, MINUTE / 3, 'wrong passwords from this address');
-/**
- * Wrong passwords for one account from addresses that never signed in to it (so spending it does not lock the
- * owner out).
- */
+/** From addresses that never signed in to the account, so that spending it does not lock the owner out. */
 export const LOGIN_ACCOUNT_FAILURES = failures(20, 3 * MINUTE, 'wrong passwords for this account');
 /**
  * Log-ins to one account, right or wrong, whatever the address: taken before scrypt, given back when the
@@ -30,12 +24,8 @@ export const LOGINS_PER_ACCOUNT: OutboundLimit = {
   perMs: 1 / MINUTE,
   what: 'log-ins to this account',
 };
-/**
- * Live sessions one member may hold: a new one ends the oldest past this, rather than locking out a person on
- * a new device.
- */
+/** Live sessions per member: past it a new one ends the oldest; refusing would lock a new device out. */
 export const SESSIONS_PER_MEMBER = 10;
-/** Refused credentials (API keys, session cookies) from one client address: 30, then one every 2 seconds. */
 export const CREDENTIAL_FAILURES = failures(30, 2_000, 'refused credentials from this address');
 
 /**

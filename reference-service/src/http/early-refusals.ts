@@ -57,10 +57,7 @@ export async function refuseInput(
   const requirements = requirementsOf(request);
   if (requirements) {
     try {
-      await authorize(ctx.db, request, requirements, {
-        now: ctx.now(),
-        publicOrigin: ctx.publicAddress.origin,
-      });
+      await authorize(ctx, request, requirements);
     } catch (error) {
       // A 429 of the sign-in limits keeps its `retry_after` and `Retry-After` (sendServiceError).
       if (error instanceof ServiceError) return sendServiceError(request, reply, error);
@@ -71,22 +68,17 @@ export async function refuseInput(
   return sendError(request, reply, 'invalid_request', message);
 }
 
+const UNREADABLE: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'the body must be sent as application/json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'the body does not match its Content-Length',
+  FST_ERR_BAD_URL: 'the path is not valid percent-encoded UTF-8',
+  FST_ERR_MAX_PARAM_LENGTH: 'a path parameter is longer than the service accepts',
+};
+
 /** Our words for Fastify's refusals of a request it could not read. */
 export function unreadableMessage(error: FastifyError, bodyLimit: number): string {
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return `the body is larger than ${bodyLimit} bytes`;
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'the body must be sent as application/json';
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return 'the body does not match its Content-Length';
-    case 'FST_ERR_BAD_URL':
-      return 'the path is not valid percent-encoded UTF-8';
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      return 'a path parameter is longer than the service accepts';
-    default:
-      return 'the request could not be read';
-  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return `the body is larger than ${bodyLimit} bytes`;
+  return UNREADABLE[error.code] ?? 'the request could not be read';
 }
 
 /** Fastify's `frameworkErrors` (an undecodable path, an over-long parameter): no hook set the headers. */

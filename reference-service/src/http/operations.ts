@@ -140,11 +140,7 @@ export function registerOperations(
           );
         }
         const now = ctx.now();
-        const authorized = await authorize(ctx.db, request, requirements, {
-          now,
-          publicOrigin: ctx.publicAddress.origin,
-          credentials: ctx.credentials,
-        });
+        const authorized = await authorize(ctx, request, requirements, now);
         const input = {
           params: validate(op.pathParams, request.params, 'path parameters'),
           query: validate(op.query, request.query, 'query'),

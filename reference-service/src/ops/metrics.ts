@@ -20,10 +20,9 @@ const DELIVERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 const STATEMENT_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1];
 
 /**
- * Every figure the service exposes on `/metrics` (see ops/metrics-server.ts), in one registry of its own
- * (two services in one process, as in the tests, never share counters). Counters are this process's;
- * the outbox and endpoint figures are read from the database at scrape time, so they are the same on
- * every instance of a shared PostgreSQL database.
+ * Every figure of `/metrics` (ops/metrics-server.ts), in a registry of its own (two services in one process,
+ * as in the tests, never share counters). Counters are this process's; the outbox and endpoint figures are
+ * read from the database at scrape time, the same on every instance.
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -100,10 +99,9 @@ export class ServiceMetrics {
       'Pooled connections in use now (PostgreSQL); 1 while the embedded database runs a statement (PGlite)',
       () => db.pressure().busy,
     );
-    // The outbox and endpoint figures come from one read, shared by the gauges (the registry collects them
-    // side by side) and by overlapping scrapes. A scrape never waits on the database for long
-    // nor fails with it: the gauges then keep their last values, `svc_metrics_db_read_ok` says so, and
-    // every other figure (requests, the pool's waiting statements) is still served.
+    // One read, shared by the gauges and by overlapping scrapes. A scrape never waits on the database for
+    // long nor fails with it: the gauges keep their last values, `svc_metrics_db_read_ok` says so, and
+    // every other figure is still served.
     const figures = new SharedRead(
       () =>
         db
@@ -170,7 +168,6 @@ export class ServiceMetrics {
     this.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
   }
 
-  /** Prometheus text exposition of every metric. */
   async exposition(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }

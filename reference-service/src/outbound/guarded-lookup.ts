@@ -4,9 +4,8 @@ import type { TargetPolicy } from '../domain/url-policy.js';
 import { resolveCheckedAddresses } from './target-policy.js';
 
 /**
- * The lookup handed to the socket layer by every outbound client (webhook delivery, peers, MCP upstreams):
- * the name is resolved once, every address is checked, and the socket connects to exactly the addresses
- * returned here, so there is no window between the check and the connection for DNS to change its answer.
+ * The socket layer's lookup for every outbound client: the name resolved once, every address checked, and the
+ * socket connected to exactly those, so DNS cannot change its answer between check and connection.
  */
 export function guardedLookup(policy: TargetPolicy): LookupFunction {
   return (hostname, options, callback) => {
