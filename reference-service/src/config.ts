@@ -18,15 +18,6 @@ const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEFAULT_DATA_DIR = resolve(PACKAGE_DIR, '.data');
 export const DEFAULT_PORT = 8080;
 
-/** A sandbox opt-in (`NAME=1`), refused in production. */
-function sandboxFlag(env: NodeJS.ProcessEnv, name: string, production: boolean): boolean {
-  const on = env[name] === '1';
-  if (on && production) {
-    throw new ConfigError(`${name}=1 is a sandbox setting and is refused with NODE_ENV=production`);
-  }
-  return on;
-}
-
 /** Reads every setting (listed in the README) once at start-up: nothing else reads `process.env`. */
 export function readConfig(env: NodeJS.ProcessEnv) {
   const production = env.NODE_ENV === 'production';
@@ -62,8 +53,13 @@ export function readConfig(env: NodeJS.ProcessEnv) {
   const publicOrigin = readPublicUrl(env.SVC_PUBLIC_ORIGIN || undefined, 'SVC_PUBLIC_ORIGIN', production);
   const trustedProxies = readTrustedProxies(env.SVC_TRUSTED_PROXIES);
   const reach = reachOf({ production, host, publicUrl, publicOrigin, trustedProxies });
-  // The opt-ins admit localhost targets on a sandbox others may reach (a container's, say): never in production.
-  const localTargets = (name: string) => sandboxFlag(env, name, production) || reach.local;
+  // The opt-ins (`NAME=1`) admit localhost on a sandbox others reach (a container's): never in production.
+  const localTargets = (name: string) => {
+    if (env[name] === '1' && production) {
+      throw new ConfigError(`${name}=1 is a sandbox setting and is refused with NODE_ENV=production`);
+    }
+    return env[name] === '1' || reach.local;
+  };
   const metricsPort = env.SVC_METRICS_PORT;
   // Where `/metrics` is served, on a port of its own; unset: no metrics are served.
   let metrics: { host: string; port: number } | undefined;

@@ -7,8 +7,7 @@ import type { Db } from './store/db.js';
 import type { SecretBox } from './store/secret-box.js';
 
 /**
- * What a request handler, the delivery worker and the relay may use, built once by server.ts (or a test);
- * types only, below every layer that reads it.
+ * What handlers, the delivery worker and the relay may use, built once by server.ts (or a test); types only.
  */
 export interface ServiceContext {
   db: Db;

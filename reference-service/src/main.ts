@@ -58,10 +58,7 @@ function printBanner(service: RunningService, config: Config): void {
   console.log(lines.join('\n'));
 }
 
-/**
- * The mode, and why: whether targets on localhost are accepted; an opt-in admitting them where others may
- * reach the service is a warning.
- */
+/** The mode and why: whether localhost targets are accepted; an opt-in where others may reach us warns. */
 function localTargetsLines(config: Config): string[] {
   const { reach } = config;
   if (reach.local) {
@@ -130,10 +127,8 @@ function firstStartSecrets(service: RunningService, cli: string): string[] {
 async function printSandboxCards(service: RunningService): Promise<void> {
   if (!service.seed) return;
   console.log('==== Contact cards of the sandbox identities (for requestContact) ====');
-  for (const { slug, fingerprint, card } of await sandboxCards(
-    service.ctx,
-    service.ctx.publicAddress.baseUrl,
-  )) {
+  const cards = await sandboxCards(service.ctx, service.ctx.publicAddress.baseUrl);
+  for (const { slug, fingerprint, card } of cards) {
     console.log(`contact card of ${slug} (${fingerprint}):\n  ${card}`);
   }
 }

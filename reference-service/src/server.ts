@@ -11,8 +11,8 @@ import { type RunningDelivery, startDelivery } from './delivery/start.js';
 import { startAdminSocket } from './features/sandbox/admin-socket.js';
 import { type SeedResult, seedSandbox } from './features/sandbox/seed.js';
 import { ServiceMetrics } from './ops/metrics.js';
-import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
-import { type Retention, startRetention } from './ops/retention.js';
+import { startMetricsServer } from './ops/metrics-server.js';
+import { startRetention } from './ops/retention.js';
 import { runShutdownSteps } from './ops/shutdown-steps.js';
 import { timedDb } from './ops/timed-db.js';
 import { Relay } from './relay/relay.js';
@@ -38,8 +38,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let adminSocket: Server | undefined;
   let app: FastifyInstance | undefined;
   let delivery: RunningDelivery | undefined;
-  let retention: Retention | undefined;
-  let metricsServer: MetricsServer | undefined;
+  let retention: ReturnType<typeof startRetention> | undefined;
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   let closing = false;
   const metrics = config.metrics ? new ServiceMetrics(ctx.db) : undefined;
   if (metrics)

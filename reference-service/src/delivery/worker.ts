@@ -47,12 +47,6 @@ export interface DeliveryWorkerOptions {
   soleOwner?: boolean;
 }
 
-export interface DeliveryWorker {
-  start(): Promise<void>;
-  /** Stops claiming, waits for the attempts in flight, then stops listening. */
-  stop(): Promise<void>;
-}
-
 /**
  * Claims pending deliveries and makes exactly one attempt for each: claim committed first, then the
  * signed POST through the guarded client, then the log row and the endpoint's failure run.
@@ -62,7 +56,7 @@ export interface DeliveryWorker {
  * has in flight); the claim loop below only decides when to ask, run one at a time by the `ClaimScheduler`;
  * each attempt is in `attempt.ts`.
  */
-export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const { db, secretBox, client, logger } = options;
   const now = options.now ?? (() => Date.now());
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -181,6 +175,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       for (const timer of timers) timer.unref();
       wake();
     },
+    /** Stops claiming, waits for the attempts in flight, then stops listening. */
     async stop() {
       if (!running) return;
       running = false;

@@ -38,9 +38,7 @@ export const PENDING_REQUESTS_CAP = 100;
 /** What a request refused by the cap is told to wait: the owner answers requests by hand. */
 export const PENDING_FULL_RETRY_SECONDS = 3_600;
 
-/**
- * OAuth callbacks from one client address whose `state` names no waiting authorization (a guess or a replay).
- */
+/** OAuth callbacks from one address whose `state` names no waiting authorization (a guess or a replay). */
 export const OAUTH_STATE_GUESSES: OutboundLimit = {
   capacity: 10,
   perMs: 1 / MINUTE,

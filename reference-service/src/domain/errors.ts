@@ -1,9 +1,6 @@
 import type { ErrorCode } from '@svc-kit/contract';
 
-/**
- * A refusal the service answers on purpose, as the error body with its code's status; messages are for the
- * caller and never hold secrets.
- */
+/** A refusal answered on purpose with its code's status; messages are for the caller, never secrets. */
 export class ServiceError extends Error {
   override name = 'ServiceError';
   constructor(

@@ -17,15 +17,13 @@ export interface Reach {
   reachableBecause: string[];
 }
 
-export interface ReachSettings {
+export function reachOf(settings: {
   production: boolean;
   host: string;
   publicUrl: string | undefined;
   publicOrigin: string | undefined;
   trustedProxies: readonly string[];
-}
-
-export function reachOf(settings: ReachSettings): Reach {
+}): Reach {
   const found: { names: string; values: string }[] = [];
   if (settings.production) found.push({ names: 'NODE_ENV=production', values: 'NODE_ENV=production' });
   for (const [name, value] of [

@@ -5,10 +5,7 @@ import { isGlobalUnicast } from './address-policy.js';
 /** Resolves a hostname to every address it has; injectable so tests choose what a name resolves to. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
 
-/**
- * A name whose DNS did not answer in time: refused as unresolved, but saying so (its owner fixes DNS, not a
- * typo).
- */
+/** A name whose DNS did not answer in time: refused as unresolved, saying so (its owner fixes DNS). */
 export class ResolveTimeoutError extends Error {
   override name = 'ResolveTimeoutError';
   constructor(

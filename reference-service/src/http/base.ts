@@ -62,7 +62,6 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     // ...and those of Node's HTTP parser, which Fastify never sees.
     clientErrorHandler: clientErrorHandler(logger),
     // Node's own missing-Host refusal has an empty body: the onRequest hook below answers it instead.
-    // Deadlines are looked for every second rather than every 30 s (guardConnections sets them).
     http: { requireHostHeader: false, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // Requests arriving while the server drains are served (Fastify's own 503 has another body).
     return503OnClosing: false,

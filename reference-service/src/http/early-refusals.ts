@@ -149,10 +149,8 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
       socket.destroy();
     };
     const answering = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
-    // A request read in full before the bytes that broke the framing is answered first, the refusal after
-    // it: it may have changed something already, and its caller would otherwise never know. Nothing more is
-    // read from the connection meanwhile. One cut short (its caller left, or the error is in its own body)
-    // is not waited for.
+    // A request read in full before the bytes that broke the framing is answered first (it may have changed
+    // something, and its caller would never know), reading nothing more meanwhile; one cut short is not.
     if (answering?.req.complete === true) {
       socket.pause();
       answering.once('close', () => refuse(true));

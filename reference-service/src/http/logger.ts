@@ -40,7 +40,7 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-interface LoggedRequest {
+function loggableRequest(request: {
   method?: string;
   url?: string;
   ip?: string;
@@ -48,9 +48,7 @@ interface LoggedRequest {
   remoteAddress?: string;
   host?: string;
   socket?: { remotePort?: number };
-}
-
-function loggableRequest(request: LoggedRequest) {
+}) {
   return {
     method: request.method,
     url: typeof request.url === 'string' ? loggableUrl(request.url) : undefined,

@@ -38,7 +38,7 @@ const ANSWER_SCHEMAS = answerJsonSchemas();
 
 /** What a handler receives: validated input, the authorized caller, and the connection to use. */
 export interface OperationCall<Op extends Operation, D extends Queryable = Queryable> extends Authorized {
-  /** The handle its mode gives (see `TransactionMode`); a handler uses this one and no other. */
+  /** The handle its transaction mode gives (see `OperationEntry`); a handler uses this one and no other. */
   db: D;
   params: OutputOf<Op['pathParams']>;
   query: OutputOf<Op['query']>;
@@ -59,8 +59,6 @@ export type OperationHandler<Op extends Operation, D extends Queryable = Queryab
  * PGlite (one connection) would wait on a transaction held across the call; no connection should wait on a
  * lookup either. Its key is claimed and answered in steps (store/idempotent.ts).
  */
-export type TransactionMode = 'none' | 'one' | 'own';
-
 export type OperationEntry<Op extends Operation> =
   | { transaction: 'none' | 'one'; run: OperationHandler<Op> }
   | { transaction: 'own'; run: OperationHandler<Op, Db> };
@@ -104,8 +102,7 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Registers every operation of the table; one without a handler answers 501 `not_implemented`, so a caller
- * learns the route is known but not served here.
+ * Registers the table's operations; one without a handler answers 501 `not_implemented` (known, not served).
  */
 export function registerOperations(
   app: FastifyInstance,

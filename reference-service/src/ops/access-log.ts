@@ -63,10 +63,7 @@ export class AccessLogController extends LogController {
     }
     this.#line(request, reply, `"res":{"statusCode":${reply.statusCode}},`, 'request completed');
   }
-  /**
-   * A request whose client left before its answer was written (see ops/client-gone.ts): Fastify logs
-   * nothing for it, and these are often the slowest requests.
-   */
+  /** A request whose client left first (client-gone.ts): Fastify logs none; often the slowest requests. */
   requestAborted(request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request) || !(reply.log as Logger).isLevelEnabled('info')) return;
     this.#line(request, reply, '"aborted":true,', 'request aborted');

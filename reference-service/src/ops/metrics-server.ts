@@ -4,20 +4,12 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from './metrics.js';
 
-export interface MetricsServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-/**
- * `/metrics` on a port of its own (SVC_METRICS_PORT), exposed to the scraper only: the API grows no
- * unauthenticated route.
- */
+/** `/metrics` on a port of its own, for the scraper only: the API grows no unauthenticated route. */
 export async function startMetricsServer(
   metrics: ServiceMetrics,
   where: { host: string; port: number },
   logger: Logger,
-): Promise<MetricsServer> {
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (request.method !== 'GET' || path !== '/metrics') {

@@ -19,12 +19,6 @@ export const DEFAULT_RETENTION: RetentionSettings = {
   pagesPerStatement: 64,
 };
 
-export interface Retention {
-  /** One whole pass now (tests and the benchmark); resolves with the rows removed per table. */
-  runOnce(): Promise<Record<string, number>>;
-  close(): Promise<void>;
-}
-
 /**
  * Removes what the service no longer keeps (store/queries/retention.ts), on every instance, a few pages per
  * statement so that delivery goes on between them; rows in use are skipped, and instances passing at once
@@ -34,7 +28,7 @@ export interface Retention {
 export function startRetention(
   db: Db,
   options: { now: () => number; settings: RetentionSettings; log: Logger },
-): Retention {
+) {
   const { now, settings, log } = options;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -64,6 +58,7 @@ export function startRetention(
     return removed;
   }
 
+  /** One whole pass now (tests and the benchmark); resolves with the rows removed per table. */
   const runOnce = () => {
     running ??= pass().finally(() => {
       running = undefined;

@@ -121,8 +121,7 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
         else settle({ kind: 'failed', reason: 'timed out', latencyMs: elapsed() });
         controller?.abort(timedOut());
       }, totalTimeoutMs);
-      // undici's dispatcher rather than request(): no response stream, abort signal or URL parsing per call,
-      // most of the client's own cost.
+      // undici's dispatcher, not request(): no response stream, abort signal or URL parsing per call.
       agent.dispatch(
         {
           origin: target.origin,

@@ -8,10 +8,7 @@ export class OutboundBlockedError extends Error {
   override name = 'OutboundBlockedError';
 }
 
-/**
- * The checks on the URL before anything is resolved; an IP literal is refused here because the socket layer
- * never calls the guarded lookup for one.
- */
+/** The URL's checks before any lookup: the socket layer never calls the guarded lookup for an IP literal. */
 export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
   let url: URL;
   try {
