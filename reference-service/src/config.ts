@@ -2,98 +2,24 @@ import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
-import { type Reach, reachOf } from './domain/local-targets.js';
-import type { PasswordCost } from './domain/password.js';
+import { reachOf } from './domain/local-targets.js';
 import { ConfigError, settingsIn } from './env-settings.js';
-import { DEFAULT_INTEGRATION_SETTINGS, type IntegrationSettings } from './features/integrations/settings.js';
-import { type ConnectionLimits, readConnectionLimits } from './http/connection-limits.js';
-import { DEFAULT_RETENTION, RETENTION_DAYS_DEFAULT, type RetentionSettings } from './ops/retention.js';
+import { DEFAULT_INTEGRATION_SETTINGS } from './features/integrations/settings.js';
+import { readConnectionLimits } from './http/connection-limits.js';
+import { DEFAULT_RETENTION, RETENTION_DAYS_DEFAULT } from './ops/retention.js';
 import { refusedDnsServer } from './outbound/dns-resolve.js';
-import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
+import { DEFAULT_PEER_SETTINGS } from './peer/settings.js';
 
-export interface Config {
-  host: string;
-  port: number;
-  databaseUrl: string | undefined;
-  dataDir: string;
-  secretKey: string | undefined;
-  logLevel: string;
-  /** Whether only this machine can reach the service: a local sandbox admits localhost targets. */
-  reach: Reach;
-  /** A local sandbox, or `SVC_ALLOW_LOCALHOST_WEBHOOKS=1` outside production. */
-  allowLocalhostWebhooks: boolean;
-  /** `SVC_PUBLIC_URL`: required in production; the sandbox falls back to the address it listens on. */
-  publicUrl: string | undefined;
-  /** `SVC_PUBLIC_ORIGIN`: the portal's origin when it differs from the public URL's. */
-  publicOrigin: string | undefined;
-  production: boolean;
-  /**
-   * `SVC_TRUSTED_PROXIES`: addresses or CIDRs of reverse proxies whose `X-Forwarded-For` names the client
-   * address the sign-in limits count. Empty (the default): the socket's peer is the client. It never
-   * changes the public URL or origin.
-   */
-  trustedProxies: string[];
-  /** Deadlines and caps of the public port's connections (SVC_REQUEST_TIMEOUT_MS and three others). */
-  connections: ConnectionLimits;
-  /** How long a delivery may stay `sending` before the sweeper abandons it; unset: the worker's default. */
-  deliveryLeaseMs: number | undefined;
-  /**
-   * `SVC_DATABASE_WAIT_MS`: how long an API request waits for a database connection before it is answered
-   * 503 `service_unavailable` (PostgreSQL; the embedded database has no connections to wait for).
-   */
-  databaseWaitMs: number;
-  /**
-   * `SVC_SHUTDOWN_GRACE_MS`: how long a shutdown may take (answers in progress, the worker, the database)
-   * before the process gives up on it and exits with status 1.
-   */
-  shutdownGraceMs: number;
-  /** Serve the relay behind `svc-webhooks listen`: on by default outside production (SVC_RELAY). */
-  relay: boolean;
-  /** Where `/metrics` is served (a port of its own); unset: no metrics are served. */
-  metrics: { host: string; port: number } | undefined;
-  /** `SVC_SIGNUP` (open|closed): whether anyone may sign up in the portal; open by default outside production. */
-  signUpOpen: boolean;
-  /** `SVC_PASSWORD_COST` (standard|test): scrypt's cost for new password hashes; `test` is refused in production. */
-  passwordCost: PasswordCost;
-  /** `SVC_TEST_EVENT_BUDGET` (on|off): budget each workspace's sandbox test events; on unless turned off. */
-  testEventBudget: boolean;
-  /**
-   * `SVC_FIRST_START_SECRETS` (stdout|file): where the sandbox owner's first-start secrets go; unset: to a
-   * terminal when stdout is one, else to a private file (first-start-secrets.ts).
-   */
-  firstStartSecrets: 'stdout' | 'file' | undefined;
-  /** The portal's build, served at `/` (`SVC_PORTAL_DIR`, default dist/portal in the package). */
-  portalDir: string;
-  /** How contacts reach peers (a local sandbox, or `SVC_ALLOW_LOCALHOST_PEERS`). */
-  peer: PeerSettings;
-  /** How integrations reach upstream MCP servers (a local sandbox, or `SVC_ALLOW_LOCALHOST_INTEGRATIONS`). */
-  integrations: IntegrationSettings;
-  /** What is kept and for how long (`SVC_RETENTION_DAYS`: events and delivery logs, 30 by default). */
-  retention: RetentionSettings;
-  /** `SVC_DNS_SERVERS`: the DNS servers outbound names are resolved with; unset: the system's. */
-  dnsServers: string[] | undefined;
-}
+export type Config = ReturnType<typeof readConfig>;
 
-/** `src/` and `dist/` both sit one level below the package folder, which holds `.data/`. */
+/** `src/` and `dist/` both sit one level below the package folder. */
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where PGlite keeps its files when `SVC_DATA_DIR` is unset. */
 export const DEFAULT_DATA_DIR = resolve(PACKAGE_DIR, '.data');
 export const DEFAULT_PORT = 8080;
 
-/** A sandbox opt-in (`NAME=1`), refused in production. */
-function sandboxFlag(env: NodeJS.ProcessEnv, name: string, production: boolean): boolean {
-  const on = env[name] === '1';
-  if (on && production) {
-    throw new ConfigError(`${name}=1 is a sandbox setting and is refused with NODE_ENV=production`);
-  }
-  return on;
-}
-
-/**
- * Reads the environment once at start-up: every setting of the service, listed in the README. Nothing
- * else reads `process.env`; main.ts passes it here.
- */
-export function readConfig(env: NodeJS.ProcessEnv): Config {
+/** Reads every setting (listed in the README) once at start-up: nothing else reads `process.env`. */
+export function readConfig(env: NodeJS.ProcessEnv) {
   const production = env.NODE_ENV === 'production';
   const port = Number(env.PORT ?? String(DEFAULT_PORT));
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT must be 0 to 65535');
@@ -127,10 +53,16 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   const publicOrigin = readPublicUrl(env.SVC_PUBLIC_ORIGIN || undefined, 'SVC_PUBLIC_ORIGIN', production);
   const trustedProxies = readTrustedProxies(env.SVC_TRUSTED_PROXIES);
   const reach = reachOf({ production, host, publicUrl, publicOrigin, trustedProxies });
-  // The opt-ins admit localhost targets on a sandbox others may reach (a container's, say): never in production.
-  const localTargets = (name: string) => sandboxFlag(env, name, production) || reach.local;
+  // The opt-ins (`NAME=1`) admit localhost on a sandbox others reach (a container's): never in production.
+  const localTargets = (name: string) => {
+    if (env[name] === '1' && production) {
+      throw new ConfigError(`${name}=1 is a sandbox setting and is refused with NODE_ENV=production`);
+    }
+    return env[name] === '1' || reach.local;
+  };
   const metricsPort = env.SVC_METRICS_PORT;
-  let metrics: Config['metrics'];
+  // Where `/metrics` is served, on a port of its own; unset: no metrics are served.
+  let metrics: { host: string; port: number } | undefined;
   if (metricsPort !== undefined && metricsPort !== '') {
     const value = Number(metricsPort);
     if (!/^(0|[1-9]\d*)$/.test(metricsPort) || value > 65535) {
@@ -149,20 +81,25 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     dataDir: resolve(env.SVC_DATA_DIR ?? DEFAULT_DATA_DIR),
     secretKey: env.SVC_SECRET_KEY || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
+    // Whether only this machine can reach the service: a local sandbox admits localhost targets.
     reach,
     allowLocalhostWebhooks: localTargets('SVC_ALLOW_LOCALHOST_WEBHOOKS'),
+    // Unset: the sandbox's listening address stands in (public-address.ts).
     publicUrl,
+    // Proxies whose `X-Forwarded-For` names the client the sign-in limits count; never the public URL.
     trustedProxies,
     connections: readConnectionLimits(env),
     publicOrigin,
     production,
     databaseWaitMs,
     shutdownGraceMs,
+    // Unset: the worker's default.
     deliveryLeaseMs,
     metrics,
     signUpOpen: signUp === undefined ? !production : signUp === 'open',
     passwordCost,
     testEventBudget: testEventBudget !== 'off',
+    // Unset: to a terminal when stdout is one, else to a private file (first-start-secrets.ts).
     firstStartSecrets,
     portalDir: resolve(env.SVC_PORTAL_DIR ?? resolve(PACKAGE_DIR, 'dist', 'portal')),
     peer: { ...DEFAULT_PEER_SETTINGS, allowLocalhost: localTargets('SVC_ALLOW_LOCALHOST_PEERS'), reach },
@@ -201,10 +138,7 @@ function readPublicUrl(value: string | undefined, name: string, production: bool
 
 /** `ip`, `ip:port`, `[ipv6]:port`, comma-separated, as `dns.Resolver.setServers` takes them. */
 function readDnsServers(value: string | undefined): string[] | undefined {
-  const servers = (value ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
+  const servers = commaList(value);
   if (servers.length === 0) return undefined;
   const refused = refusedDnsServer(servers);
   if (refused !== undefined) {
@@ -216,14 +150,18 @@ function readDnsServers(value: string | undefined): string[] | undefined {
 }
 
 function readTrustedProxies(value: string | undefined): string[] {
-  const entries = (value ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
+  const entries = commaList(value);
   for (const entry of entries) {
     if (!ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry)) {
       throw new ConfigError(`SVC_TRUSTED_PROXIES: ${entry} is neither an IP address nor a CIDR range`);
     }
   }
   return entries;
+}
+
+function commaList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 }

@@ -7,8 +7,7 @@ import type { Db } from './store/db.js';
 import type { SecretBox } from './store/secret-box.js';
 
 /**
- * Everything a request handler, the delivery worker and the relay may use; built once by server.ts (or by
- * a test). Types only, below every layer that reads it: nothing under http/ is needed to hold it.
+ * What handlers, the delivery worker and the relay may use, built once by server.ts (or a test); types only.
  */
 export interface ServiceContext {
   db: Db;

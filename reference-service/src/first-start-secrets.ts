@@ -6,11 +6,9 @@ import type { Config } from './config.js';
 import { ensurePrivateDir } from './store/private-dir.js';
 
 /**
- * The file of the data dir that holds the first start's secrets when they are not printed: one per
- * database, since a data dir serves PGlite and any number of PostgreSQL databases (`databaseUrl`), each
- * seeded with a sandbox owner of its own. A PostgreSQL database's file carries its name and a digest of
- * where it is (host or socket directory, port, name), never the URL's credentials. Never throws: it runs
- * after the seeding, when a failure would lose secrets shown nowhere else.
+ * The data dir's file for the first start's secrets when they are not printed: one per database (each is
+ * seeded with an owner of its own), a PostgreSQL one named by its database and a digest of where it is, never
+ * the URL's credentials. Never throws: it runs after the seeding, whose secrets are shown nowhere else.
  */
 export function firstStartFileIn(dataDir: string, databaseUrl?: string): string {
   if (databaseUrl === undefined) return join(dataDir, 'first-start.txt');
@@ -29,11 +27,10 @@ export function firstStartFileIn(dataDir: string, databaseUrl?: string): string 
 }
 
 /**
- * Where the sandbox owner's first-start secrets (password, TOTP seed, an all-scope key) go. In a terminal
- * they are printed, for the newcomer in front of it. Without one (a container, a platform, a service
- * manager), stdout is the log that many people read and that keeps everything: they go to a file only the
- * service's user can read, and the banner says where. `SVC_FIRST_START_SECRETS=stdout` or `=file` decides
- * instead (`choice`, read by config.ts). Answers the file, or `undefined` for stdout.
+ * Where the sandbox owner's first-start secrets go: printed in a terminal, for the newcomer in front of it;
+ * without one (a container, a service manager), stdout is a log many read and keep, so to a file only the
+ * service's user reads. `SVC_FIRST_START_SECRETS` decides instead. Answers the file, or `undefined` for
+ * stdout.
  */
 export function firstStartSecretsFile(
   config: Pick<Config, 'dataDir' | 'databaseUrl' | 'firstStartSecrets'>,

@@ -8,8 +8,8 @@ import { isStartRefusal } from './runtime.js';
 import { type RunningService, startService } from './server.js';
 
 /**
- * The sandbox command as this instance needs it: a second instance on its own port and data folder is
- * reached only with the same two settings, and without them a command acts on the first instance.
+ * The sandbox command for this instance: a second instance on its own port and data folder needs both
+ * settings, or a command acts on the first.
  */
 function sandboxCommand(service: RunningService, config: Config): string {
   const port = Number(new URL(service.baseUrl).port || DEFAULT_PORT);
@@ -58,10 +58,7 @@ function printBanner(service: RunningService, config: Config): void {
   console.log(lines.join('\n'));
 }
 
-/**
- * The mode, and why: whether webhook receivers, peers and MCP servers on localhost are accepted. An
- * opt-in that admits them where others may reach the service is a warning.
- */
+/** The mode and why: whether localhost targets are accepted; an opt-in where others may reach us warns. */
 function localTargetsLines(config: Config): string[] {
   const { reach } = config;
   if (reach.local) {
@@ -84,9 +81,8 @@ function localTargetsLines(config: Config): string[] {
 }
 
 /**
- * Where the portal is and how to get in: the exact origin (the portal's calls must come from it, so
- * `localhost` in place of `127.0.0.1` would be refused as another site), and on first start the sandbox
- * owner's secrets, shown once.
+ * Where the portal is (the exact origin: `localhost` for `127.0.0.1` would be another site) and, on first
+ * start, the sandbox owner's secrets, shown once.
  */
 function portalBlock(service: RunningService, firstStartFile: string, secretsToFile: boolean): string[] {
   const url = `${service.ctx.publicAddress.origin}/`;
@@ -131,10 +127,8 @@ function firstStartSecrets(service: RunningService, cli: string): string[] {
 async function printSandboxCards(service: RunningService): Promise<void> {
   if (!service.seed) return;
   console.log('==== Contact cards of the sandbox identities (for requestContact) ====');
-  for (const { slug, fingerprint, card } of await sandboxCards(
-    service.ctx,
-    service.ctx.publicAddress.baseUrl,
-  )) {
+  const cards = await sandboxCards(service.ctx, service.ctx.publicAddress.baseUrl);
+  for (const { slug, fingerprint, card } of cards) {
     console.log(`contact card of ${slug} (${fingerprint}):\n  ${card}`);
   }
 }

@@ -1,10 +1,9 @@
 import { peerEndpointOf } from './peer/own-identity.js';
 
 /**
- * This instance's public identity: the base URL its contact cards and OAuth callback name, and the origin
- * a portal call must come from. It is configuration (`SVC_PUBLIC_URL`, `SVC_PUBLIC_ORIGIN`) or, in the
- * sandbox, the address the server listens on; never anything a request says (`Host`, `X-Forwarded-*`,
- * `Forwarded`), because what it feeds is signed or trusted.
+ * This instance's base URL (its cards, the OAuth callback) and the origin a portal call must come from:
+ * configuration or, in the sandbox, the listening address; never what a request says (`Host`,
+ * `X-Forwarded-*`), because what it feeds is signed or trusted.
  */
 export class PublicAddress {
   #baseUrl: string | undefined;

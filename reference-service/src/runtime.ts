@@ -14,8 +14,7 @@ import { DatabaseUnreachableError } from './store/unreachable.js';
 
 /**
  * A start refused for a reason a person fixes (a setting, a data dir in use, an at-rest key that does not
- * open the database's secrets, a PostgreSQL database that cannot be reached or refuses the connection):
- * printed as its message, without a stack, by the service and the admin CLI.
+ * open the secrets, an unreachable database): printed as its message, without a stack.
  */
 export function isStartRefusal(error: unknown): error is Error {
   return (

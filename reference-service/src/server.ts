@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -10,8 +11,8 @@ import { type RunningDelivery, startDelivery } from './delivery/start.js';
 import { startAdminSocket } from './features/sandbox/admin-socket.js';
 import { type SeedResult, seedSandbox } from './features/sandbox/seed.js';
 import { ServiceMetrics } from './ops/metrics.js';
-import { type MetricsServer, startMetricsServer } from './ops/metrics-server.js';
-import { type Retention, startRetention } from './ops/retention.js';
+import { startMetricsServer } from './ops/metrics-server.js';
+import { startRetention } from './ops/retention.js';
 import { runShutdownSteps } from './ops/shutdown-steps.js';
 import { timedDb } from './ops/timed-db.js';
 import { Relay } from './relay/relay.js';
@@ -28,10 +29,7 @@ export interface RunningService {
   portalBuilt: boolean;
   /** The `/metrics` URL when SVC_METRICS_PORT is set. */
   metricsUrl: string | undefined;
-  /**
-   * Stops taking requests, lets in-flight ones finish, then closes the store (and its lock); rejects with
-   * ShutdownTimeoutError when that takes longer than `shutdownGraceMs`.
-   */
+  /** Stops taking requests, lets in-flight ones finish, closes the store; rejects past the grace period. */
   close(): Promise<void>;
 }
 
@@ -40,8 +38,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let adminSocket: Server | undefined;
   let app: FastifyInstance | undefined;
   let delivery: RunningDelivery | undefined;
-  let retention: Retention | undefined;
-  let metricsServer: MetricsServer | undefined;
+  let retention: ReturnType<typeof startRetention> | undefined;
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   let closing = false;
   const metrics = config.metrics ? new ServiceMetrics(ctx.db) : undefined;
   if (metrics)
@@ -84,9 +82,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     });
     // Bound first: a metrics port that cannot be had stops the start before the API takes any request.
     if (metrics && config.metrics) metricsServer = await startMetricsServer(metrics, config.metrics, logger);
-    // Fastify logs a JSON "Server listening" line of its own at info; the banner says where the service
-    // listens first, in words, and main.ts logs the address after it. Only the app's own logger is quieted,
-    // for the listen alone.
+    // Fastify's own "Server listening" line is quieted for the listen alone: the banner says it first in
+    // words, and main.ts logs the address after it.
     const level = app.log.level;
     if (['trace', 'debug', 'info'].includes(level)) app.log.level = 'warn';
     const address = await app.listen({ host: config.host, port: config.port }).finally(() => {
@@ -102,8 +99,6 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     );
     retention = startRetention(background, { now: ctx.now, settings: config.retention, log: logger });
     const started = app;
-    const runningDelivery = delivery;
-    const runningRetention = retention;
     return {
       ctx,
       app: started,
@@ -113,22 +108,17 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       metricsUrl: metricsServer?.url,
       async close() {
         closing = true;
-        // The listener closes now: Fastify's close would close it only after its other close hooks had run
-        // (a new connection was still taken then). Fastify's own `server.close` later
-        // finds it closed and is still called back only once the answers in progress are sent, so the
-        // drain below is unchanged. The metrics port stays readable during the drain.
+        // The listener closes now, not after Fastify's other close hooks (a new connection was still taken
+        // then); Fastify's own `server.close` still waits for the answers in progress. The metrics port stays
+        // readable during the drain.
         started.server.close();
         await runShutdownSteps(config.shutdownGraceMs, [
           ['closing the API port, with answers in progress', () => started.close()],
           ['closing the metrics port', () => metricsServer?.close()],
-          ['stopping the delivery worker', () => runningDelivery.stop()],
-          ['stopping retention', () => runningRetention.close()],
+          ['stopping the delivery worker', () => delivery?.stop()],
+          ['stopping retention', () => retention?.close()],
           ['stopping the credential cache', () => credentials?.stop()],
-          [
-            'closing the admin socket',
-            () =>
-              new Promise<void>((resolve) => (adminSocket ? adminSocket.close(() => resolve()) : resolve())),
-          ],
+          ['closing the admin socket', () => adminSocket && once(adminSocket.close(), 'close')],
           ['closing the database', () => store.close()],
         ]);
       },

@@ -8,7 +8,8 @@ import { type Ready, secretsAt } from './secrets.js';
 import { deliveryHeaders } from './signing.js';
 import type { SuccessLog } from './success-log.js';
 
-export interface AttemptDeps {
+/** The one attempt of a claimed delivery: sign, POST through the guarded client, log the outcome. */
+export function createAttempt(deps: {
   db: Db;
   client: GuardedClient;
   /** Carries listener endpoints' deliveries; without it they fail as having no listener. */
@@ -17,10 +18,7 @@ export interface AttemptDeps {
   successes: SuccessLog;
   log: Logger;
   now: () => number;
-}
-
-/** The one attempt of a claimed delivery: sign, POST through the guarded client, log the outcome. */
-export function createAttempt(deps: AttemptDeps): (claimed: Ready) => Promise<void> {
+}): (claimed: Ready) => Promise<void> {
   const { db, client, successes, log, now } = deps;
   return async function attempt(claimed) {
     const { row } = claimed;

@@ -19,8 +19,7 @@ export class DueTimer {
     this.#at = at;
     this.#timer = setTimeout(
       () => {
-        this.#timer = undefined;
-        this.#at = Number.POSITIVE_INFINITY;
+        this.stop();
         this.wake();
       },
       Math.max(0, at - this.now()),

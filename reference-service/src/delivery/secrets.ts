@@ -14,10 +14,7 @@ function rotatingAt(row: ClaimedDelivery, at: number): boolean {
   return row.rotating_until !== null && row.rotating_until > at;
 }
 
-/**
- * Decrypts each endpoint's secrets once per claimed batch (a batch is mostly a few endpoints' rows) and
- * keeps them only as long as the rows that use them.
- */
+/** Decrypts each endpoint's secrets once per claimed batch, kept only as long as the rows that use them. */
 export function withSecrets(
   secretBox: SecretBox,
   rows: readonly ClaimedDelivery[],

@@ -1,6 +1,7 @@
 import { HEADER_NAMES, sign } from '@svc-kit/webhooks/node';
 
-export interface SignedDelivery {
+/** The headers of one delivery, signed with `@svc-kit/webhooks` (the receiver SDK verifies the same way). */
+export function deliveryHeaders(delivery: {
   deliveryId: string;
   eventId: string;
   eventType: string;
@@ -10,10 +11,7 @@ export interface SignedDelivery {
   secrets: readonly string[];
   /** Unix seconds. */
   timestamp: number;
-}
-
-/** The headers of one delivery, signed with `@svc-kit/webhooks` (the receiver SDK verifies the same way). */
-export function deliveryHeaders(delivery: SignedDelivery): Record<string, string> {
+}): Record<string, string> {
   return {
     'content-type': 'application/json',
     [HEADER_NAMES.signature]: sign(delivery.body, {

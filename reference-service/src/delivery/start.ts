@@ -1,13 +1,11 @@
 import type { Logger } from 'pino';
 import type { ServiceContext } from '../context.js';
-import { deliveryOutcomes } from '../ops/delivery-metrics.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
 import { createGuardedClient, type GuardedClientOptions } from '../outbound/guarded-client.js';
 import type { Relay } from '../relay/relay.js';
-import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './worker.js';
+import { createDeliveryWorker, type DeliveryWorkerOptions } from './worker.js';
 
 export interface RunningDelivery {
-  worker: DeliveryWorker;
   /** True from a successful start until `stop` is called (the readiness check reads it). */
   running(): boolean;
   stop(): Promise<void>;
@@ -26,11 +24,11 @@ export async function startDelivery(
   wiring: { relay?: Relay | undefined; metrics?: ServiceMetrics | undefined } = {},
 ): Promise<RunningDelivery> {
   const { relay, metrics } = wiring;
-  const totalTimeoutMs = tuning.totalTimeoutMs ?? 10_000;
+  const { connectTimeoutMs = 5_000, totalTimeoutMs = 10_000, leaseMs, ...workerTuning } = tuning;
   const client = createGuardedClient({
     resolve: ctx.resolveHost,
     allowLocalhost: ctx.allowLocalhostWebhooks,
-    connectTimeoutMs: tuning.connectTimeoutMs ?? 5_000,
+    connectTimeoutMs,
     totalTimeoutMs,
   });
   const worker = createDeliveryWorker({
@@ -38,13 +36,11 @@ export async function startDelivery(
     secretBox: ctx.secretBox,
     client,
     relay,
-    ...(metrics ? { onOutcome: deliveryOutcomes(metrics) } : {}),
+    onOutcome: metrics ? (outcome) => metrics.countDelivery(outcome) : undefined,
     logger,
     now: ctx.now,
-    ...(tuning.concurrency === undefined ? {} : { concurrency: tuning.concurrency }),
-    ...(tuning.caps === undefined ? {} : { caps: tuning.caps }),
-    ...(tuning.pollIntervalMs === undefined ? {} : { pollIntervalMs: tuning.pollIntervalMs }),
-    leaseMs: tuning.leaseMs ?? Math.max(60_000, totalTimeoutMs * 3),
+    ...workerTuning,
+    leaseMs: leaseMs ?? Math.max(60_000, totalTimeoutMs * 3),
     // PGlite: this process holds the data-dir lock, so any row left `sending` is from a dead process.
     soleOwner: ctx.db.kind === 'pglite',
   });
@@ -56,7 +52,6 @@ export async function startDelivery(
   }
   let stopped: Promise<void> | undefined;
   return {
-    worker,
     running: () => stopped === undefined,
     // Idempotent: a second call (a shutdown hook after an explicit stop) waits for the first.
     stop() {

@@ -18,9 +18,8 @@ import { type Ready, withSecrets } from './secrets.js';
 import { createSuccessLog } from './success-log.js';
 
 /**
- * Attempts in flight at once per endpoint and per workspace, across every instance; and per worker. One
- * workspace holds at most a quarter of a worker's sockets, so a tenant whose receiver holds each request
- * for the whole timeout leaves the others three quarters (open-choices, "Attempts in flight").
+ * Attempts in flight at once per endpoint and per workspace across every instance, and per worker: one tenant
+ * holds at most a quarter of a worker's sockets (open-choices, "Attempts in flight").
  */
 export const DEFAULT_CAPS: ClaimCaps = { endpoint: 32, workspace: 64 };
 export const DEFAULT_CONCURRENCY = 256;
@@ -35,36 +34,17 @@ export interface DeliveryWorkerOptions {
   onOutcome?: ((outcome: PostOutcome) => void) | undefined;
   logger: Logger;
   now?: () => number;
-  /** Attempts in flight at once in this process. */
   concurrency?: number;
   /** Attempts in flight at once per endpoint and per workspace, counted by the claim across instances. */
   caps?: ClaimCaps;
   /** Polling fallback for missed notifications. */
   pollIntervalMs?: number;
-  /**
-   * How long a notification of new events waits for others before it wakes the claim loop (default 5 ms):
-   * events committed one request at a time then share a claim instead of each waking one.
-   */
+  /** A notification's wait for others before it wakes the claim loop (5 ms): events then share a claim. */
   notifyGatherMs?: number;
-  /**
-   * How long a claimed row may stay `sending` before the sweeper abandons it. Must be above the outbound
-   * total timeout (a row is claimed only for a free slot, and dialled at once).
-   */
+  /** How long a claimed row may stay `sending` before it is abandoned: above the total timeout. */
   leaseMs?: number;
-  /**
-   * Abandon every `sending` row at start. Right only when this process is the database's sole user
-   * (PGlite: the data-dir lock guarantees it); on shared PostgreSQL only the lease is safe.
-   */
+  /** Abandon every `sending` row at start: right only for the sole user (PGlite's data-dir lock). */
   soleOwner?: boolean;
-}
-
-export interface DeliveryWorker {
-  readonly id: string;
-  start(): Promise<void>;
-  /** Look for pending deliveries now (also called on every NOTIFY). */
-  wake(): void;
-  /** Stops claiming, waits for the attempts in flight, then stops listening. */
-  stop(): Promise<void>;
 }
 
 /**
@@ -76,7 +56,7 @@ export interface DeliveryWorker {
  * has in flight); the claim loop below only decides when to ask, run one at a time by the `ClaimScheduler`;
  * each attempt is in `attempt.ts`.
  */
-export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+export function createDeliveryWorker(options: DeliveryWorkerOptions) {
   const { db, secretBox, client, logger } = options;
   const now = options.now ?? (() => Date.now());
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -177,7 +157,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   return {
-    id,
     async start() {
       if (running) return;
       assert.equal(stopped, false, 'a stopped delivery worker cannot start again');
@@ -196,7 +175,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       for (const timer of timers) timer.unref();
       wake();
     },
-    wake,
+    /** Stops claiming, waits for the attempts in flight, then stops listening. */
     async stop() {
       if (!running) return;
       running = false;

@@ -2,15 +2,11 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Which addresses the service may connect to on someone else's say-so (webhook receivers, peers, MCP
- * upstreams): an allow-list, not a deny-list. An address is admitted only when it is globally routable
- * unicast according to the IANA special-purpose address registries (IPv4 and IPv6, as of 2025); a range a
- * library calls plain "unicast" is not enough (ipaddr.js says so of `::7f00:1`, which is 127.0.0.1).
- *
- * Every IPv6 form that carries an IPv4 address is judged as that IPv4 address: IPv4-compatible
- * (`::a.b.c.d`), IPv4-mapped (`::ffff:a.b.c.d`), NAT64 (`64:ff9b::/96`), 6to4 (`2002::/16`), Teredo
- * (`2001::/32`, server and client) and ISATAP interface ids (`…:0:5efe:a.b.c.d`). The local-use NAT64
- * prefix `64:ff9b:1::/48` is not globally reachable and is refused whole.
+ * Which addresses the service may connect to on someone else's say-so: an allow-list. Only globally
+ * routable unicast per the IANA special-purpose registries (as of 2025) is admitted; a library's plain
+ * "unicast" is not enough (ipaddr.js says so of `::7f00:1`, which is 127.0.0.1). Every IPv6 form that
+ * carries an IPv4 address (compatible, mapped, NAT64, 6to4, Teredo, ISATAP) is judged as that address;
+ * the local-use NAT64 prefix `64:ff9b:1::/48` is refused whole.
  */
 
 type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
@@ -95,8 +91,8 @@ function isGlobalV6(address: ipaddr.IPv6): boolean {
 }
 
 /**
- * True only for a canonical IPv4 or IPv6 address that is globally routable unicast (see above). Text that
- * the socket layer would not take as an address (`127.1`, `0x7f.0.0.1`, names) is refused.
+ * True only for a canonical IPv4 or IPv6 address that is globally routable unicast; text the socket layer
+ * would not take as an address (`127.1`, `0x7f.0.0.1`, names) is refused.
  */
 export function isGlobalUnicast(address: string): boolean {
   const family = isIP(address);

@@ -1,15 +1,11 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { API_KEY_PATTERN } from '@svc-kit/contract';
 
-export interface MintedKey {
-  id: string;
-  /** The whole key, shown to its owner once. */
-  token: string;
-  /** What is stored: the secret is 256 random bits, so one SHA-256 is enough (no password stretching). */
-  secretHash: string;
-}
-
-export function mintApiKey(): MintedKey {
+/**
+ * A key's id, its whole `token` (shown to its owner once) and the `secretHash` stored: the secret is 256
+ * random bits, so one SHA-256 is enough (no password stretching).
+ */
+export function mintApiKey(): { id: string; token: string; secretHash: string } {
   const id = randomBytes(8).toString('hex');
   const secret = randomBytes(32).toString('hex');
   return { id, token: `svc_${id}_${secret}`, secretHash: hashSecret(secret) };

@@ -10,10 +10,6 @@ import type { OutboundLimit } from '@svc-kit/contract';
 
 const SECOND = 1_000;
 
-/**
- * Deliveries of one workspace, to all its endpoints: 200 at once, then 20 a second. Ten events to twenty
- * endpoints go out at once; a tenant sending an event a second to every endpoint it may have is not slowed.
- */
 export const DELIVERIES_PER_WORKSPACE: OutboundLimit = {
   capacity: 200,
   perMs: 20 / SECOND,
@@ -21,11 +17,9 @@ export const DELIVERIES_PER_WORKSPACE: OutboundLimit = {
 };
 
 /**
- * How far a workspace may be behind its pace: its delivery bucket's debt (the rows already waiting for it)
- * in time of the pace, 5 minutes (6,000 rows). Past it, an operation that would record an event for the
- * workspace is refused with 429 until the debt is back under (store/queries/backlog.ts); nothing queued
- * is dropped. The pace bounds what leaves, this bounds what is stored, and keeps a delivery of an
- * accepted event from waiting hours behind its own workspace's flood. Why 5 minutes: open-choices page.
+ * How far a workspace may be behind its pace (its bucket's debt, in time of the pace): past it, an operation
+ * that would record an event for it is refused with 429 until the debt is back under
+ * (store/queries/backlog.ts); nothing queued is dropped.
  */
 export const WORKSPACE_BACKLOG_MS = 5 * 60 * SECOND;
 
@@ -37,9 +31,8 @@ export const WORKSPACE_BACKLOG_MS = 5 * 60 * SECOND;
 export const PEER_BACKLOG_MS = WORKSPACE_BACKLOG_MS / 2;
 
 /**
- * Deliveries to one destination host, from every workspace together: 500 at once, then 50 a second. Wider
- * than one workspace's pace, so that one tenant alone never spends a host shared with others; narrow
- * enough that the service cannot be turned into a flood at someone else's server.
+ * Deliveries to one destination host, from every workspace together: wider than one workspace's pace, so one
+ * tenant never spends a host shared with others.
  */
 export const DELIVERIES_PER_HOST: OutboundLimit = {
   capacity: 500,

@@ -11,9 +11,8 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /**
- * Every `/peer/v1` call from one client address, counted before anything else is read. One honest peer
- * instance calls from one address for all the identities it hosts, so this is wide; it turns a flood into
- * a trickle, and the per-identity budgets below bound what reaches any one identity.
+ * Every `/peer/v1` call from one client address, counted first: wide, as one peer instance calls for all the
+ * identities it hosts; the per-identity budgets below bound each identity.
  */
 export const PEER_CALLS_PER_ADDRESS: OutboundLimit = {
   capacity: 120,
@@ -21,20 +20,12 @@ export const PEER_CALLS_PER_ADDRESS: OutboundLimit = {
   what: 'peer calls from this address',
 };
 
-/**
- * Every verified call to one identity, from anyone: the outbound budget one identity may spend across all
- * its contacts, turned around.
- */
 export const PEER_CALLS_PER_IDENTITY: OutboundLimit = {
   capacity: 60,
   perMs: 5 / SECOND,
   what: 'peer calls to this identity',
 };
 
-/**
- * Verified calls to one identity from parties it has neither accepted nor asked: the spec's outbound limit
- * to strangers, turned around, shared by all strangers of that identity.
- */
 export const STRANGER_CALLS_PER_IDENTITY: OutboundLimit = {
   capacity: 20,
   perMs: 20 / HOUR,
@@ -47,10 +38,7 @@ export const PENDING_REQUESTS_CAP = 100;
 /** What a request refused by the cap is told to wait: the owner answers requests by hand. */
 export const PENDING_FULL_RETRY_SECONDS = 3_600;
 
-/**
- * OAuth callbacks from one client address whose `state` names no waiting authorization: 10, then one a
- * minute. A person finishing an authorization sends one right state; a wrong one is a guess or a replay.
- */
+/** OAuth callbacks from one address whose `state` names no waiting authorization (a guess or a replay). */
 export const OAUTH_STATE_GUESSES: OutboundLimit = {
   capacity: 10,
   perMs: 1 / MINUTE,

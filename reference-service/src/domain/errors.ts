@@ -1,9 +1,6 @@
 import type { ErrorCode } from '@svc-kit/contract';
 
-/**
- * A refusal the service answers on purpose. The HTTP layer turns it into the error body with the status
- * the code carries in `ERROR_CODES`. Messages are written for the caller and never hold secrets.
- */
+/** A refusal answered on purpose with its code's status; messages are for the caller, never secrets. */
 export class ServiceError extends Error {
   override name = 'ServiceError';
   constructor(

@@ -1,8 +1,6 @@
 /**
- * Bounds on what JSON text from outside (a request body, a peer's answer) may be before anything reads it.
- * JSON nested deeper than this is refused (a request body with a 400): the service's own bodies are at most
- * a few levels deep, and a tool's `arguments` rarely more than ten; recursion over a 5,000-level value
- * (validation, fingerprinting, re-serialising) would exhaust the stack instead.
+ * Deepest JSON from outside (a request body, a peer's answer) the service reads: its own bodies are a few
+ * levels deep, and recursion over a 5,000-level value (validation, fingerprinting) would exhaust the stack.
  */
 export const MAX_JSON_DEPTH = 64;
 

@@ -2,12 +2,10 @@ import { LOCAL_WEBHOOK_HOSTS } from '@svc-kit/contract';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Whether this instance is a sandbox only this machine can reach. There, targets on localhost (a webhook
- * receiver, the card of a second local instance or of the sandbox's own identities, an MCP server) are
- * what a developer means, and are admitted with no setting. Listening on loopback does not prove it: a
- * public deployment often listens on 127.0.0.1 behind a reverse proxy on the same host. So a public URL or
- * origin that is not loopback, trusted proxies, a listening address beyond loopback, or production each
- * mean that others may reach it, and keep localhost targets refused.
+ * Whether this instance is a sandbox only this machine can reach, where targets on localhost are what a
+ * developer means and are admitted with no setting. Listening on loopback does not prove it (a public
+ * deployment often sits behind a proxy on the same host): a non-loopback public URL or origin, trusted
+ * proxies, a listening address beyond loopback or production each mean others may reach it.
  */
 export interface Reach {
   /** True when nothing says that anyone but this machine can reach the service. */
@@ -19,15 +17,13 @@ export interface Reach {
   reachableBecause: string[];
 }
 
-export interface ReachSettings {
+export function reachOf(settings: {
   production: boolean;
   host: string;
   publicUrl: string | undefined;
   publicOrigin: string | undefined;
   trustedProxies: readonly string[];
-}
-
-export function reachOf(settings: ReachSettings): Reach {
+}): Reach {
   const found: { names: string; values: string }[] = [];
   if (settings.production) found.push({ names: 'NODE_ENV=production', values: 'NODE_ENV=production' });
   for (const [name, value] of [
@@ -85,9 +81,8 @@ export const LOCAL_TARGET_KINDS = {
 export type LocalTargetKind = keyof typeof LOCAL_TARGET_KINDS;
 
 /**
- * The words a refusal of a target on localhost ends with: what would admit it. Empty for a target
- * elsewhere, or when localhost is admitted (the refusal then has another cause). `reach` unset (a service
- * built by a test without configuration): the rule in general.
+ * The words a refusal of a target on localhost ends with: what would admit it. Empty elsewhere, or when
+ * localhost is admitted; `reach` unset (a test's service): the rule in general.
  */
 export function localTargetHint(
   raw: string,

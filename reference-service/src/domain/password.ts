@@ -16,20 +16,16 @@ interface ScryptCost {
   p: number;
 }
 
-/**
- * scrypt with N=2^15, r=8, p=3: 32 MiB per hash, one of OWASP's listed equivalents of N=2^17, p=1 (four
- * times less memory per concurrent log-in on a small machine, the same work for a guesser). About 0.1 s
- * on an idle core.
- */
-const STANDARD_COST: ScryptCost = { N: 2 ** 15, r: 8, p: 3 };
-/**
- * `SVC_PASSWORD_COST=test` (refused in production): 1 MiB and a few milliseconds, so that a test suite which signs
- * in thousands of times does not spend minutes in scrypt. Verification reads the cost from the hash, so
- * the setting changes only what is written.
- */
-const TEST_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 };
 export type PasswordCost = 'standard' | 'test';
-const COSTS: Record<PasswordCost, ScryptCost> = { standard: STANDARD_COST, test: TEST_COST };
+const COSTS: Record<PasswordCost, ScryptCost> = {
+  // 32 MiB per hash, one of OWASP's listed equivalents of N=2^17, p=1 (four times less memory per
+  // concurrent log-in on a small machine, the same work for a guesser). About 0.1 s on an idle core.
+  standard: { N: 2 ** 15, r: 8, p: 3 },
+  // `SVC_PASSWORD_COST=test` (refused in production): 1 MiB and a few milliseconds, so that a test suite
+  // signing in thousands of times does not spend minutes in scrypt. Verification reads the cost from the
+  // hash, so the setting changes only what is written.
+  test: { N: 2 ** 10, r: 8, p: 1 },
+};
 /** Hashes written before the cost was stored with them (`scrypt.<salt>.<hash>`): Node's defaults. */
 const LEGACY_COST: ScryptCost = { N: 2 ** 14, r: 8, p: 1 };
 
@@ -74,6 +70,6 @@ function parseStored(stored: string): { cost: ScryptCost; salt: string; hash: st
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   // Only costs we could have written: a row edited by hand must not make a log-in allocate gigabytes.
   const sane =
-    Number.isInteger(Math.log2(N)) && N >= TEST_COST.N && N <= 2 ** 17 && r === 8 && p >= 1 && p <= 8;
+    Number.isInteger(Math.log2(N)) && N >= COSTS.test.N && N <= 2 ** 17 && r === 8 && p >= 1 && p <= 8;
   return sane ? { cost: { N, r, p }, salt: parts[4], hash: parts[5] } : undefined;
 }

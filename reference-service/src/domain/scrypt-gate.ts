@@ -1,12 +1,10 @@
 import { RateLimitedError } from './errors.js';
 
 /**
- * How many password hashes run at once in this process, and how many may wait. scrypt runs in libuv's
- * thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which also reads the portal's files
- * and resolves host names: unbounded, a burst of wrong log-ins from a few addresses, each within its
- * budgets, queued behind each other and stalled the portal's pages and every log-in for tens of seconds.
- * With 2 running, the pool keeps threads for everything else; past the queue, a log-in is refused at once
- * (429 with a wait of a second) instead of waiting behind a burst it cannot see.
+ * How many password hashes run at once in this process, and how many may wait. scrypt runs in libuv's thread
+ * pool (4 threads by default), which also reads the portal's files and resolves names: unbounded, a burst of
+ * wrong log-ins stalled the portal and every log-in for tens of seconds. With 2 running the pool keeps
+ * threads for the rest; past the queue a log-in is refused at once (429, retry after a second).
  */
 export class ScryptGate {
   #running = 0;

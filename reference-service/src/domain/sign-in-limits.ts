@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { OutboundLimit } from '@svc-kit/contract';
 import ipaddr from 'ipaddr.js';
 
+// The numbers and their reasons are on the open-choices page (Portal accounts).
 const MINUTE = 60_000;
 
 /** A bucket of `capacity` failures that refills by one every `everyMs`. */
@@ -9,38 +10,22 @@ function failures(capacity: number, everyMs: number, what: string): OutboundLimi
   return { capacity, perMs: 1 / everyMs, what };
 }
 
-/**
- * Wrong step-up codes per member: 5, then one more every 10 minutes. A stranger who holds a session needs
- * about 2,300 days' worth of guesses per expected hit on a 6-digit code with a window of 3 steps.
- */
 export const STEP_UP_FAILURES = failures(5, 10 * MINUTE, 'wrong MFA codes of this member');
-/** Wrong passwords for one account from one client address: 5, then one a minute. */
 export const LOGIN_PAIR_FAILURES = failures(5, MINUTE, 'wrong passwords for this account from this address');
-/** Wrong passwords from one client address, whatever the account: 30, then one every 20 seconds. */
 export const LOGIN_ADDRESS_FAILURES = failures(30, MINUTE / 3, 'wrong passwords from this address');
-/**
- * Wrong passwords for one account from addresses that never signed in to it: 20, then one every 3 minutes.
- * Addresses that signed in to the account before are exempt, so spending it does not lock the owner out.
- */
+/** From addresses that never signed in to the account, so that spending it does not lock the owner out. */
 export const LOGIN_ACCOUNT_FAILURES = failures(20, 3 * MINUTE, 'wrong passwords for this account');
 /**
- * Log-ins to one account, right or wrong, whatever the address: 10, then one a minute. Taken before scrypt
- * runs like the buckets above, but given back when the password was wrong (the buckets above count those),
- * so that only the holder of the password can spend it and a stranger cannot lock the owner out. A person
- * signs in a few times a day; a tenant looping on its own right password ran scrypt, and wrote a session,
- * as fast as the cores every other tenant shares allowed.
+ * Log-ins to one account, right or wrong, whatever the address: taken before scrypt, given back when the
+ * password was wrong (the buckets above count those), so only the holder of the password can spend it.
  */
 export const LOGINS_PER_ACCOUNT: OutboundLimit = {
   capacity: 10,
   perMs: 1 / MINUTE,
   what: 'log-ins to this account',
 };
-/**
- * Live sessions one member may hold: a new one ends the oldest past this. A person's browsers and devices
- * are a handful; refusing instead would lock a person on a new device out behind sessions they forgot.
- */
+/** Live sessions per member: past it a new one ends the oldest; refusing would lock a new device out. */
 export const SESSIONS_PER_MEMBER = 10;
-/** Refused credentials (API keys, session cookies) from one client address: 30, then one every 2 seconds. */
 export const CREDENTIAL_FAILURES = failures(30, 2_000, 'refused credentials from this address');
 
 /**

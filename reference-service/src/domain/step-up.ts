@@ -7,9 +7,8 @@ export function isSteppedUp(mfaEnrolled: boolean, steppedUpAt: number | null, no
 }
 
 /**
- * Operations of the contract that a session of a member with MFA makes only when stepped up, although the
- * spec lets a key make them (the rule is on the open-choices page, "Step-up for account changes"): each
- * hands out a secret or grants a party lasting access, which must outlive no stolen password.
+ * Operations a session of a member with MFA makes only stepped up, though the spec lets a key make them
+ * (open-choices, "Step-up for account changes"): each hands out a secret or lasting access.
  */
 export const STEP_UP_IF_ENROLLED: ReadonlySet<string> = new Set([
   'rotateWebhookSecret',

@@ -5,10 +5,7 @@ import { isGlobalUnicast } from './address-policy.js';
 /** Resolves a hostname to every address it has; injectable so tests choose what a name resolves to. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
 
-/**
- * A name whose DNS did not answer within the resolver's bound: refused like a name that does not resolve,
- * but saying so, since the owner of a slow name fixes its DNS, not a typo.
- */
+/** A name whose DNS did not answer in time: refused as unresolved, saying so (its owner fixes DNS). */
 export class ResolveTimeoutError extends Error {
   override name = 'ResolveTimeoutError';
   constructor(
@@ -42,13 +39,10 @@ export function isIpLiteral(hostname: string): boolean {
 }
 
 /**
- * The URL rules of every outbound target at registration (createWebhook, createIntegration, a contact's
- * card): first the contract's rules that need no DNS (the mock applies the same: https, no credentials, a
- * fully qualified hostname that is not an IP literal or a conventionally private name, an allowed port),
- * then a name whose EVERY address is globally routable unicast (domain/address-policy.ts), the same
- * rule the connection guard applies, so a target is never accepted here only to be refused on every
- * delivery. DNS can change after registration, so the guard (outbound/target-policy.ts) checks the
- * addresses it actually connects to as well.
+ * The URL rules of every outbound target at registration (webhook, integration, a contact's card): the
+ * contract's rules that need no DNS (the mock applies them too), then a name whose EVERY address is globally
+ * routable unicast, as the connection guard (outbound/target-policy.ts) checks again at connect time, since
+ * DNS can change.
  */
 export async function checkWebhookUrl(raw: string, options: TargetPolicy): Promise<UrlVerdict> {
   const shape = checkWebhookUrlShape(raw, { allowLocalhost: options.allowLocalhost });

@@ -62,7 +62,6 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     // ...and those of Node's HTTP parser, which Fastify never sees.
     clientErrorHandler: clientErrorHandler(logger),
     // Node's own missing-Host refusal has an empty body: the onRequest hook below answers it instead.
-    // Deadlines are looked for every second rather than every 30 s (guardConnections sets them).
     http: { requireHostHeader: false, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // Requests arriving while the server drains are served (Fastify's own 503 has another body).
     return503OnClosing: false,
@@ -82,13 +81,10 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
 
   // An empty body with a JSON content type means "no body" (some clients send the header on DELETE).
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-    try {
-      done(null, parseJsonBody(typeof text === 'string' ? text : text.toString('utf8')));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  // Fastify passes what the parser throws to `done`.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) =>
+    done(null, parseJsonBody(String(text))),
+  );
 
   registerAnswerHeaders(app);
   app.addHook('onRequest', requireHost);

@@ -29,11 +29,10 @@ function proxyMatcher(trustedProxies: readonly string[]): (ip: string) => boolea
 }
 
 /**
- * Bounds what connections can hold on the public port: the request's deadline (headers and body), an
- * inactivity timeout, a cap on open connections, and a cap per client address. The address is the socket's
- * peer, IPv6 counted per /64 as the limits in the database count it; a trusted proxy carries many
- * clients on its connections and is bounded by the overall cap only. A connection over a cap is closed at
- * once, before anything of it is read.
+ * Bounds what connections can hold on the public port: the request's deadline, an inactivity timeout, a cap
+ * on open connections and one per client address (the socket's peer, IPv6 per /64 as the limits count it; a
+ * trusted proxy carries many clients and has only the overall cap). A connection over a cap is closed before
+ * anything of it is read.
  */
 export function guardConnections(
   server: Server,

@@ -3,8 +3,7 @@ import { settingsIn } from '../env-settings.js';
 
 /**
  * How long a request may take to arrive and how many connections the public port holds, so that slow or
- * numerous connections cannot pin the service's sockets and file descriptors (the numbers and their
- * reasons are on the open-choices page; the README lists the settings).
+ * numerous connections cannot pin its sockets (open-choices page; the README lists the settings).
  */
 export interface ConnectionLimits {
   /** `SVC_REQUEST_TIMEOUT_MS`: a request's headers and body must have arrived within it (else 408). */

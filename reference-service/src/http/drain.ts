@@ -4,9 +4,8 @@ import type { FastifyInstance } from 'fastify';
 /** How often a closing server looks again for connections it may end. */
 const REAP_EVERY_MS = 50;
 /**
- * How long a connection may go without an answer in progress while the server closes: a request already
- * on its way is read well within it (and answered with `Connection: close`), while a client that sent
- * nothing, only part of its headers, or nothing more after its last answer is let go.
+ * How long a connection may go without an answer in progress while the server closes: a request on its way is
+ * read well within it, a client that sends nothing more is let go.
  */
 const QUIET_GRACE_MS = 1_000;
 
@@ -14,12 +13,10 @@ const QUIET_GRACE_MS = 1_000;
 const answering = (socket: Socket) => Boolean((socket as { _httpMessage?: unknown })._httpMessage);
 
 /**
- * Node's `server.close()` ends the keep-alive connections idle at that moment, then waits for every other
- * connection, and from then on no longer applies the headers timeout. So a close (and a rolling restart)
- * waited about a minute for a connection still answering (idle afterwards, it stayed open for the 72 s
- * keep-alive timeout), and for ever for one on which nothing, or only part of a request, had arrived (a
- * browser's or load balancer's preconnection, a slow client). From the start of a close, a connection
- * without an answer in progress for QUIET_GRACE_MS is ended; an answer in progress is never cut.
+ * Node's `server.close()` ends only the connections idle at that moment, then waits for the others with no
+ * headers timeout: a close waited for the keep-alive timeout on a connection still answering, and for ever on
+ * one that sent nothing or part of a request (a preconnection, a slow client). From the start of a close, a
+ * connection without an answer in progress for QUIET_GRACE_MS is ended; an answer in progress is never cut.
  */
 export function endConnectionsAsTheyGoIdle(app: FastifyInstance): void {
   /** Every open connection, with the moment it was first found without an answer in progress, if it was. */

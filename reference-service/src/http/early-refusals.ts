@@ -12,10 +12,9 @@ import { NUL_MESSAGE } from './hostile-input.js';
 import { authorize, type Requirements } from './policy.js';
 
 /**
- * Refusals decided before a route's handler runs: a body that cannot be read, a path that cannot be
- * decoded, a NUL in the path or query, a request the HTTP parser cannot read. All leave with the error
- * body and a request id, and on authenticated routes authentication (and the route's policy) is answered
- * first, as the refusal order in this folder's README says: a stranger learns nothing about what it sent.
+ * Refusals decided before a route's handler runs (an unreadable body, path or request, a NUL in the path
+ * or query), with the error body and a request id. On authenticated routes the route's policy is answered
+ * first (this folder's README): a stranger learns nothing about what it sent.
  */
 
 // From randomUUID, whose entropy Node draws in batches: randomBytes asked OpenSSL (and the kernel) each time.
@@ -58,10 +57,7 @@ export async function refuseInput(
   const requirements = requirementsOf(request);
   if (requirements) {
     try {
-      await authorize(ctx.db, request, requirements, {
-        now: ctx.now(),
-        publicOrigin: ctx.publicAddress.origin,
-      });
+      await authorize(ctx, request, requirements);
     } catch (error) {
       // A 429 of the sign-in limits keeps its `retry_after` and `Retry-After` (sendServiceError).
       if (error instanceof ServiceError) return sendServiceError(request, reply, error);
@@ -72,28 +68,20 @@ export async function refuseInput(
   return sendError(request, reply, 'invalid_request', message);
 }
 
+const UNREADABLE: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'the body must be sent as application/json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'the body does not match its Content-Length',
+  FST_ERR_BAD_URL: 'the path is not valid percent-encoded UTF-8',
+  FST_ERR_MAX_PARAM_LENGTH: 'a path parameter is longer than the service accepts',
+};
+
 /** Our words for Fastify's refusals of a request it could not read. */
 export function unreadableMessage(error: FastifyError, bodyLimit: number): string {
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return `the body is larger than ${bodyLimit} bytes`;
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'the body must be sent as application/json';
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return 'the body does not match its Content-Length';
-    case 'FST_ERR_BAD_URL':
-      return 'the path is not valid percent-encoded UTF-8';
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      return 'a path parameter is longer than the service accepts';
-    default:
-      return 'the request could not be read';
-  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return `the body is larger than ${bodyLimit} bytes`;
+  return UNREADABLE[error.code] ?? 'the request could not be read';
 }
 
-/**
- * Fastify's `frameworkErrors`: an undecodable path, an over-long path parameter. No hook has run, so the
- * headers every answer carries are set here.
- */
+/** Fastify's `frameworkErrors` (an undecodable path, an over-long parameter): no hook set the headers. */
 export function frameworkErrorsHandler(ctx: ServiceContext, bodyLimit: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
@@ -104,8 +92,7 @@ export function frameworkErrorsHandler(ctx: ServiceContext, bodyLimit: number) {
 
 /** A NUL in the path or query (a body's is found by the JSON parser): refused before the handler. */
 export function nulInPathOrQuery(ctx: ServiceContext) {
-  // Callback hooks, as the two below: they run on every request, and an async hook costs a promise and a
-  // microtask each time. A hook that answers does not call `done`.
+  // A callback hook (an async one costs a promise per request); one that answers does not call `done`.
   return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     // Fast path: a NUL can only arrive percent-encoded (the HTTP parser refuses a raw one).
     if (!request.url.includes('%00') || !(holdsNul(request.params) || holdsNul(request.query))) {
@@ -131,11 +118,10 @@ const RAW_ANSWER_HEADERS = Object.entries(ANSWER_HEADERS)
   .join('');
 
 /**
- * Node's `clientError`: requests the HTTP parser refuses before Fastify sees them (a garbage request line,
- * a header without a colon, conflicting Content-Length, Content-Length with Transfer-Encoding, headers
- * over the limit, a request not received in time, a body whose chunked framing breaks). Answered with the error body and a request id that
- * the log line carries too, then the connection is closed: after a framing error nothing else on it can
- * be trusted.
+ * Node's `clientError`: what the HTTP parser refuses before Fastify sees it (a garbage request line or
+ * header, conflicting framing headers, headers over the limit, a request late or broken in its chunks).
+ * Answered with the error body and a request id the log line carries too, then the connection is closed:
+ * after a framing error nothing else on it can be trusted.
  */
 export function clientErrorHandler(log: FastifyBaseLogger) {
   return (error: NodeJS.ErrnoException, socket: Socket) => {
@@ -163,10 +149,8 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
       socket.destroy();
     };
     const answering = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
-    // A request read in full before the bytes that broke the framing is answered first, the refusal after
-    // it: it may have changed something already, and its caller would otherwise never know. Nothing more is
-    // read from the connection meanwhile. One cut short (its caller left, or the error is in its own body)
-    // is not waited for.
+    // A request read in full before the bytes that broke the framing is answered first (it may have changed
+    // something, and its caller would never know), reading nothing more meanwhile; one cut short is not.
     if (answering?.req.complete === true) {
       socket.pause();
       answering.once('close', () => refuse(true));

@@ -6,9 +6,8 @@ import { DatabaseUnavailableError } from '../store/db.js';
 import { ReplayedRefusal } from '../store/idempotent.js';
 
 /**
- * The spec's error body, with the status its code carries; a 429 also says when to retry, as `retry_after`
- * in the body and `Retry-After` (spec part 7). The peer protocol's refusals have codes of their own, in
- * the same body.
+ * The spec's error body with the status its code carries; a 429 also says when to retry (`retry_after` and
+ * `Retry-After`, spec part 7). The peer protocol's refusals use it with codes of their own.
  */
 function sendBody(
   request: FastifyRequest,
@@ -48,10 +47,9 @@ const INTERNAL_MESSAGE = 'the service failed; quote the request id when reportin
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * An error no feature turned into a refusal: 503 `service_unavailable` with `Retry-After` when the
- * database gave the request no connection in time, cut its statement short, has no space left to write
- * or is being opened again (a warning: the database's state, not a fault here), else 500 `internal_error`
- * (by default logged as a failed request, and answered without a word of the failure).
+ * An error no feature turned into a refusal: 503 `service_unavailable` with `Retry-After` when the database
+ * did not serve the request (no connection in time, a statement cut short, no space, reopening: a warning,
+ * not a fault here), else 500 `internal_error`, logged and answered without a word of the failure.
  */
 export function sendFailure(
   request: FastifyRequest,

@@ -14,25 +14,23 @@ export const NUL_MESSAGE = 'the request holds a NUL character (U+0000), which th
 /**
  * The `application/json` body parser of the /v1 API: an empty body means "no body" (some clients send
  * the header on DELETE); too deep, not JSON, or holding a NUL is a 400 (answered after authentication by
- * the error handler). JSON text cannot carry a raw NUL, only the `\u0000` escape, so the value is walked
- * only when that escape appears.
+ * the error handler).
  */
 export function parseJsonBody(raw: string): unknown {
   if (raw.trim() === '') return undefined;
-  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
-    throw new UnreadableBody(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
-  }
-  let value: unknown;
+  const unstorable = unstorableJson(raw);
+  if (unstorable !== undefined) throw new UnreadableBody(unstorable);
   try {
-    value = JSON.parse(raw);
+    return JSON.parse(raw);
   } catch {
     throw new UnreadableBody('the body is not valid JSON');
   }
-  if (raw.includes('\\u0000') && holdsNul(value)) throw new UnreadableBody(NUL_MESSAGE);
-  return value;
 }
 
-/** Why raw JSON text could not be stored as it is (too deep, or a NUL); undefined when it can. */
+/**
+ * Why JSON text could not be stored as it is (too deep, or a NUL); undefined when it can. JSON text cannot
+ * carry a raw NUL, only the `\u0000` escape, so the value is walked only when that escape appears.
+ */
 export function unstorableJson(raw: string): string | undefined {
   if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) return `the body nests deeper than ${MAX_JSON_DEPTH} levels`;
   if (!raw.includes('\\u0000')) return undefined;

@@ -40,7 +40,7 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-interface LoggedRequest {
+function loggableRequest(request: {
   method?: string;
   url?: string;
   ip?: string;
@@ -48,9 +48,7 @@ interface LoggedRequest {
   remoteAddress?: string;
   host?: string;
   socket?: { remotePort?: number };
-}
-
-function loggableRequest(request: LoggedRequest) {
+}) {
   return {
     method: request.method,
     url: typeof request.url === 'string' ? loggableUrl(request.url) : undefined,
@@ -61,12 +59,10 @@ function loggableRequest(request: LoggedRequest) {
 }
 
 /**
- * The service's logger: JSON lines to stdout, gathered and written together once 4 KiB are waiting or
- * 100 ms have passed, on this thread. A write per line cost a system call per request, and written
- * asynchronously also a hand-over to libuv's thread pool and back: together more than the database's
- * share of a fast read (counted with `strace -c`, see bench/RESULTS.md). Pino flushes at exit only an
- * asynchronous destination, so this one is flushed here when the process exits: the last lines (why a
- * start or a shutdown failed) are the ones that matter. For the process's own logger (main.ts), once.
+ * The process's logger (main.ts): JSON lines to stdout, written together once 4 KiB wait or 100 ms pass, on
+ * this thread: a write per line (and asynchronous, a trip through libuv's pool) cost more than the
+ * database's share of a fast read (bench/RESULTS.md). Pino flushes only an asynchronous destination at
+ * exit, so this one is flushed here: the last lines (why a start or a shutdown failed) matter most.
  */
 export function createServiceLogger(level: string): Logger {
   const destination = pino.destination({ dest: 1, sync: true, minLength: 4096, periodicFlush: 100 });
@@ -81,11 +77,9 @@ export function createServiceLogger(level: string): Logger {
 }
 
 /**
- * Fastify's logger for one request: the service's logger with the request's `reqId`, as pino's `child()`
- * writes it (test/ops/access-log.test.ts compares them). `child()` stringifies the binding through the
- * service's redaction on every request (its wildcard paths see every binding), a share of a fast read
- * (perf; bench/RESULTS.md, issue 43); a request id is the service's own and needs none. A route with its own level or serializers
- * gets pino's child.
+ * Fastify's logger for one request: the service's logger with its `reqId`, as pino's `child()` writes it
+ * (test/ops/access-log.test.ts compares them), without `child()`'s redaction walk on every request
+ * (bench/RESULTS.md, issue 43): a request id is the service's own. Other bindings or options get `child()`.
  */
 export function requestLogger(
   logger: FastifyBaseLogger,

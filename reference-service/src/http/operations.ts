@@ -31,14 +31,14 @@ import { type Authorized, authorize } from './policy.js';
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
 /**
- * Each operation's answer as the contract renders it for OpenAPI: Fastify compiles a serialiser from it
- * (fast-json-stringify), so an answer carries the contract's members in its order and nothing else.
+ * Each operation's answer as the contract renders it for OpenAPI: Fastify's serialiser compiled from it sends
+ * the contract's members, in its order, and nothing else.
  */
 const ANSWER_SCHEMAS = answerJsonSchemas();
 
 /** What a handler receives: validated input, the authorized caller, and the connection to use. */
 export interface OperationCall<Op extends Operation, D extends Queryable = Queryable> extends Authorized {
-  /** The handle its mode gives (see `TransactionMode`); a handler uses this one and no other. */
+  /** The handle its transaction mode gives (see `OperationEntry`); a handler uses this one and no other. */
   db: D;
   params: OutputOf<Op['pathParams']>;
   query: OutputOf<Op['query']>;
@@ -52,18 +52,13 @@ export type OperationHandler<Op extends Operation, D extends Queryable = Queryab
 ) => Promise<{ status: Op['success']['status']; body: OutputOf<Op['success']['schema']> }>;
 
 /**
- * How a handler meets the database, and so how an `Idempotency-Key` is honoured around it:
- * - `none`: its statements run on the handle given: the pool, or the `Idempotency-Key`'s transaction,
- *   which stores the answer with them;
- * - `one`: it always runs in one transaction (the key's, when there is one);
- * - `own`: it is given the database and opens its own short transactions, because it calls a peer, an
- *   upstream or DNS in between: a peer on this same instance answers through the same database, and on
- *   PGlite (one connection) it would wait on a transaction held across the call until it timed out; no
- *   connection should wait on a lookup either. Its key is
- *   claimed and answered in steps of their own (store/idempotent.ts).
+ * How a handler meets the database, and so its `Idempotency-Key`: `none` runs on the handle given (the pool,
+ * or the key's transaction, which stores the answer with it); `one` always in one transaction (the key's when
+ * there is one); `own` is given the database and opens short transactions of its own, because it calls a
+ * peer, an upstream or DNS in between: a peer on this instance answers through the same database, and on
+ * PGlite (one connection) would wait on a transaction held across the call; no connection should wait on a
+ * lookup either. Its key is claimed and answered in steps (store/idempotent.ts).
  */
-export type TransactionMode = 'none' | 'one' | 'own';
-
 export type OperationEntry<Op extends Operation> =
   | { transaction: 'none' | 'one'; run: OperationHandler<Op> }
   | { transaction: 'own'; run: OperationHandler<Op, Db> };
@@ -107,17 +102,16 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Registers every operation of the table. Those with a handler are served; the others answer 501
- * `not_implemented` with the error body, so a caller learns the route is known but not served here.
+ * Registers the table's operations; one without a handler answers 501 `not_implemented` (known, not served).
  */
 export function registerOperations(
   app: FastifyInstance,
   ctx: ServiceContext,
   table: Readonly<Record<string, Operation>>,
-  handlers: Readonly<Record<string, OperationEntry<Operation> | undefined>>,
+  handlers: OperationTable | Readonly<Record<string, OperationEntry<Operation>>>,
 ): void {
   for (const op of Object.values(table)) {
-    const entry = handlers[op.operationId];
+    const entry = (handlers as Record<string, OperationEntry<Operation> | undefined>)[op.operationId];
     const requirements = {
       ...op.flags,
       permission: op.permission,
@@ -143,11 +137,7 @@ export function registerOperations(
           );
         }
         const now = ctx.now();
-        const authorized = await authorize(ctx.db, request, requirements, {
-          now,
-          publicOrigin: ctx.publicAddress.origin,
-          credentials: ctx.credentials,
-        });
+        const authorized = await authorize(ctx, request, requirements, now);
         const input = {
           params: validate(op.pathParams, request.params, 'path parameters'),
           query: validate(op.query, request.query, 'query'),
@@ -198,9 +188,4 @@ export function operationsOfGroup(group: OperationGroup): Record<string, Operati
       .filter((op) => op.group === group)
       .map((op) => [op.operationId, op]),
   );
-}
-
-/** A feature's handler table, as the registration reads it. */
-export function served(table: OperationTable): Record<string, OperationEntry<Operation> | undefined> {
-  return table as Record<string, OperationEntry<Operation> | undefined>;
 }

@@ -1,11 +1,10 @@
 import { isCrossSiteStateChange, type Permission, type SiteHeaders } from '@svc-kit/contract';
 import type { FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
 import { crossSiteMessage } from '../domain/cross-site-message.js';
 import { ServiceError } from '../domain/errors.js';
 import { CREDENTIAL_FAILURES, guessBucket, limitedAddress } from '../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../domain/workspace-state.js';
-import type { CredentialCache } from '../store/credential-cache.js';
-import type { Queryable } from '../store/db.js';
 import { getWorkspace, type WorkspaceRow } from '../store/queries/workspaces.js';
 import { type Principal, readCookie, resolvePrincipal, SESSION_COOKIE } from './principal.js';
 import { countRefusal } from './sign-in-guard.js';
@@ -32,31 +31,29 @@ export interface Authorized {
  * `workspace_deletion_hold` on operations flagged `suspended`.
  */
 export async function authorize(
-  db: Queryable,
+  ctx: ServiceContext,
   request: FastifyRequest,
   requirements: Requirements,
-  context: {
-    now: number;
-    publicOrigin: string;
-    credentials?: CredentialCache | undefined;
-  },
+  now = ctx.now(),
 ): Promise<Authorized> {
-  const principal = await resolvePrincipal(db, request, context.now, context.credentials);
+  const { db, credentials } = ctx;
+  const publicOrigin = ctx.publicAddress.origin;
+  const principal = await resolvePrincipal(db, request, now, credentials);
   if (!principal) {
     if (presentsCredential(request)) {
       // Refused keys and cookies from one address are counted: past the budget, 429 instead of 401.
       const bucket = guessBucket('credential', limitedAddress(request.ip));
-      await countRefusal(db, bucket, CREDENTIAL_FAILURES, context.now);
+      await countRefusal(db, bucket, CREDENTIAL_FAILURES, now);
     }
     throw new ServiceError('unauthenticated', 'no portal session and no live API key');
   }
   if (
     principal.kind === 'session' &&
-    isCrossSiteStateChange(request.method, siteHeaders(request), context.publicOrigin)
+    isCrossSiteStateChange(request.method, siteHeaders(request), publicOrigin)
   ) {
     throw new ServiceError(
       'cross_site',
-      crossSiteMessage('a state-changing call with a session', context.publicOrigin),
+      crossSiteMessage('a state-changing call with a session', publicOrigin),
     );
   }
   if (requirements.stepUp) {
@@ -97,10 +94,9 @@ export async function authorize(
 }
 
 /**
- * Account changes a password alone must not make for a member with MFA (the rule is on the open-choices
- * page, "Step-up for account changes"): a session of an enrolled member needs a step-up within the window,
- * or whoever learnt the password could lock the owner out. A member without MFA has no second factor to
- * show; a key answers to the operation's own flags.
+ * Account changes a password alone must not make for a member with MFA (open-choices, "Step-up for account
+ * changes"): an enrolled member's session must be stepped up, or whoever learnt the password could lock the
+ * owner out. A key answers to the operation's own flags.
  */
 export function requireStepUpIfEnrolled(principal: Principal, what: string): void {
   if (principal.kind === 'session' && principal.mfaEnrolled && !principal.steppedUp)

@@ -52,9 +52,9 @@ export function readCookie(header: string | undefined, name: string): string | u
 }
 
 /**
- * A present Authorization header decides: the call is a key call, even if a cookie rides along, so that a
- * program never acts with a browser's session by accident. Every failure returns `undefined`, which the
- * caller answers with the one 401: malformed, unknown and revoked keys are indistinguishable.
+ * An Authorization header decides (a cookie riding along is ignored), so that a program never acts with a
+ * browser's session by accident. Every failure is `undefined`, the one 401: malformed, unknown and revoked
+ * keys look alike.
  */
 export async function resolvePrincipal(
   db: Queryable,

@@ -27,19 +27,15 @@ function parameterWords(raw: string): string[] {
 }
 
 /**
- * One access line per request, written with the answer: Fastify's default writes two (on arrival and on
- * answer), which on a fast read cost more than the database's share of it (profiled under load). The
- * line keeps the request id, method, URL, status and time, so it still matches an error body's
- * `request_id`; Fastify's other lines (errors, 404s) are unchanged.
+ * One access line per request, written with the answer: Fastify's default writes two, which on a fast read
+ * cost more than the database's share of it. It keeps the request id, method, URL, status and time.
  *
- * The line is the one pino writes for these fields (test/ops/access-log.test.ts compares them), put
- * together here and handed to the logger's own destination, so it is ordered and flushed with every other
- * line. Through pino it cost a share of a fast read on PostgreSQL worth saving (perf; bench/RESULTS.md,
- * issue 43), most of it in the generic object walk and the redaction a fixed set of fields does not need:
- * these fields are the only ones, and the one that can carry a credential, the URL, is censored here.
- * It assumes what createServiceLogger makes: pino's default time, level numbers and message key, no
- * `formatters` or `mixin`, one destination (a `pino.multistream` would route the line by the previous
- * line's level). Its bindings are read once, when the server is built.
+ * The line is the one pino writes for these fields (test/ops/access-log.test.ts compares them), written to
+ * the logger's own destination, so it is ordered and flushed with every other line; through pino, its
+ * object walk and redaction cost a share of a fast read (bench/RESULTS.md, issue 43), and the one field
+ * that can carry a credential, the URL, is censored here. It assumes what createServiceLogger makes:
+ * pino's default time, level numbers and message key, no `formatters` or `mixin`, one destination (a
+ * `pino.multistream` would route the line by the previous line's level), bindings read once.
  */
 export class AccessLogController extends LogController {
   readonly #write: (line: string) => void;
@@ -67,10 +63,7 @@ export class AccessLogController extends LogController {
     }
     this.#line(request, reply, `"res":{"statusCode":${reply.statusCode}},`, 'request completed');
   }
-  /**
-   * A request whose client left before its answer was written (see ops/client-gone.ts): Fastify logs
-   * nothing for it, and these are often the slowest requests.
-   */
+  /** A request whose client left first (client-gone.ts): Fastify logs none; often the slowest requests. */
   requestAborted(request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request) || !(reply.log as Logger).isLevelEnabled('info')) return;
     this.#line(request, reply, '"aborted":true,', 'request aborted');

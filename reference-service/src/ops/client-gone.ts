@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * Calls `gone` for every request whose client left before the answer was fully written (a load balancer's
- * timeout, a caller that gave up): no `onResponse` runs for it. Fastify's own `onRequestAbort` misses a
- * request whose body had been read, such as a POST waiting for the database.
+ * Calls `gone` for every request whose client left before its answer was written (no `onResponse` runs for
+ * it): Fastify's `onRequestAbort` misses one whose body had been read.
  */
 export function whenClientGone(
   app: FastifyInstance,

@@ -12,13 +12,10 @@ export interface Readiness {
 const CHECK_TIMEOUT_MS = 2_000;
 
 /**
- * `GET /healthz`: the process answers. `GET /readyz`: it can serve: the database answers, every migration
- * this build knows is applied, and the delivery worker runs. Neither needs credentials, so neither says
- * more than ready or not (no versions, no error text).
- *
- * Anyone may call `/readyz` as often as they like, so it never costs more than one statement at a time:
- * callers arriving while a check runs share it (see SharedRead), and a stalled database gets no queue of
- * checks. The reason for not being ready is logged when it changes, not once per call.
+ * `GET /healthz`: the process answers. `GET /readyz`: the database answers, every migration this build knows
+ * is applied, and the delivery worker runs; neither says more than ready or not (no credentials needed).
+ * Callers arriving while a check runs share it (SharedRead), so a stalled database gets no queue of checks;
+ * the reason for not being ready is logged when it changes.
  */
 export async function registerHealthRoutes(
   app: FastifyInstance,

@@ -1,22 +1,15 @@
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from './metrics.js';
 
-export interface MetricsServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-/**
- * `/metrics` on a port of its own, apart from the public API (opt-in with SVC_METRICS_PORT): an operator
- * exposes it to the scraper only, and the API's surface does not grow an unauthenticated route.
- */
+/** `/metrics` on a port of its own, for the scraper only: the API grows no unauthenticated route. */
 export async function startMetricsServer(
   metrics: ServiceMetrics,
   where: { host: string; port: number },
   logger: Logger,
-): Promise<MetricsServer> {
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (request.method !== 'GET' || path !== '/metrics') {
@@ -31,13 +24,8 @@ export async function startMetricsServer(
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(where.port, where.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  // Rejects with the listen's error (a port in use).
+  await once(server.listen(where.port, where.host), 'listening');
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   return {

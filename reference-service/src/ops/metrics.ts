@@ -1,5 +1,6 @@
 import { FAILURES_BEFORE_PAUSE } from '@svc-kit/contract';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { PostOutcome } from '../outbound/guarded-client.js';
 import type { Db } from '../store/db.js';
 import { SharedRead } from './shared-read.js';
 
@@ -19,10 +20,9 @@ const DELIVERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 const STATEMENT_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1];
 
 /**
- * Every figure the service exposes on `/metrics` (see ops/metrics-server.ts), in one registry of its own
- * (two services in one process, as in the tests, never share counters). Counters are this process's;
- * the outbox and endpoint figures are read from the database at scrape time, so they are the same on
- * every instance of a shared PostgreSQL database.
+ * Every figure of `/metrics` (ops/metrics-server.ts), in a registry of its own (two services in one process,
+ * as in the tests, never share counters). Counters are this process's; the outbox and endpoint figures are
+ * read from the database at scrape time, the same on every instance.
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -99,10 +99,9 @@ export class ServiceMetrics {
       'Pooled connections in use now (PostgreSQL); 1 while the embedded database runs a statement (PGlite)',
       () => db.pressure().busy,
     );
-    // The outbox and endpoint figures come from one read, shared by the gauges (the registry collects them
-    // side by side) and by overlapping scrapes. A scrape never waits on the database for long
-    // nor fails with it: the gauges then keep their last values, `svc_metrics_db_read_ok` says so, and
-    // every other figure (requests, the pool's waiting statements) is still served.
+    // One read, shared by the gauges and by overlapping scrapes. A scrape never waits on the database for
+    // long nor fails with it: the gauges keep their last values, `svc_metrics_db_read_ok` says so, and
+    // every other figure is still served.
     const figures = new SharedRead(
       () =>
         db
@@ -158,7 +157,17 @@ export class ServiceMetrics {
     );
   }
 
-  /** Prometheus text exposition of every metric. */
+  /**
+   * Counts and times a delivery attempt's outcome, dialled or handed to a `listen` stream by the relay:
+   * delivered (a 2xx answer), blocked (refused by the outbound guard) or failed (anything else).
+   */
+  countDelivery(outcome: PostOutcome): void {
+    const delivered = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;
+    const label = delivered ? 'delivered' : outcome.kind === 'blocked' ? 'blocked' : 'failed';
+    this.deliveries.inc({ outcome: label });
+    this.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
+  }
+
   async exposition(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }

@@ -3,10 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceMetrics } from './metrics.js';
 
 /**
- * Counts and times every answer in `metrics`, labelled by the contract's operation id (the route's
- * pattern for the service's other routes, `unmatched` for unknown paths), so that the labels stay a
- * small fixed set whatever the callers send. A request whose client left before its answer is counted by
- * `aborted` (see ops/client-gone.ts) with the status `aborted`.
+ * Counts and times every answer, labelled by the contract's operation id (else the route's pattern, or
+ * `unmatched`) so the labels stay a small fixed set; a request whose client left is counted by `aborted`
+ * (ops/client-gone.ts).
  */
 export function recordRequestMetrics(
   app: FastifyInstance,

@@ -19,24 +19,16 @@ export const DEFAULT_RETENTION: RetentionSettings = {
   pagesPerStatement: 64,
 };
 
-export interface Retention {
-  /** One whole pass now (tests and the benchmark); resolves with the rows removed per table. */
-  runOnce(): Promise<Record<string, number>>;
-  close(): Promise<void>;
-}
-
 /**
- * Removes what the service no longer keeps (store/queries/retention.ts), on every instance: each pass
- * walks each table a few pages per statement, so no statement holds the database for long and delivery
- * goes on between them; rows in use are skipped. Instances that pass at once share the work harmlessly.
- * The tables a pass removed rows from are vacuumed after it, so that their space is used again by the
- * next rows rather than the files growing (PostgreSQL's autovacuum comes later, at a fifth of a table
- * dead; PGlite has none).
+ * Removes what the service no longer keeps (store/queries/retention.ts), on every instance, a few pages per
+ * statement so that delivery goes on between them; rows in use are skipped, and instances passing at once
+ * share the work harmlessly. Tables a pass removed rows from are vacuumed after it, so their space is reused
+ * rather than the files growing (autovacuum comes later; PGlite has none).
  */
 export function startRetention(
   db: Db,
   options: { now: () => number; settings: RetentionSettings; log: Logger },
-): Retention {
+) {
   const { now, settings, log } = options;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -66,6 +58,7 @@ export function startRetention(
     return removed;
   }
 
+  /** One whole pass now (tests and the benchmark); resolves with the rows removed per table. */
   const runOnce = () => {
     running ??= pass().finally(() => {
       running = undefined;

@@ -1,8 +1,6 @@
 /**
- * One read of the database shared by everyone who asks while it runs, each caller waiting at most
- * `timeoutMs` for it. Unauthenticated surfaces (`/readyz`) and scrapes (`/metrics`) use it so that callers
- * arriving while the database is slow or stalled add no statements to its queue: however many ask, one
- * read is in flight, and the next starts once it has settled or outlived the timeout.
+ * One read of the database shared by everyone who asks while it runs, each waiting at most `timeoutMs`:
+ * callers of unauthenticated `/readyz` or scrapes of `/metrics` add no statements to a slow database's queue.
  */
 export class SharedRead<T> {
   #inFlight: Promise<T> | undefined;

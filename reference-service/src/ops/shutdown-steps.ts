@@ -6,11 +6,9 @@ export class ShutdownTimeoutError extends Error {
 export type ShutdownStep = readonly [what: string, run: () => Promise<unknown> | undefined];
 
 /**
- * Runs the steps one after another, and gives up after `graceMs` in all. Draining ends idle and silent
- * connections, but not an answer still in progress: a handler waiting on a statement the database never
- * answers (a lock held elsewhere, a network partition) would otherwise hold the process for ever, and an
- * orchestrator would kill it without a word on why. The steps left running are abandoned to the exit. The
- * timer holds the process until then, so a step stuck on nothing at all still ends in the error.
+ * Runs the steps in order and gives up after `graceMs` in all: a handler waiting on a statement the database
+ * never answers would otherwise hold the process for ever, until an orchestrator killed it without a word on
+ * why. Steps left running are abandoned to the exit; the timer holds the process until then.
  */
 export async function runShutdownSteps(graceMs: number, steps: readonly ShutdownStep[]): Promise<void> {
   let current = '';

@@ -3,10 +3,9 @@ import type { Histogram } from 'prom-client';
 import type { Db, Queryable } from '../store/db.js';
 
 /**
- * The same database, timed: every statement (its wait for a connection or the embedded database's thread
- * included) in `statement`, and in `sectionWait` how long a transaction or an advisory-locked section waited
- * before its first statement could run (a pooled connection, `BEGIN`, the lock), which the statements
- * inside it never see.
+ * The same database, timed: every statement (its wait for a connection included) in `statement`, and in
+ * `sectionWait` how long a transaction or advisory-locked section waited before its first statement, which
+ * the statements inside never see.
  */
 export function timedDb(db: Db, seconds: { statement: Histogram; sectionWait: Histogram }): Db {
   const since = (started: number) => (performance.now() - started) / 1000;
@@ -23,9 +22,8 @@ export function timedDb(db: Db, seconds: { statement: Histogram; sectionWait: Hi
     exec: (sql) => statement(() => target.exec(sql)),
   });
   /**
-   * Runs a section (a transaction, an advisory-locked call) with `fn` on a timed queryable, observing its
-   * wait once `fn` starts, or when the section fails before it could (a refused connection, a failed lock):
-   * the longest waits are often those.
+   * Runs a section with `fn` on a timed queryable, observing its wait when `fn` starts, or when the section
+   * fails before it could (the longest waits are often those).
    */
   async function section<T>(
     run: (inner: (q: Queryable) => Promise<T>) => Promise<T>,

@@ -10,10 +10,10 @@ export class AnswerTooLargeError extends Error {
 const NO_BODY = new Set([204, 205, 304]);
 
 /**
- * The same answer, read at most `maxBytes` into its body: a declared length over the cap is refused before
- * a byte is read, and a body that goes past it while streaming fails with AnswerTooLargeError, which
- * cancels the rest (undici then drops the connection). `onOver` is told either way, because a reader
- * inside a library (an SSE stream's, say) may swallow the stream's error and wait on.
+ * The answer, read at most `maxBytes` into its body: a declared length over the cap is refused before a byte
+ * is read, a body that streams past it fails with AnswerTooLargeError (undici then drops the connection).
+ * `onOver` is told either way: a library's reader (an SSE stream's) may swallow the stream's error and wait
+ * on.
  */
 export function boundedAnswer(
   response: Response,

@@ -3,13 +3,11 @@ import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { type ResolveHost, ResolveTimeoutError } from '../domain/url-policy.js';
 
 /** How long each DNS server has to answer one try, and how many tries each server gets. */
-export const DNS_TRY_TIMEOUT_MS = 1_000;
-export const DNS_TRIES = 2;
+const DNS_TRY_TIMEOUT_MS = 1_000;
+const DNS_TRIES = 2;
 /**
- * The most a name may take to resolve, both families together, whatever the servers and tries. It is half
- * of the outbound connect timeout (5 s for webhooks and peers, 10 s for MCP upstreams), which counts the
- * lookup: a slow name is refused as one that does not resolve in time, not as a connect timeout, and the
- * rest of the connect timeout stays for TCP and TLS.
+ * The most a name may take to resolve, both families, whatever the servers and tries: half of the smallest
+ * connect timeout, which counts the lookup, so a slow name is refused as such and TCP and TLS keep the rest.
  */
 export const DNS_DEADLINE_MS = 2_500;
 
@@ -19,12 +17,10 @@ const NO_SUCH_ADDRESS = new Set(['ENODATA', 'ENOTFOUND']);
 type Family = { addresses: string[] } | { error: unknown } | { late: true };
 
 /**
- * Resolves outbound names with c-ares (`dns.Resolver`: A and AAAA queries at once on the event loop)
- * rather than `dns.lookup`, whose getaddrinfo runs on libuv's thread pool, at most two at once, with no
- * bound on how long each is held and beside scrypt's hashing: one tenant's names on a slow DNS server held
- * up every other tenant's lookups, so their deliveries failed as connect timeouts, and their log-ins
- * (issue 40). c-ares reads neither /etc/hosts nor search domains: a receiver's name must resolve in
- * public DNS anyway. `servers`: `SVC_DNS_SERVERS`; unset, the system's (/etc/resolv.conf).
+ * Resolves outbound names with c-ares (`dns.Resolver`, on the event loop) rather than `dns.lookup`, whose
+ * getaddrinfo holds libuv's thread pool beside scrypt, unbounded: one tenant's slow DNS server stalled every
+ * other tenant's deliveries and log-ins (issue 40). c-ares reads neither /etc/hosts nor search domains: a
+ * receiver's name must resolve in public DNS anyway. `servers`: `SVC_DNS_SERVERS`; unset, the system's.
  */
 export function createDnsResolve(options: { servers?: readonly string[] | undefined } = {}): ResolveHost {
   const resolver = new Resolver({ timeout: DNS_TRY_TIMEOUT_MS, tries: DNS_TRIES });
@@ -77,9 +73,8 @@ function errorCode(error: unknown): string {
 }
 
 /**
- * The first of `servers` (SVC_DNS_SERVERS's entries) that is not `ip`, `ip:port`, `[ipv6]` or `[ipv6]:port`
- * with a port from 1 to 65535, if any. Checked here rather than by `setServers`, which ignores some bad
- * ports and aborts the process on others.
+ * The first of `servers` that is not `ip`, `ip:port`, `[ipv6]` or `[ipv6]:port` (port 1 to 65535), if any:
+ * `setServers` ignores some bad ports and aborts the process on others.
  */
 export function refusedDnsServer(servers: readonly string[]): string | undefined {
   return servers.find((server) => {

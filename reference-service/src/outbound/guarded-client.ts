@@ -60,9 +60,9 @@ function failureReason(error: unknown): string {
 const timedOut = () => new DOMException('total timeout', 'TimeoutError');
 
 /**
- * The one way the service calls out to a URL someone else chose (webhook receivers now, integrations
- * later): no IP literals, every resolved address checked and the connection pinned to it, no redirects
- * followed, connect and total timeouts, and at most `maxExcerptBytes` of the answer read.
+ * The one way the service POSTs to a URL someone else chose: no IP literals, every resolved address checked
+ * and the connection pinned to it, no redirects, connect and total timeouts, at most `maxExcerptBytes` of the
+ * answer read.
  */
 export function createGuardedClient(options: GuardedClientOptions): GuardedClient {
   const policy: TargetPolicy = { resolve: options.resolve, allowLocalhost: options.allowLocalhost };
@@ -114,16 +114,14 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
           headers: answerHeaders,
         });
       };
-      // The request may still wait for a connection when time is up: it is then aborted before a byte is
-      // written, as soon as undici starts it.
+      // A request still waiting for a connection when time is up is aborted as soon as undici starts it.
       const timer = setTimeout(() => {
         // Time ran out while the answer was still coming: what came is kept, as when it breaks off.
         if (status !== 0) answered();
         else settle({ kind: 'failed', reason: 'timed out', latencyMs: elapsed() });
         controller?.abort(timedOut());
       }, totalTimeoutMs);
-      // undici's dispatcher interface rather than request(): no response stream, abort signal or URL
-      // re-parsing per call, which were most of the client's own cost in the delivery benchmark.
+      // undici's dispatcher, not request(): no response stream, abort signal or URL parsing per call.
       agent.dispatch(
         {
           origin: target.origin,

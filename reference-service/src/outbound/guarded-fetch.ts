@@ -10,11 +10,10 @@ export interface GuardedFetch {
 }
 
 /**
- * The `fetch` the MCP SDK is given for every upstream request (tools, OAuth discovery, registration and
- * token calls): the same guard as webhook delivery (src/outbound/target-policy.ts). The URL is checked
- * before anything is sent, every resolved address is checked and the socket pinned to it, and redirects
- * are never followed here (the SDK follows same-origin ones itself, back through this function).
- * The body timeout is off because an SSE stream stays open between events; the SDK times out requests.
+ * The `fetch` the MCP SDK is given for every upstream request, under the delivery's guard (target-policy.ts):
+ * the URL checked first, every resolved address checked and pinned, redirects never followed here (the SDK
+ * follows same-origin ones back through it). No body timeout: an SSE stream stays open between events, and
+ * the SDK times requests out.
  */
 export function createGuardedFetch(policy: TargetPolicy, connectTimeoutMs: number): GuardedFetch {
   const agent = new Agent({

@@ -4,9 +4,8 @@ import type { TargetPolicy } from '../domain/url-policy.js';
 import { resolveCheckedAddresses } from './target-policy.js';
 
 /**
- * The lookup handed to the socket layer by every outbound client (webhook delivery, peers, MCP upstreams):
- * the name is resolved once, every address is checked, and the socket connects to exactly the addresses
- * returned here, so there is no window between the check and the connection for DNS to change its answer.
+ * The socket layer's lookup for every outbound client: the name resolved once, every address checked, and the
+ * socket connected to exactly those, so DNS cannot change its answer between check and connection.
  */
 export function guardedLookup(policy: TargetPolicy): LookupFunction {
   return (hostname, options, callback) => {
@@ -16,13 +15,9 @@ export function guardedLookup(policy: TargetPolicy): LookupFunction {
           address,
           family: address.includes(':') ? 6 : 4,
         }));
-        if (options.all) {
-          callback(null, entries);
-          return;
-        }
-        const first = entries[0];
-        if (!first) callback(new Error('no address') as NodeJS.ErrnoException, '');
-        else callback(null, first.address, first.family);
+        // Never empty: a name without an address is refused by resolveCheckedAddresses.
+        if (options.all) callback(null, entries);
+        else callback(null, entries[0]!.address, entries[0]!.family);
       },
       (error: unknown) => callback(error as NodeJS.ErrnoException, ''),
     );

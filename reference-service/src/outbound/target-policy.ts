@@ -8,10 +8,7 @@ export class OutboundBlockedError extends Error {
   override name = 'OutboundBlockedError';
 }
 
-/**
- * The checks made on the URL before anything is resolved. An IP literal is refused here because the
- * socket layer never calls the guarded lookup for one: it would connect without an address check.
- */
+/** The URL's checks before any lookup: the socket layer never calls the guarded lookup for an IP literal. */
 export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
   let url: URL;
   try {
@@ -33,9 +30,9 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
 }
 
 /**
- * Resolves a name and checks EVERY address it has: one forbidden address refuses the name, so that a
- * name mixing public and internal addresses cannot be used to reach the inside. The caller connects to
- * the addresses returned here and nothing else (no second resolution, so no DNS-rebinding window).
+ * Resolves a name and checks EVERY address: one forbidden address refuses the name (a mix cannot reach the
+ * inside). The caller connects to these addresses and nothing else: no second resolution, no DNS-rebinding
+ * window.
  */
 export async function resolveCheckedAddresses(hostname: string, policy: TargetPolicy): Promise<string[]> {
   const name = hostname.toLowerCase();

@@ -65,7 +65,7 @@ const ADMIN = { permission: 'service:workspace:admin' } as const;
  */
 export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const auth = (request: FastifyRequest, requirements: Requirements, now: number) =>
-    authorize(ctx.db, request, requirements, { now, publicOrigin: ctx.publicAddress.origin });
+    authorize(ctx, request, requirements, now);
 
   app.post('/v1/sessions', async (request, reply) => {
     refuseCrossSiteEntry(ctx, request, 'a log-in');

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import { operationsOfGroup, registerOperations, served } from '../../http/operations.js';
+import { operationsOfGroup, registerOperations } from '../../http/operations.js';
 import { registerOAuthCallback } from './oauth-callback.js';
 import { integrationRoutes } from './routes.js';
 import type { IntegrationService } from './service.js';
@@ -12,5 +12,5 @@ export async function integrationsPlugin(
 ): Promise<void> {
   const { ctx, service } = options;
   registerOAuthCallback(app, ctx, service);
-  registerOperations(app, ctx, operationsOfGroup('integrations'), served(integrationRoutes(service)));
+  registerOperations(app, ctx, operationsOfGroup('integrations'), integrationRoutes(service));
 }

@@ -12,6 +12,5 @@ export function authorizeRoute(
   requirements: Requirements,
   now = ctx.now(),
 ): Promise<Authorized> {
-  const context = { now, publicOrigin: ctx.publicAddress.origin, credentials: ctx.credentials };
-  return authorize(ctx.db, request, requirements, context);
+  return authorize(ctx, request, requirements, now);
 }
