@@ -14,9 +14,7 @@ export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
  * misspelt or extra member, or another type's data, does not compile where the event is made. The SDK's
  * schemas accept more from a later version; the service emits no more (spec 6.4).
  */
-export type TypedData = CatalogueEvent;
-
-export type NewEvent = TypedData & {
+export type NewEvent = CatalogueEvent & {
   workspaceId: string;
   identity: string;
   /** The caller's clock (ctx.now()): the same clock stamps endpoints, whose creation the fan-out compares. */
@@ -33,15 +31,6 @@ export type Backlog = 'refuse' | 'admitted';
 
 /** What the writer answers of each event: its id and the time stamp it was given. */
 export type WrittenEvent = { id: string; createdAt: number };
-
-export interface EventRow {
-  id: string;
-  workspace_id: string;
-  identity: string;
-  type: string;
-  body: string;
-  created_at: number;
-}
 
 /**
  * Events written by one statement; a larger batch is split. Bounds the size of one message: the parameters
@@ -178,9 +167,4 @@ async function writeEvents(db: Queryable, inputs: readonly NewEvent[]): Promise<
     for (const [i, id] of ids.entries()) written.push({ id, createdAt: createdAts[i]! });
   }
   return written;
-}
-
-export async function getEvent(db: Queryable, id: string): Promise<EventRow | undefined> {
-  const rows = await db.query<EventRow>('SELECT * FROM events WHERE id = $1', [id]);
-  return rows[0];
 }

@@ -1,47 +1,6 @@
 import { DELIVERY_FILTER_WINDOW, type WebhookDelivery } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 
-export interface WebhookDeliveryRow {
-  id: string;
-  workspace_id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  status: string;
-  http_status: number | null;
-  latency_ms: number | null;
-  response_excerpt: string | null;
-  next_attempt_at: number | null;
-  created_at: number;
-}
-
-/**
- * One delivery row (tests and benchmarks write a log with it), its id made by the database from its event
- * and endpoint (migration 0017), as the event fan-out makes it: a second row for the same pair is refused by
- * the primary key.
- */
-export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow, 'id'>): Promise<void> {
-  await db.query(
-    `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
-       http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
-     VALUES (webhook_delivery_id($3, $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [
-      row.workspace_id,
-      row.endpoint_id,
-      row.event_id,
-      row.event_type,
-      row.attempt,
-      row.status,
-      row.http_status,
-      row.latency_ms,
-      row.response_excerpt,
-      row.next_attempt_at,
-      row.created_at,
-    ],
-  );
-}
-
 /** The optional filters of the log (the contract's, on listWebhookDeliveries). */
 export interface DeliveryLogFilter {
   status?: string | undefined;
