@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
 export type IntegrationStatus = 'healthy' | 'needs_authorization' | 'unreachable' | 'error';
 
@@ -50,14 +50,8 @@ const COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof IntegrationRow)[];
 
-const INSERT_INTEGRATION = `INSERT INTO integrations (${COLUMNS.join(', ')})
-  VALUES (${COLUMNS.map((_, index) => `$${index + 1}`).join(', ')})`;
-
 export async function insertIntegration(db: Queryable, row: IntegrationRow): Promise<void> {
-  await db.query(
-    INSERT_INTEGRATION,
-    COLUMNS.map((column) => row[column]),
-  );
+  await insertRow(db, 'integrations', row);
 }
 
 export type IntegrationChange = Partial<Omit<IntegrationRow, 'id' | 'identity_id' | 'workspace_id' | 'slug'>>;

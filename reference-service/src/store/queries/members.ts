@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
 export interface MemberRow {
   id: string;
@@ -11,19 +11,7 @@ export interface MemberRow {
 }
 
 export async function insertMember(db: Queryable, row: MemberRow): Promise<void> {
-  await db.query(
-    `INSERT INTO members (id, workspace_id, email, password_hash, permissions, mfa_secret_enc, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [
-      row.id,
-      row.workspace_id,
-      row.email,
-      row.password_hash,
-      row.permissions,
-      row.mfa_secret_enc,
-      row.created_at,
-    ],
-  );
+  await insertRow(db, 'members', row);
 }
 
 /**
