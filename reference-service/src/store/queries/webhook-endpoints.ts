@@ -5,23 +5,23 @@ import {
   type WebhookStatus,
   webhookEndpointSchema,
 } from '@svc-kit/contract';
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
-/** What a row keeps beside its record: the workspace, the sealed secrets and the removal marker. */
-interface EndpointKept {
+/**
+ * A row: the record's members are columns of the same names (the contract's schema names them), beside
+ * the workspace, the sealed secrets and the removal marker.
+ */
+export type WebhookEndpointRow = WebhookEndpoint & {
   workspace_id: string;
   secret_enc: string | null;
   previous_secret_enc: string | null;
   deleted_at: number | null;
-}
-
-/** A row: the record's members are columns of the same names (the contract's schema names them). */
-export type WebhookEndpointRow = WebhookEndpoint & EndpointKept;
+};
 
 /**
- * The record's columns, and no other: the sealed secrets, the workspace and the removal marker are never
- * read for an answer. Taken from the schema once, when this module loads, so the statements below are
- * fixed texts like any other.
+ * The record's columns, and no other: the sealed secrets, the workspace and the removal marker are never read
+ * for an answer. Taken from the schema once, when this module loads, so the statements are fixed texts like
+ * any other.
  */
 const RECORD_COLUMNS = Object.keys(webhookEndpointSchema.shape);
 const VIEW_COLUMNS = RECORD_COLUMNS.join(', ');
@@ -33,9 +33,6 @@ const ROW_COLUMNS = [
   'previous_secret_enc',
   'deleted_at',
 ] as (keyof WebhookEndpointRow)[];
-
-const INSERT_ENDPOINT = `INSERT INTO webhook_endpoints (${ROW_COLUMNS.join(', ')}, host)
-  VALUES (${ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}, $${ROW_COLUMNS.length + 1})`;
 
 /** A new endpoint's row: its record (`newWebhookEndpoint`), its workspace and its sealed secret. */
 export function newEndpointRow(
@@ -54,10 +51,8 @@ export function newEndpointRow(
 
 /** Writes the row, and the host its deliveries are paced by (the contract's `destinationHost`). */
 export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Promise<void> {
-  await db.query(INSERT_ENDPOINT, [
-    ...ROW_COLUMNS.map((column) => row[column]),
-    destinationHost(row.url) ?? null,
-  ]);
+  const columns = Object.fromEntries(ROW_COLUMNS.map((column) => [column, row[column]]));
+  await insertRow(db, 'webhook_endpoints', { ...columns, host: destinationHost(row.url) ?? null });
 }
 
 /** The workspace's live endpoints, oldest first. */
