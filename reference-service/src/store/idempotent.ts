@@ -34,8 +34,8 @@ function refusalAnswer(error: ServiceError): Answer {
 }
 
 /**
- * The first answer of a key, replayed: a stored refusal is thrown again, a success returned (`undefined`
- * while there is none). A repeat with other arguments is refused.
+ * The key's first answer, replayed: a stored refusal is thrown again, a success returned (`undefined` while
+ * there is none). A repeat with other arguments is refused.
  */
 function replayOf(record: IdempotencyRow, call: IdempotentCall): (Answer & { replayed: true }) | undefined {
   if (record.fingerprint !== call.fingerprint) {
@@ -74,11 +74,10 @@ export interface Patience {
 const WAIT_FOR_FIRST: Patience = { waitMs: 30_000, pollMs: 50 };
 
 /**
- * Runs an operation once per key. The operation and the stored answer share one transaction with the key
- * claim, so either both are committed or neither is: a failure inside `run` rolls back and frees the key
- * for a retry. A final refusal (400, 403, 404) rolls back what the operation did, then is stored as the
- * key's first answer in a transaction of its own. A concurrent repeat waits on the key's row and then
- * replays the committed answer.
+ * Runs an operation once per key. The operation and its stored answer share one transaction with the key's
+ * claim: a failure inside `run` rolls back and frees the key for a retry. A final refusal (400, 403, 404)
+ * rolls back what the operation did, then is stored as the key's first answer in a transaction of its own. A
+ * concurrent repeat waits on the key's row, then replays the committed answer.
  */
 export async function runIdempotent(
   db: Db,
@@ -130,12 +129,12 @@ function settleOutcome(db: Db, write: (tx: Queryable) => Promise<unknown>): Prom
 
 /**
  * The same promises as `runIdempotent` (same table, window, 422 and replay) for an operation that opens its
- * own transactions (mode `own`, http/operations.ts), in three short steps instead of one transaction: the
- * claim is committed first, the operation runs with its own transactions and its peer call, then the
- * answer is stored. A repeat arriving meanwhile waits for that answer, on the injected clock `clock`, and
- * never for more polls than the wait holds on real time: it sleeps on real timers, so a clock that stands
- * still (a test's) would otherwise keep it polling for ever. A final refusal is stored as the first answer;
- * any other failure drops the claim, so the key is free again, as with the one-transaction form.
+ * own transactions (mode `own`, http/operations.ts), in three short steps: the claim is committed, the
+ * operation runs with its own transactions and its peer call, then the answer is stored. A repeat arriving
+ * meanwhile waits for that answer on the injected `clock`, and never for more polls than the wait holds on
+ * real time: it sleeps on real timers, and a clock that stands still (a test's) would keep it polling for
+ * ever. A final refusal is stored as the first answer; any other failure drops the claim, freeing the key as
+ * the one-transaction form does.
  */
 export async function runIdempotentInSteps(
   db: Db,
