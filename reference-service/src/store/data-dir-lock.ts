@@ -112,13 +112,7 @@ function judge(holder: Holder, me: Holder): Verdict {
   return 'alive';
 }
 
-function mtimeOf(path: string): number | undefined {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return undefined;
-  }
-}
+const mtimeOf = (path: string) => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
 
 /**
  * A holder in another PID namespace is alive while it keeps touching the file: `true` at the first new touch,

@@ -58,7 +58,6 @@ export interface Answer {
 
 type Column = { name: string; parse: (text: string) => unknown };
 
-/** Reads one complete answer. */
 export function decodeAnswer(bytes: Uint8Array): Answer {
   const answer: Answer = { rows: [], error: undefined, notified: [], idle: false, parsed: false };
   let columns: Column[] = [];
