@@ -24,9 +24,9 @@ import type { CredentialCache } from '../../src/store/credential-cache.js';
 import type { Db } from '../../src/store/db.js';
 import { saveContact } from '../../src/store/queries/contacts.js';
 import { listIdentities } from '../../src/store/queries/identities.js';
-import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { insertEndpoint, newEndpointRow } from '../../src/store/queries/webhook-endpoints.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
+import { insertDelivery } from '../../test/support/endpoints.js';
 import { addAnchors } from './floors.js';
 
 const ENDPOINTS = 10;

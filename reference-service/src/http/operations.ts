@@ -16,12 +16,8 @@ import { ServiceError } from '../domain/errors.js';
 import { requestFingerprint } from '../domain/idempotency.js';
 import { STEP_UP_IF_ENROLLED } from '../domain/step-up.js';
 import type { Db, Queryable } from '../store/db.js';
-import {
-  type Answer,
-  type IdempotentCall,
-  runIdempotent,
-  runIdempotentInSteps,
-} from '../store/idempotent.js';
+import { type Answer, runIdempotent, runIdempotentInSteps } from '../store/idempotent.js';
+import type { IdempotentCall } from '../store/queries/idempotency.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
 import { parse } from './parse.js';

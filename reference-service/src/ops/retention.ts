@@ -1,10 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
-import { PRUNABLE, pagesOf, prunePages, type RetentionWindow } from '../store/queries/retention.js';
+import { PRUNABLE, pagesOf, prunePages } from '../store/queries/retention.js';
 
 /** What the service keeps and how often it looks (config.ts reads the window, `SVC_RETENTION_DAYS`). */
-export interface RetentionSettings extends RetentionWindow {
+export interface RetentionSettings {
+  /** How long events and delivery records are kept, the log of a removed endpoint included. */
+  keepMs: number;
   /** Time between the end of one pass and the start of the next. */
   everyMs: number;
   /** Pages each statement reads: the bound on how long one statement holds the database. */
@@ -37,7 +39,7 @@ export function startRetention(
   async function pass(): Promise<Record<string, number>> {
     const removed: Record<string, number> = {};
     for (const kind of PRUNABLE) {
-      const cutoff = kind.cutoff(now(), settings);
+      const cutoff = kind.cutoff(now(), settings.keepMs);
       const pages = await pagesOf(db, kind.table);
       let count = 0;
       for (let from = 0; from < pages && !closed; from += settings.pagesPerStatement) {

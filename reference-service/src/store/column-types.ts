@@ -3,8 +3,8 @@ import pg from 'pg';
 const INT8_OID = 20;
 
 /**
- * How both backends read column values: `pg`'s text parsers, except BIGINT (millisecond timestamps, far
- * below 2^53), which is read as a number rather than a string.
+ * How both backends read column values: `pg`'s text parsers, except BIGINT (millisecond timestamps, far below
+ * 2^53), read as a number rather than a string.
  */
 export const columnTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

@@ -7,7 +7,10 @@ export const CREDENTIALS_CHANNEL = 'svc_credentials';
 
 /** A bound on what the cache holds, whatever the number of keys in use. */
 const MAX_ENTRIES = 10_000;
-/** A backstop only: entries are dropped on every announced change, long before this. */
+/**
+ * A backstop only (every announced change drops its entries long before), on the monotonic clock, which a
+ * wall clock stepped back cannot stretch.
+ */
 const MAX_AGE_MS = 60_000;
 
 export interface CredentialCache {
@@ -22,22 +25,17 @@ export interface CredentialCache {
  * Resolving an API key takes one statement; this makes it none for a key seen recently.
  *
  * PGlite only. A revoked key must be refused at once: the database announces every change of a key, its
- * member or its workspace at commit (LISTEN/NOTIFY, see migration 0011), and the entries concerned are
- * dropped as the announcement arrives. On PGlite it arrives with the answer to the COMMIT itself, in this
- * process (the data-dir lock makes it the only one), so it is handled before any later request is read.
- * A read that raced an announcement is not kept (the generation check). The secret itself is checked on
- * every call, against the stored hash.
+ * member or its workspace at commit (LISTEN/NOTIFY, migration 0011), and the entries concerned are dropped as
+ * the announcement arrives. On PGlite it arrives with the answer to the COMMIT itself, in this process (the
+ * data-dir lock makes it the only one), so before any later request is read. A read that raced an
+ * announcement is not kept (the generation check). The secret itself is checked on every call, against the
+ * stored hash.
  *
- * PostgreSQL holds nothing: an announcement reaches the other instances a moment after the commit (a
- * process of the server must wake up and send it; on a loaded machine the tests saw a request slip in
- * first), so every call reads its key with one prepared statement before its handler runs, and a key
- * revoked on any instance is refused by the very next call everywhere.
+ * PostgreSQL holds nothing: an announcement reaches the other instances a moment after the commit (on a
+ * loaded machine the tests saw a request slip in first), so every call reads its key with one prepared
+ * statement, and a key revoked on any instance is refused by the very next call everywhere.
  */
-export async function startCredentialCache(
-  db: Db,
-  // A monotonic clock: a wall clock stepped back would stretch the backstop below.
-  now: () => number = () => performance.now(),
-): Promise<CredentialCache> {
+export async function startCredentialCache(db: Db): Promise<CredentialCache> {
   if (db.kind !== 'pglite') return readEveryTime();
   const entries = new Map<string, { row: KeyPrincipalRow; at: number }>();
   let generation = 0;
@@ -67,7 +65,7 @@ export async function startCredentialCache(
   return {
     async lookup(conn, keyId) {
       const held = entries.get(keyId);
-      if (held && listening && now() - held.at < MAX_AGE_MS) {
+      if (held && listening && performance.now() - held.at < MAX_AGE_MS) {
         hits++;
         return held.row;
       }
@@ -77,7 +75,7 @@ export async function startCredentialCache(
       if (row && listening && generation === before && row.revoked_at === null) {
         entries.delete(keyId);
         if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-        entries.set(keyId, { row, at: now() });
+        entries.set(keyId, { row, at: performance.now() });
       }
       return row;
     },

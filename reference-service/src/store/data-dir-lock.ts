@@ -27,9 +27,9 @@ export interface DataDirLock {
 }
 
 /**
- * Who holds the lock, in enough detail that a reused PID is not mistaken for the holder: a PID is only
- * unique within one PID namespace, during one boot, while its process lives (a container's service is
- * PID 1 on every start). `null` where the platform does not say (no /proc outside Linux).
+ * Who holds the lock, in enough detail that a reused PID is not mistaken for the holder: a PID is unique only
+ * within one PID namespace, during one boot, while its process lives (a container's service is PID 1 on every
+ * start). `null` where the platform does not say (no /proc outside Linux).
  */
 interface Holder {
   pid: number;
@@ -112,17 +112,11 @@ function judge(holder: Holder, me: Holder): Verdict {
   return 'alive';
 }
 
-function mtimeOf(path: string): number | undefined {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return undefined;
-  }
-}
+const mtimeOf = (path: string) => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
 
 /**
- * A holder in another PID namespace is alive while it keeps touching the file: `true` as soon as a new
- * touch is seen, `false` once the last one is older than STALE_MS.
+ * A holder in another PID namespace is alive while it keeps touching the file: `true` at the first new touch,
+ * `false` once the last one is older than STALE_MS.
  */
 async function heartbeatAlive(path: string): Promise<boolean> {
   const first = mtimeOf(path);
@@ -137,12 +131,12 @@ async function heartbeatAlive(path: string): Promise<boolean> {
 }
 
 /**
- * PGlite opens its files without any locking of its own, so two processes on one data dir would corrupt
- * it. A lock file created with O_EXCL keeps a second process out. It records the holder's PID, process
- * start time, boot id and PID namespace, and the holder touches it every second, so that a file left by a
- * process that is gone is taken over even when a new process got the same PID (a container's PID 1).
- * Known limit: two processes starting in the same instant over a stale file could both take it over;
- * PGlite is a single-user development backend, so this is accepted.
+ * PGlite opens its files without any locking of its own, and two processes on one data dir would corrupt it:
+ * a lock file created with O_EXCL keeps a second one out. It records the holder's PID, process start time,
+ * boot id and PID namespace, and the holder touches it every second, so that a file left by a process that is
+ * gone is taken over even when a new process got the same PID (a container's PID 1). Known limit: two
+ * processes starting in the same instant over a stale file could both take it over; accepted for PGlite, a
+ * single-user development backend.
  */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   ensurePrivateDir(dataDir);

@@ -3,9 +3,8 @@
  * so that queries are written once, in plain SQL with `$1` parameters, and run unchanged on both.
  */
 export interface Queryable {
-  /** Runs one statement and returns its rows. */
   query<Row extends object>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
-  /** Runs a script of several statements without parameters (migrations). */
+  /** A script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
 }
 
@@ -15,10 +14,8 @@ export interface Db extends Queryable {
   /** Runs `fn` on one connection holding a session-level advisory lock (see migrate.ts). */
   withAdvisoryLock<T>(key: number, fn: (conn: Queryable) => Promise<T>): Promise<T>;
   /**
-   * Calls `onNotify` with the payload on every NOTIFY on `channel` (wake-ups for the delivery workers; an
-   * empty payload after a reconnection, when some may have been missed). Resolves once
-   * listening; the returned function stops it. Notifications can be lost (a dropped connection), so
-   * listeners also poll.
+   * Calls `onNotify` with the payload of every NOTIFY on `channel`, and with '' after a reconnection (some
+   * may have been missed; listeners also poll). Resolves once listening; the returned function stops it.
    */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -42,6 +39,18 @@ export interface Db extends Queryable {
 }
 
 /**
+ * Inserts `row` into `table`, one column per member, named as the row's type names them: pass an object
+ * literal of that type, where another member does not compile. `tail` follows the values (ON CONFLICT).
+ */
+export async function insertRow(db: Queryable, table: string, row: object, tail = ''): Promise<void> {
+  const columns = Object.keys(row);
+  const slots = columns.map((_, index) => `$${index + 1}`);
+  await db.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${slots.join(', ')})${tail}`, [
+    ...Object.values(row),
+  ]);
+}
+
+/**
  * The database gave no connection in time, could not be reached, or cut a statement short (a statement or
  * lock timeout, a cancel): nothing of the statement or section ran, or it was rolled back. The API answers
  * it 503 `service_unavailable`.
@@ -54,9 +63,8 @@ export class DatabaseUnavailableError extends Error {
 const NO_SPACE = '53100';
 
 /**
- * A statement refused because the database's disk is full becomes DatabaseUnavailableError: nothing of it
- * was written (its transaction rolls back), and it may succeed once space is freed, which is what a 503
- * says. Other errors are returned as they are.
+ * A statement refused for a full disk becomes DatabaseUnavailableError: nothing of it was written, and it
+ * may succeed once space is freed, which is what a 503 says. Other errors are returned as they are.
  */
 export function unavailableIfNoSpace(error: unknown): unknown {
   if ((error as { code?: unknown } | null)?.code !== NO_SPACE) return error;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { IDEMPOTENCY_WINDOW_MS, isRememberedRefusal, statusOfErrorCode } from '@svc-kit/contract';
+import { isRememberedRefusal, statusOfErrorCode } from '@svc-kit/contract';
 import { ServiceError } from '../domain/errors.js';
 import type { Db, Queryable } from './db.js';
 import {
@@ -7,6 +7,7 @@ import {
   dropUnansweredClaim,
   getIdempotencyRecord,
   type IdempotencyRow,
+  type IdempotentCall,
   storeIdempotentAnswer,
 } from './queries/idempotency.js';
 
@@ -33,8 +34,8 @@ function refusalAnswer(error: ServiceError): Answer {
 }
 
 /**
- * The first answer of a key, replayed: a stored refusal is thrown again, a success returned (`undefined`
- * while there is none). A repeat with other arguments is refused.
+ * The key's first answer, replayed: a stored refusal is thrown again, a success returned (`undefined` while
+ * there is none). A repeat with other arguments is refused.
  */
 function replayOf(record: IdempotencyRow, call: IdempotentCall): (Answer & { replayed: true }) | undefined {
   if (record.fingerprint !== call.fingerprint) {
@@ -64,15 +65,6 @@ export interface Answer {
   body: unknown;
 }
 
-export interface IdempotentCall {
-  workspaceId: string;
-  key: string;
-  fingerprint: string;
-  now: number;
-}
-
-/** A claim without an answer this old belongs to a process that died mid-call; it may be taken over. */
-const ABANDONED_CLAIM_MS = 2 * 60 * 1000;
 /** How long a repeat waits for a concurrent first call (which may be waiting on a peer) to answer. */
 export interface Patience {
   waitMs: number;
@@ -81,29 +73,11 @@ export interface Patience {
 
 const WAIT_FOR_FIRST: Patience = { waitMs: 30_000, pollMs: 50 };
 
-const claimOf = (call: IdempotentCall) => ({
-  workspace_id: call.workspaceId,
-  key: call.key,
-  fingerprint: call.fingerprint,
-  created_at: call.now,
-});
-
-/** Claims the key in `tx`: true when it is ours to answer (see `claimIdempotencyKey`). */
-function claim(tx: Queryable, call: IdempotentCall): Promise<boolean> {
-  return claimIdempotencyKey(
-    tx,
-    claimOf(call),
-    call.now - IDEMPOTENCY_WINDOW_MS,
-    call.now - ABANDONED_CLAIM_MS,
-  );
-}
-
 /**
- * Runs an operation once per key. The operation and the stored answer share one transaction with the key
- * claim, so either both are committed or neither is: a failure inside `run` rolls back and frees the key
- * for a retry. A final refusal (400, 403, 404) rolls back what the operation did, then is stored as the
- * key's first answer in a transaction of its own. A concurrent repeat waits on the key's row and then
- * replays the committed answer.
+ * Runs an operation once per key. The operation and its stored answer share one transaction with the key's
+ * claim: a failure inside `run` rolls back and frees the key for a retry. A final refusal (400, 403, 404)
+ * rolls back what the operation did, then is stored as the key's first answer in a transaction of its own. A
+ * concurrent repeat waits on the key's row, then replays the committed answer.
  */
 export async function runIdempotent(
   db: Db,
@@ -112,17 +86,17 @@ export async function runIdempotent(
 ): Promise<Answer & { replayed: boolean }> {
   try {
     return await db.transaction(async (tx) => {
-      if (await claim(tx, call)) {
+      if (await claimIdempotencyKey(tx, call)) {
         let answer: Answer;
         try {
           answer = await run(tx);
         } catch (error) {
           throw isRememberedError(error) ? new RefusedRun(error) : error;
         }
-        await storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body);
+        await storeIdempotentAnswer(tx, call, answer);
         return { ...answer, replayed: false };
       }
-      const record = await getIdempotencyRecord(tx, call.workspaceId, call.key);
+      const record = await getIdempotencyRecord(tx, call);
       if (!record || record.response_status === null) {
         // Cannot happen with the claim above (answers are stored in the claiming transaction); refuse loudly.
         throw new Error('idempotency record without an answer');
@@ -134,10 +108,8 @@ export async function runIdempotent(
     // The operation ran to its refusal: remembering it waits for the database rather than giving up.
     await settleOutcome(db, async (tx) => {
       // Someone else's answer got there first: theirs is the key's first answer, ours is still this caller's.
-      if (await claim(tx, call)) {
-        const { status, body } = refusalAnswer(error.refusal);
-        await storeIdempotentAnswer(tx, call.workspaceId, call.key, status, body);
-      }
+      if (await claimIdempotencyKey(tx, call))
+        await storeIdempotentAnswer(tx, call, refusalAnswer(error.refusal));
     });
     throw error.refusal;
   }
@@ -145,8 +117,8 @@ export async function runIdempotent(
 
 /**
  * Once an operation has run, its outcome is written however long that takes: a claim left without its
- * answer would hold the key for ABANDONED_CLAIM_MS and then let the operation run a second time. So no wait
- * limit, and the lock and statement timeouts an operator may set on the database are off for the write.
+ * answer would hold the key for ABANDONED_CLAIM_MS (queries/idempotency.ts), then let the operation run
+ * again. So no wait limit, and an operator's lock and statement timeouts are off for the write.
  */
 function settleOutcome(db: Db, write: (tx: Queryable) => Promise<unknown>): Promise<void> {
   return db.withoutWaitLimit().transaction(async (tx) => {
@@ -157,12 +129,12 @@ function settleOutcome(db: Db, write: (tx: Queryable) => Promise<unknown>): Prom
 
 /**
  * The same promises as `runIdempotent` (same table, window, 422 and replay) for an operation that opens its
- * own transactions (mode `own`, http/operations.ts), in three short steps instead of one transaction: the
- * claim is committed first, the operation runs with its own transactions and its peer call, then the
- * answer is stored. A repeat arriving meanwhile waits for that answer, on the injected clock `clock`, and
- * never for more polls than the wait holds on real time: it sleeps on real timers, so a clock that stands
- * still (a test's) would otherwise keep it polling for ever. A final refusal is stored as the first answer;
- * any other failure drops the claim, so the key is free again, as with the one-transaction form.
+ * own transactions (mode `own`, http/operations.ts), in three short steps: the claim is committed, the
+ * operation runs with its own transactions and its peer call, then the answer is stored. A repeat arriving
+ * meanwhile waits for that answer on the injected `clock`, and never for more polls than the wait holds on
+ * real time: it sleeps on real timers, and a clock that stands still (a test's) would keep it polling for
+ * ever. A final refusal is stored as the first answer; any other failure drops the claim, freeing the key as
+ * the one-transaction form does.
  */
 export async function runIdempotentInSteps(
   db: Db,
@@ -174,27 +146,25 @@ export async function runIdempotentInSteps(
   const deadline = clock() + patience.waitMs;
   const maxPolls = Math.ceil(patience.waitMs / patience.pollMs);
   for (let polls = 0; ; polls++) {
-    if (await claim(db, call)) {
+    if (await claimIdempotencyKey(db, call)) {
       let answer: Answer;
       let refusal: ServiceError | undefined;
       try {
         answer = await run();
       } catch (error) {
         if (!isRememberedError(error)) {
-          await settleOutcome(db, (tx) => dropUnansweredClaim(tx, claimOf(call)));
+          await settleOutcome(db, (tx) => dropUnansweredClaim(tx, call));
           throw error;
         }
         // A final refusal is the key's first answer (the contract's rule): kept like a success.
         refusal = error;
         answer = refusalAnswer(error);
       }
-      await settleOutcome(db, (tx) =>
-        storeIdempotentAnswer(tx, call.workspaceId, call.key, answer.status, answer.body),
-      );
+      await settleOutcome(db, (tx) => storeIdempotentAnswer(tx, call, answer));
       if (refusal) throw refusal;
       return { ...answer, replayed: false };
     }
-    const record = await getIdempotencyRecord(db, call.workspaceId, call.key);
+    const record = await getIdempotencyRecord(db, call);
     const replay = record && replayOf(record, call);
     if (replay) return replay;
     // The first call is still running (or just gave the key up): wait and look again.

@@ -33,9 +33,9 @@ export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migrati
 }
 
 /**
- * Applies pending migrations, each in its own transaction, under an advisory lock so that several
- * instances starting at once on one PostgreSQL database apply each migration exactly once. Migrations are
- * append-only: an applied file whose text changed stops the start-up instead of drifting silently.
+ * Applies pending migrations, each in its own transaction, under an advisory lock so that instances starting
+ * at once on one PostgreSQL database apply each exactly once. Migrations are append-only: an applied file
+ * whose text changed stops the start-up instead of drifting silently.
  */
 export async function migrate(db: Db, migrations?: Migration[]): Promise<number[]> {
   const all = migrations ?? (await loadMigrations());

@@ -6,29 +6,27 @@ import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import { asUnreachable } from './unreachable.js';
 
-export interface StoreOptions {
-  /** PostgreSQL connection string; without it the service runs on PGlite in `dataDir`. */
-  databaseUrl?: string | undefined;
-  /** Folder for the PGlite files, the data-dir lock and the generated at-rest key. */
-  dataDir: string;
-  /** PGlite only: keep everything in memory (tests). */
-  inMemory?: boolean;
-  /** PostgreSQL only: told of each database connection lost (see PostgresOptions). */
-  onConnectionLost?: ((error: Error) => void) | undefined;
-  /**
-   * With `inMemory`: start from this tarball of a data dir (PGlite's `dumpDataDir`) instead of running
-   * initdb; pending migrations are still applied.
-   */
-  snapshot?: Uint8Array | undefined;
-}
-
 export interface OpenedStore {
   db: Db;
   close(): Promise<void>;
 }
 
 /** Opens the configured backend, applies pending migrations, and hands back one close for both. */
-export async function openStore(options: StoreOptions): Promise<OpenedStore> {
+export async function openStore(options: {
+  /** PostgreSQL connection string; without it the service runs on PGlite in `dataDir`. */
+  databaseUrl?: string | undefined;
+  /** Folder for the PGlite files, the data-dir lock and the generated at-rest key. */
+  dataDir: string;
+  /** PGlite only: keep everything in memory (tests). */
+  inMemory?: boolean;
+  /** PostgreSQL only: told of each database connection lost (see openPostgres). */
+  onConnectionLost?: ((error: Error) => void) | undefined;
+  /**
+   * With `inMemory`: start from this tarball of a data dir (PGlite's `dumpDataDir`) instead of running
+   * initdb; pending migrations still apply.
+   */
+  snapshot?: Uint8Array | undefined;
+}): Promise<OpenedStore> {
   let lock: DataDirLock | undefined;
   let db: Db;
   if (options.databaseUrl) {

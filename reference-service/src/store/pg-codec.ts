@@ -1,18 +1,18 @@
 import { type DatabaseError, parse } from 'pg-protocol';
 
 /**
- * The one place the embedded backend (pglite-wire.ts) meets the `pg` driver's codec, through public
- * entry points only: pg-protocol's `serialize` and `parse`, and a copy of the part of pg's parameter
- * conversion the service uses (pg keeps it in a file it does not document). The copy is pinned to the
- * versions below; test/store/pg-codec.test.ts fails when an installed version moves, so that the copy is
- * compared with the new release's conversion before the pin is moved.
+ * The one place the embedded backend (pglite-wire.ts) meets the `pg` driver's codec, through public entry
+ * points only: pg-protocol's `serialize` and `parse`, and a copy of the part of pg's parameter conversion the
+ * service uses (pg keeps it in a file it does not document). The copy is pinned to the versions below;
+ * test/store/pg-codec.test.ts fails when an installed version moves, so that the copy is compared with the
+ * new release's before the pin moves.
  */
 export const PINNED_VERSIONS = { pg: '8.23.1', 'pg-protocol': '1.16.1' } as const;
 
 /**
- * A parameter as `pg` sends it in text form (its `prepareValue`, for the values the service sends):
- * null for null and undefined, bytes as they are, arrays as array literals, other objects as JSON, the
- * rest by `toString`. Dates and `toPostgres` objects are refused: no statement of the service sends one.
+ * A parameter as `pg` sends it in text form (its `prepareValue`): null for null and undefined, bytes as they
+ * are, arrays as array literals, other objects as JSON, the rest by `toString`. Dates and `toPostgres`
+ * objects are refused: no statement of the service sends one.
  */
 export function toWireValue(value: unknown): string | Buffer | null {
   if (value === null || value === undefined) return null;
@@ -59,11 +59,11 @@ function narrow(message: ParsedMessage): BackendMessage {
 }
 
 /**
- * Reads one complete answer's messages, in order, before returning, with a parser of its own (nothing
- * left from an answer that failed). `parse` consumes a stream's `data` events; the answer is one such
- * event, emitted here at once rather than through a stream's machinery, which cost more than the parse.
- * Should `parse` ever read its stream another way, the answer is not read to its end (neither a
- * ReadyForQuery nor an error came) and this throws.
+ * Reads one complete answer's messages, in order, before returning, with a parser of its own (nothing left
+ * from an answer that failed). `parse` consumes a stream's `data` events; the answer is emitted here as one
+ * such event, at once, since a stream's machinery cost more than the parse. Should `parse` ever read its
+ * stream another way, the answer is not read to its end (neither a ReadyForQuery nor an error came) and this
+ * throws.
  */
 export function readMessages(bytes: Uint8Array, onMessage: (message: BackendMessage) => void): void {
   let emitData: ((chunk: Buffer) => void) | undefined;

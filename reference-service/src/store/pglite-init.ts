@@ -7,10 +7,10 @@ export class EmbeddedDatabaseError extends Error {
 }
 
 /**
- * Creates a new data dir in a child process that ends once it is done. PGlite creates one by running
- * initdb, a second WebAssembly program; run in this process, what it leaves behind (compiled code,
- * allocator pages) stayed resident for the process's whole life on every first start (measured:
- * bench/RESULTS.md, issue 43), even when run in a thread that then ended. A process gives all of it back.
+ * Creates a new data dir in a child process that ends once done. PGlite creates one by running initdb, a
+ * second WebAssembly program; run in this process, even on a thread that then ended, what it leaves behind
+ * (compiled code, allocator pages) stayed resident for the process's whole life (bench/RESULTS.md, issue 43).
+ * A process gives all of it back.
  */
 export async function initialiseDataDir(dataDir: string): Promise<void> {
   const script = fileURLToPath(new URL('./pglite-thread.js', import.meta.url));

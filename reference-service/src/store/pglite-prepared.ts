@@ -4,11 +4,10 @@ export const STALE_PREPARED_STATEMENT = '0A000';
 const MAX_PREPARED = 500;
 
 /**
- * The statements prepared on the single session, by text: each is parsed and planned once, then only
- * bound and run (for a short statement, parsing and planning cost the database thread about as much as
- * running it). Statements are sent in order and run in order, so a name is usable by the next statement
- * sent right after its Parse; a Parse that failed (a syntax error, an aborted transaction) made no name,
- * and the text is parsed again next time.
+ * The statements prepared on the single session, by text: each is parsed and planned once, then only bound
+ * and run (for a short statement, parsing and planning cost the thread about as much as running it).
+ * Statements run in the order sent, so a name is usable by the statement sent right after its Parse; a Parse
+ * that failed (a syntax error, an aborted transaction) made no name, and the text is parsed again next time.
  */
 export class PreparedStatements {
   #names = new Map<string, { name: string; ready: boolean } | null>();

@@ -2,12 +2,7 @@ import { type DatabaseError, serialize } from 'pg-protocol';
 import { columnTypes } from './column-types.js';
 import { readMessages, toWireValue } from './pg-codec.js';
 
-/**
- * The embedded database spoken to in PostgreSQL's own wire protocol, encoded and decoded here on the
- * service's thread with the `pg` driver's codec (pg-protocol, pg's parameter and column conversions). The
- * database's thread only runs the bytes (pglite-thread.js), so statements, values and errors are read and
- * written exactly as on the PostgreSQL backend.
- */
+/** The embedded database's wire protocol, encoded and decoded on the service's thread (see pglite.ts). */
 
 /**
  * One statement with parameters, as one extended-protocol batch: Parse, Bind, Describe, Execute, Sync.
@@ -63,7 +58,6 @@ export interface Answer {
 
 type Column = { name: string; parse: (text: string) => unknown };
 
-/** Reads one complete answer. */
 export function decodeAnswer(bytes: Uint8Array): Answer {
   const answer: Answer = { rows: [], error: undefined, notified: [], idle: false, parsed: false };
   let columns: Column[] = [];

@@ -24,22 +24,20 @@ export interface EmbeddedThread {
   readonly waiting: number;
 }
 
-export interface ThreadOptions {
-  threadHeapLimitMb?: number | undefined;
-  snapshot?: Uint8Array | undefined;
-  /** Each notification the database sent, with the answer that carried it. */
-  onNotify(channel: string, payload: string): void;
-  /** The thread failed or ended without being asked to: it serves nothing more. */
-  onLost(error: EmbeddedDatabaseError): void;
-}
-
 /**
- * Starts the database thread on `dataDir` (in memory when undefined) and resolves once it is ready. The
+ * Starts the database thread on `dataDir` (in memory when undefined), resolving once it is ready. The
  * thread keeps the process alive only while a request is waiting for it.
  */
 export async function startEmbeddedThread(
   dataDir: string | undefined,
-  options: ThreadOptions,
+  options: {
+    threadHeapLimitMb?: number | undefined;
+    snapshot?: Uint8Array | undefined;
+    /** Each notification the database sent, with the answer that carried it. */
+    onNotify(channel: string, payload: string): void;
+    /** The thread failed or ended without being asked to: it serves nothing more. */
+    onLost(error: EmbeddedDatabaseError): void;
+  },
 ): Promise<EmbeddedThread> {
   const thread = new Worker(new URL('./pglite-thread.js', import.meta.url), {
     workerData: { dataDir, snapshot: options.snapshot },
@@ -52,8 +50,7 @@ export async function startEmbeddedThread(
         : { maxOldGenerationSizeMb: options.threadHeapLimitMb }),
     },
   });
-  const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
-  const memoryWaiters = new Map<number, (memory: Record<string, number>) => void>();
+  const pending = new Map<number, { resolve: (reply: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let stopped: Error | undefined;
 
@@ -79,15 +76,13 @@ export async function startEmbeddedThread(
   });
 
   thread.on('message', (reply: Reply) => {
-    if (reply.memory) {
-      memoryWaiters.get(reply.id)?.(reply.memory);
-      memoryWaiters.delete(reply.id);
-      settle(reply.id);
-      return;
-    }
     const waiter = settle(reply.id);
     if (reply.error) {
       waiter?.reject(new EmbeddedDatabaseError(`the embedded database failed: ${reply.error.message}`));
+      return;
+    }
+    if (reply.memory) {
+      waiter?.resolve(reply.memory);
       return;
     }
     let answer: Answer;
@@ -112,25 +107,20 @@ export async function startEmbeddedThread(
   thread.on('exit', () => lost(new EmbeddedDatabaseError('the embedded database is closed')));
   thread.unref();
 
-  function send(message: ThreadMessage): Promise<Answer> {
+  /** Resolves with the reply's decoded answer, or its memory figures for a `memory` request. */
+  function request<T>(message: ThreadMessage): Promise<T> {
     if (stopped) return Promise.reject(stopped);
     const id = nextId++;
     if (pending.size === 0) thread.ref();
-    return new Promise<Answer>((resolve, reject) => {
-      pending.set(id, { resolve, reject });
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (reply: unknown) => void, reject });
       thread.postMessage({ id, ...message }, 'bytes' in message ? [message.bytes.buffer as ArrayBuffer] : []);
     });
   }
 
   return {
-    send,
-    memory() {
-      if (stopped) return Promise.reject(stopped);
-      return new Promise<Record<string, number>>((resolve, reject) => {
-        memoryWaiters.set(nextId, resolve);
-        send({ memory: true }).catch(reject);
-      });
-    },
+    send: (message) => request<Answer>(message),
+    memory: () => request<Record<string, number>>({ memory: true }),
     stop,
     terminate: () => thread.terminate(),
     get waiting() {

@@ -10,23 +10,20 @@ import { type EmbeddedThread, startEmbeddedThread, type ThreadMessage } from './
 const REOPEN_EVERY_MS = 1_000;
 
 /**
- * PGlite on a thread of its own (src/store/pglite-thread.js, started by pglite-worker.ts): PostgreSQL
- * compiled to WebAssembly runs synchronously, so on the main thread every statement would hold up the
- * HTTP work and the delivery worker's requests. Here the two run side by side. Statements travel as
- * wire-protocol bytes, encoded and decoded on this side with the `pg` driver's codec (pglite-wire.ts), so
- * values and errors read as on the PostgreSQL backend and the database's thread spends its time on
- * nothing but the database. Statements are sent as soon as they are made, and the thread runs them in
- * that order without waiting for this side to read each answer. PGlite has a single session: while a
- * transaction is open, statements from outside it wait here, so row locks and unique-constraint waits
- * behave as on PostgreSQL with one client at a time. BIGINT columns are read as numbers.
- * `threadHeapLimitMb` caps the thread's JavaScript heap (the tests use it to show that the thread keeps
- * nothing of what it ran).
+ * PGlite on a thread of its own (pglite-thread.js, started by pglite-worker.ts): PostgreSQL compiled to
+ * WebAssembly runs synchronously, and on the main thread every statement would hold up the HTTP work and
+ * the delivery worker. Statements travel as wire-protocol bytes, encoded and decoded here with the `pg`
+ * driver's codec (pglite-wire.ts), so values and errors read as on PostgreSQL and the thread does nothing
+ * but the database; they are sent as soon as made and run in that order. PGlite has a single session:
+ * while a transaction is open, statements from outside it wait here, so row locks and unique-constraint
+ * waits behave as on PostgreSQL with one client at a time. `threadHeapLimitMb` caps the thread's heap (the
+ * tests use it to show that the thread keeps nothing of what it ran).
  *
- * A database that can no longer serve (a write-ahead log that could not be written for want of space
- * leaves PGlite inside a transaction it cannot end; its thread may die) is broken, not closed: its
- * statements fail with DatabaseUnavailableError (503), and the data dir is opened again on a new thread,
- * at most once a second while statements keep coming, which replays the log as after a crash. Once the
- * disk has room again the open succeeds and the service goes on without a restart.
+ * A database that can no longer serve (a write-ahead log not written for want of space leaves PGlite inside
+ * a transaction it cannot end; its thread may die) is broken, not closed: its statements fail with
+ * DatabaseUnavailableError (503), and the data dir is opened again on a new thread at most once a second
+ * while statements keep coming, replaying the log as after a crash, so that once the disk has room the
+ * service goes on without a restart.
  */
 export async function openPglite(
   dataDir: string | undefined,
@@ -50,7 +47,7 @@ export async function openPglite(
     });
   let thread: EmbeddedThread = await start();
 
-  /** Stops serving from the current thread: what waits on it fails with 503, the next use opens again. */
+  /** What waits on the current thread fails with 503; the next use opens again. */
   function breakDown(cause: Error): void {
     if (closed || broken) return;
     broken = new DatabaseUnavailableError('the embedded database stopped and is being opened again', {
@@ -80,7 +77,6 @@ export async function openPglite(
     }
   }
 
-  /** Sends to a thread that serves: a broken database is opened again first, at most once a second. */
   function send(message: ThreadMessage): Promise<Answer> {
     if (closed) return Promise.reject(closed);
     return broken ? reopenThenSend(message) : thread.send(message);

@@ -11,11 +11,10 @@ const preparedNames = new Map<string, string>();
 const STALE_PREPARED_STATEMENT = '0A000';
 
 /**
- * A name for the statement, so that each connection parses and plans it once and then only binds and
- * runs it (the planning of a short statement cost the server more than running it). The service's
- * statements are a fixed set of texts (the few built from typed names, such as an integration's changed
- * columns, are one per caller), and past MAX_PREPARED statements run unnamed, so what each connection
- * keeps is bounded.
+ * A name for the statement, so that each connection parses and plans it once, then only binds and runs it
+ * (planning a short statement cost the server more than running it). The service's texts are a fixed set
+ * (those built from typed names, such as an integration's changed columns, are one per caller), and past
+ * MAX_PREPARED they run unnamed, so what each connection keeps is bounded.
  */
 function statementName(sql: string): string | undefined {
   const known = preparedNames.get(sql);
@@ -35,10 +34,9 @@ const MAX_WAITING = 1_000;
 const CUT_SHORT = new Set(['57014', '55P03']);
 
 /**
- * A request's statement the server cut short was rolled back with its transaction: the database being
- * unavailable, not a fault of the service, answered 503. The service sets neither timeout itself; an
- * operator may, on the role or in DATABASE_URL's `options`. Views without a wait limit (background work)
- * leave the error as it is.
+ * A request's statement the server cut short was rolled back with its transaction: the database is
+ * unavailable (503), not at fault. The service sets neither timeout itself; an operator may, on the role or
+ * in DATABASE_URL's `options`. Views without a wait limit (background work) leave the error as it is.
  */
 function unavailableIfCutShort(limitMs: number | undefined, error: unknown): unknown {
   // A full disk is the database being unavailable on every view: no write of any caller can succeed.
@@ -49,7 +47,7 @@ function unavailableIfCutShort(limitMs: number | undefined, error: unknown): unk
   return new DatabaseUnavailableError('the database cut a statement short', { cause: error });
 }
 
-/** One statement on `client` (or on any connection of the pool), prepared by name (see statementName). */
+/** One statement on `client` (or any connection of the pool), prepared by name (see statementName). */
 async function runQuery<Row extends object>(
   client: Pick<pg.Pool, 'query'>,
   sql: string,
@@ -78,29 +76,25 @@ const onClient = (client: pg.PoolClient): Queryable => ({
   exec: (sql) => runScript(client, sql),
 });
 
-export interface PostgresOptions {
-  /**
-   * Told of each connection the server ended or lost (a restart, an administrator's terminate, the
-   * network): the pool and the LISTEN connections open new ones on their own, but an operator wants to
-   * know it happened.
-   */
-  onConnectionLost?: ((error: Error) => void) | undefined;
-}
-
-/** PostgreSQL through a `pg` pool. BIGINT columns (millisecond timestamps) are read as numbers. */
-export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<Db> {
+/**
+ * PostgreSQL through a `pg` pool. `onConnectionLost` is told of each connection the server ended or lost (a
+ * restart, a terminate, the network): the pool and the LISTEN connections open new ones on their own, but
+ * an operator wants to know it happened.
+ */
+export async function openPostgres(
+  connectionString: string,
+  options: { onConnectionLost?: ((error: Error) => void) | undefined } = {},
+): Promise<Db> {
   const lost = options.onConnectionLost ?? (() => {});
   const pool = new pg.Pool({
     connectionString,
     max: 10,
     types: columnTypes,
   });
-  // An idle client losing its connection must not crash the process; the next query reconnects. The
-  // client's own listener below reports it, once.
+  // A client losing its connection must not crash the process; the next query reconnects. Idle, the pool
+  // hears its 'error'; checked out (a transaction open when the server restarts), only the client does,
+  // and errs twice for one loss (the server's message, then the closed socket): reported once, below.
   pool.on('error', () => {});
-  // Nor one checked out (a transaction open when the server restarts): besides failing its statement, pg
-  // emits 'error' on the client, which the pool listens to only while the client is idle. Such a client
-  // errs twice for one loss (the server's message, then the closed socket): told once.
   pool.on('connect', (client) => client.once('error', lost).on('error', () => {}));
 
   /** A pooled connection, within `limitMs` when given; one handed over after the caller gave up goes back. */
@@ -133,9 +127,9 @@ export async function openPostgres(connectionString: string, options: PostgresOp
   }
 
   /**
-   * Runs `fn` on a pooled connection and gives it back: kept (with its prepared statements) when the server
-   * only refused the statement and the connection is ready for the next one, dropped otherwise (a broken
-   * connection, a FATAL error such as the server shutting down, a script left inside a transaction).
+   * Runs `fn` on a pooled connection, then keeps it (with its prepared statements) when the server only
+   * refused the statement and the connection is idle, drops it otherwise (broken, a FATAL error such as a
+   * shutdown, a script left inside a transaction).
    */
   async function withClient<T>(limitMs: number | undefined, fn: (client: pg.PoolClient) => Promise<T>) {
     const client = await acquire(limitMs);

@@ -3,8 +3,8 @@ import { chmodSync, mkdirSync, statSync } from 'node:fs';
 /**
  * Makes the data dir, or closes an existing one, to the service's own user (0700). PGlite writes its files
  * readable and writable by anyone (0666 under the usual umask), and they hold password hashes, e-mails and
- * sealed secrets: a closed directory makes them unreachable for other local accounts whatever their mode.
- * A directory we do not own is left as it is (its owner chose).
+ * sealed secrets: a closed directory keeps other local accounts out whatever their mode. A directory we do
+ * not own is left as it is (its owner chose).
  */
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });

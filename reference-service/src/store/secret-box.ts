@@ -3,9 +3,9 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 const VERSION = 'v1';
 
 /**
- * Encrypts secrets the service must read back later (webhook signing secrets, TOTP seeds) with
- * AES-256-GCM. The record id is bound as additional data, so a ciphertext copied onto another row does not
- * decrypt. Stored form: `v1.<iv>.<tag>.<ciphertext>`, each part base64url.
+ * Encrypts secrets the service must read back (webhook signing secrets, TOTP seeds) with AES-256-GCM. The
+ * record id is bound as additional data, so a ciphertext copied onto another row does not decrypt. Stored
+ * form: `v1.<iv>.<tag>.<ciphertext>`, each part base64url.
  */
 export interface SecretBox {
   seal(plaintext: string, boundTo: string): string;

@@ -8,11 +8,11 @@ export class SecretKeyMismatchError extends Error {
 }
 
 /**
- * Opens one secret the database already holds (an identity's private key, else a webhook signing secret,
- * else a member's TOTP seed). A key that cannot open it was not the key they were sealed with: every
- * instance of one PostgreSQL database needs the same key, and a data dir's generated key belongs to the
- * databases that instance seeded. Caught here, the start stops with the setting named, instead of the first
- * signature or sign-in failing on an authentication tag.
+ * Opens one secret the database already holds (an identity's private key, else a webhook signing secret, else
+ * a member's TOTP seed). A key that cannot open it is not the one they were sealed with: every instance of
+ * one PostgreSQL database needs the same key, and a data dir's generated key belongs to the databases that
+ * instance seeded. Caught here, the start stops with the setting named, instead of the first signature or
+ * sign-in failing on an authentication tag.
  */
 export async function checkSecretKey(db: Queryable, box: SecretBox, key: AtRestKey): Promise<void> {
   const [sample] = await db.query<{ sealed: string; bound_to: string }>(

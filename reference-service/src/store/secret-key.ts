@@ -12,9 +12,9 @@ export interface AtRestKey {
 }
 
 /**
- * The at-rest key: `SVC_SECRET_KEY` (64 hex characters or base64 of 32 bytes) when set, which every
- * instance sharing one PostgreSQL database must use; otherwise a key generated once into
- * `<dataDir>/secret.key` (mode 0600), which suits a single machine.
+ * The at-rest key: `SVC_SECRET_KEY` (64 hex characters or base64 of 32 bytes) when set, which every instance
+ * sharing one PostgreSQL database must use; otherwise a key generated once into `<dataDir>/secret.key` (mode
+ * 0600), which suits a single machine.
  */
 export function loadSecretKey(envValue: string | undefined, dataDir: string): AtRestKey {
   if (envValue !== undefined && envValue !== '') {

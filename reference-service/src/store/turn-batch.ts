@@ -1,19 +1,14 @@
 /**
  * Writes that callers make one at a time, gathered: calls made within one turn of the event loop go to the
- * database as one statement, and while `inFlight` statements run the next batch gathers. Under concurrent
- * load a statement (and, outside a transaction, a commit) then serves several calls instead of one each.
- * With one connection (PGlite) one statement at a time is all there is; with a pool, a batch that waits
- * for the previous one's commit to reach the disk waits a whole flush for nothing, while the server would
- * have flushed both commits together, so several run at once.
+ * database as one statement (and, outside a transaction, one commit), and while `inFlight` statements run the
+ * next batch gathers. With a pool several run at once: a batch waiting for the previous one's commit to reach
+ * the disk would wait a whole flush for nothing, where the server flushes both together.
  *
- * A batch the database refused for its data (SQLSTATE classes 22 and 23: a bad value, a row whose parent
- * is gone) is written again one call at a time, one statement after another, so that one bad input fails
- * only its own call without a burst of statements. Any other failure (a timeout, a deadlock, the
- * connection lost: the outcome unknown) fails the whole batch, as it would have failed each call alone;
- * nothing is written twice.
- *
- * A batch ends at `maxBatch` calls or once its calls weigh `maxWeight` (`weigh` of each, e.g. its bytes),
- * whichever comes first: one statement's size stays bounded whatever each call carries.
+ * A batch the database refused for its data (SQLSTATE classes 22 and 23) is written again one call at a time,
+ * in sequence, so that one bad input fails only its own call without a burst of statements. Any other failure
+ * (a timeout, the connection lost: the outcome unknown) fails the whole batch, as it would have failed each
+ * call alone; nothing is written twice. A batch ends at `maxBatch` calls or once its calls weigh `maxWeight`
+ * (`weigh` of each, e.g. its bytes), so that one statement's size stays bounded whatever each call carries.
  */
 export class TurnBatch<Input, Output> {
   #queue: {
@@ -92,10 +87,7 @@ export class TurnBatch<Input, Output> {
   }
 }
 
-/**
- * The database refused the statement for the values it carried (SQLSTATE class 22, data exception, or 23,
- * integrity constraint violation): nothing was written, and each call alone may still succeed.
- */
+/** Class 22 (data exception) or 23 (integrity constraint): nothing was written; each call alone may pass. */
 function refusedForItsData(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);

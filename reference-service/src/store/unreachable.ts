@@ -1,17 +1,16 @@
 /**
  * Why a PostgreSQL database named by DATABASE_URL could not be used at all: the connection string does not
- * read as one, the server did not answer, or it refused this connection (SQLSTATE classes 08 connection,
- * 28 authorization, 3D unknown database; 57P03 still starting). A setting or a server to fix: the start
- * prints it as one line, without a stack.
+ * read as one, the server did not answer, or it refused this connection (SQLSTATE classes 08, 28, 3D; 57P03
+ * still starting). A setting or a server to fix: the start prints it as one line, without a stack.
  */
 export class DatabaseUnreachableError extends Error {
   override name = 'DatabaseUnreachableError';
 }
 
 /**
- * The reason told from the code alone. The server's own text names the role (`password authentication
- * failed for user "…"`, `database "…" does not exist` when the database defaults to the user's name), and a
- * network error names the host as pg read it, which is the user when a password holds an unescaped `/`.
+ * The reason told from the code alone. The server's own text names the role (`password authentication failed
+ * for user "…"`, `database "…" does not exist` when the database defaults to the user's name), and a network
+ * error names the host as pg read it, which is the user when a password holds an unescaped `/`.
  */
 const REASONS: Readonly<Record<string, string>> = {
   // pg's URL parser, on a malformed DATABASE_URL.
@@ -51,9 +50,9 @@ export function asUnreachable(
 }
 
 /**
- * Host, port and database of a connection string: never its user or password. An `@` after the host means
- * the URL was not read as written (a password with an unescaped `/`, `?` or `#` ends the authority early,
- * and its user then reads as the host): then nothing of it is repeated.
+ * Host, port and database of a connection string, never its user or password. An `@` after the host means the
+ * URL was not read as written (an unescaped `/`, `?` or `#` in the password ends the authority early, and the
+ * user reads as the host): then nothing of it is repeated.
  */
 function whereOf(connectionString: string): string {
   let url: URL;

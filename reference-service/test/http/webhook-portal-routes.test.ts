@@ -3,8 +3,7 @@ import { HEADER_NAMES } from '@svc-kit/webhooks';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { ACTIVITY_READS } from '../../src/features/webhooks/activity.js';
-import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
-import { seedActiveEndpoint } from '../support/endpoints.js';
+import { insertDelivery, seedActiveEndpoint } from '../support/endpoints.js';
 import { call, createTenant, expectRefusal } from '../support/harness.js';
 import { serviceForTests } from '../support/service-lifecycle.js';
 

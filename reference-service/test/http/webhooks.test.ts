@@ -2,9 +2,8 @@ import { FAILURES_BEFORE_PAUSE, operations } from '@svc-kit/contract';
 import { EVENT_TYPES, RESERVED_EVENT_TYPES } from '@svc-kit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenedStore } from '../../src/store/open.js';
-import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
-import { getEndpointEvenRemoved } from '../../src/store/queries/webhook-endpoints.js';
 import { BACKENDS } from '../support/backends.js';
+import { endpointRow, insertDelivery } from '../support/endpoints.js';
 import { call, createTenant, expectRefusal, startTestService, type TestService } from '../support/harness.js';
 
 const WEBHOOKS = '/v1/workspace/webhooks';
@@ -53,7 +52,7 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
     expect(listed.text).not.toContain(parsed.secret);
     expect(service.logs()).not.toContain(parsed.secret);
     // At rest it is sealed, not stored in the clear.
-    const row = await getEndpointEvenRemoved(store.db, tenant.workspaceId, parsed.endpoint.id);
+    const row = await endpointRow(store.db, tenant.workspaceId, parsed.endpoint.id);
     expect(row?.secret_enc).toBeTruthy();
     expect(row?.secret_enc).not.toContain(parsed.secret);
     expect(service.ctx.secretBox.open(row!.secret_enc!, parsed.endpoint.id)).toBe(parsed.secret);
@@ -178,7 +177,7 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
       (await call(service, 'GET', WEBHOOKS, { auth: { key: tenant.key } })).body,
     );
     expect(list.endpoints[0]?.rotating_until).toBe(answer.previous_accepted_until);
-    const row = await getEndpointEvenRemoved(store.db, tenant.workspaceId, created.endpoint.id);
+    const row = await endpointRow(store.db, tenant.workspaceId, created.endpoint.id);
     expect(service.ctx.secretBox.open(row!.secret_enc!, created.endpoint.id)).toBe(answer.secret);
     expect(service.ctx.secretBox.open(row!.previous_secret_enc!, created.endpoint.id)).toBe(created.secret);
     expect(service.logs()).not.toContain(answer.secret);
@@ -211,7 +210,7 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
     expect(second.secret).not.toBe(first.secret);
     // The same end time: the original's 24 hours are not extended, nor cut short.
     expect(second.previous_accepted_until).toBe(first.previous_accepted_until);
-    const row = await getEndpointEvenRemoved(store.db, tenant.workspaceId, created.endpoint.id);
+    const row = await endpointRow(store.db, tenant.workspaceId, created.endpoint.id);
     expect(service.ctx.secretBox.open(row!.secret_enc!, created.endpoint.id)).toBe(second.secret);
     // At most two secrets verify: the original and the newest; the one in between is gone.
     expect(service.ctx.secretBox.open(row!.previous_secret_enc!, created.endpoint.id)).toBe(created.secret);
@@ -222,7 +221,7 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
     ]);
     const third = await rotate();
     expect(third.previous_accepted_until).toBeGreaterThanOrEqual(first.previous_accepted_until);
-    const after = await getEndpointEvenRemoved(store.db, tenant.workspaceId, created.endpoint.id);
+    const after = await endpointRow(store.db, tenant.workspaceId, created.endpoint.id);
     expect(service.ctx.secretBox.open(after!.previous_secret_enc!, created.endpoint.id)).toBe(second.secret);
   });
 
@@ -355,7 +354,7 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
     });
     expect(log.status).toBe(200);
     expect(operations.listWebhookDeliveries.success.schema.parse(log.body).deliveries).toHaveLength(1);
-    const row = await getEndpointEvenRemoved(store.db, tenant.workspaceId, id);
+    const row = await endpointRow(store.db, tenant.workspaceId, id);
     expect(row).toMatchObject({ secret_enc: null, previous_secret_enc: null });
     // Removed is removed: a second delete, a rotation and a status change find nothing.
     expectRefusal(

@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { insertEvents } from '../../src/store/queries/events.js';
-import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
-import { pendingDelivery, seedActiveEndpoint } from '../support/endpoints.js';
+import { insertDelivery, pendingDelivery, seedActiveEndpoint } from '../support/endpoints.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
 /** The derivation of migration 0017, written out independently of the database's. */

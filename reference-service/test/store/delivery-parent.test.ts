@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
-import { insertDelivery } from '../../src/store/queries/webhook-deliveries.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
-import { pendingDelivery, seedActiveEndpoint } from '../support/endpoints.js';
+import { insertDelivery, pendingDelivery, seedActiveEndpoint } from '../support/endpoints.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
 describe.each(BACKENDS)('a delivery row’s parent on $name', (backend) => {

@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/domain/errors.js';
-import { type IdempotentCall, runIdempotentInSteps } from '../../src/store/idempotent.js';
+import { runIdempotentInSteps } from '../../src/store/idempotent.js';
 import { openStore } from '../../src/store/open.js';
+import type { IdempotentCall } from '../../src/store/queries/idempotency.js';
 import { BACKENDS, createEmptyPostgres, openThrowawayPostgres } from '../support/backends.js';
 import { holdEveryConnection } from '../support/hold-connections.js';
 import { seedWorkspace } from '../support/workspaces.js';

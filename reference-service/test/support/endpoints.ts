@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { newWebhookEndpoint } from '@svc-kit/contract';
+import { newWebhookEndpoint, type WebhookDelivery } from '@svc-kit/contract';
 import { newId } from '../../src/domain/ids.js';
 import type { Queryable } from '../../src/store/db.js';
-import { insertEndpoint, newEndpointRow } from '../../src/store/queries/webhook-endpoints.js';
+import {
+  insertEndpoint,
+  newEndpointRow,
+  type WebhookEndpointRow,
+} from '../../src/store/queries/webhook-endpoints.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
 
 /**
@@ -46,4 +50,46 @@ export function pendingDelivery(workspaceId: string, endpointId: string, eventId
     next_attempt_at: null,
     created_at: Date.now(),
   };
+}
+
+/**
+ * Writes one delivery row (tests and benchmarks write a log with it), its id made by the database from its
+ * event and endpoint (migration 0017), as the event fan-out makes it: a second row for the same pair is
+ * refused by the primary key.
+ */
+export async function insertDelivery(
+  db: Queryable,
+  row: Omit<WebhookDelivery, 'id' | 'status'> & { workspace_id: string; status: string },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
+       http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
+     VALUES (webhook_delivery_id($3, $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      row.workspace_id,
+      row.endpoint_id,
+      row.event_id,
+      row.event_type,
+      row.attempt,
+      row.status,
+      row.http_status,
+      row.latency_ms,
+      row.response_excerpt,
+      row.next_attempt_at,
+      row.created_at,
+    ],
+  );
+}
+
+/** Any endpoint row of the workspace, removed ones included, sealed secrets and all. */
+export async function endpointRow(
+  db: Queryable,
+  workspaceId: string,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  const rows = await db.query<WebhookEndpointRow>(
+    'SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2',
+    [workspaceId, id],
+  );
+  return rows[0];
 }

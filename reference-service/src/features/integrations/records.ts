@@ -1,6 +1,6 @@
-import { INTEGRATION_PERMISSION, type Integration } from '@svc-kit/contract';
+import { type CatalogueEvent, INTEGRATION_PERMISSION, type Integration } from '@svc-kit/contract';
 import type { Queryable } from '../../store/db.js';
-import { type Backlog, insertEvent, type TypedData } from '../../store/queries/events.js';
+import { type Backlog, insertEvent } from '../../store/queries/events.js';
 import { type IntegrationRow, updateIntegration } from '../../store/queries/integrations.js';
 import type { Identity } from '../shared/identity.js';
 
@@ -19,7 +19,7 @@ export function integrationRecord(row: IntegrationRow): Integration {
 export async function recordEvent(
   tx: Queryable,
   identity: Identity,
-  event: Extract<TypedData, { type: `integration.${string}` }>,
+  event: Extract<CatalogueEvent, { type: `integration.${string}` }>,
   now: number,
   backlog: Backlog = 'refuse',
 ) {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -12,20 +12,7 @@ export interface ApiKeyRow {
 }
 
 export async function insertApiKey(db: Queryable, row: ApiKeyRow): Promise<void> {
-  await db.query(
-    `INSERT INTO api_keys (id, workspace_id, member_id, name, secret_hash, scopes, created_at, revoked_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
-      row.id,
-      row.workspace_id,
-      row.member_id,
-      row.name,
-      row.secret_hash,
-      row.scopes,
-      row.created_at,
-      row.revoked_at,
-    ],
-  );
+  await insertRow(db, 'api_keys', row);
 }
 
 export async function revokeApiKey(

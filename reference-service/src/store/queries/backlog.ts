@@ -14,14 +14,13 @@ const BACKLOG = { what: 'webhook deliveries waiting for this workspace’s pace'
 /**
  * Refuses (429, `retry_after` the seconds until it is back under) when a workspace of `workspaceIds` is
  * further behind its delivery pace than `boundMs` (WORKSPACE_BACKLOG_MS, or PEER_BACKLOG_MS for a peer's
- * verb) at `now`: the debt of its bucket, refilled
- * as the fan-out refills it. Called before an event is written (store/queries/events.ts), in the
- * transaction of its change, so that a refusal leaves the change unwritten too.
+ * verb) at `now`: the debt of its bucket, refilled as the fan-out refills it. Called before an event is
+ * written, in the transaction of its change, so that a refusal leaves the change unwritten too.
  *
- * A read, not a take: concurrent writers that each find the debt just under the bound all go ahead, so
- * the debt may pass the bound by what the transactions in flight at that moment fan out (on PGlite one at
- * a time, on PostgreSQL at most a pool's connections each). A workspace whose webhooks are off fans out
- * no rows, and is never refused; the seeded sandbox's rows are not paced, and are not counted.
+ * A read, not a take: concurrent writers that each find the debt just under the bound all go ahead, so the
+ * debt may pass the bound by what the transactions in flight fan out (on PGlite one at a time, on PostgreSQL
+ * at most a pool's connections). A workspace whose webhooks are off fans out no rows and is never refused;
+ * the seeded sandbox's rows are not paced, and not counted.
  */
 export async function refuseOverBacklog(
   db: Queryable,

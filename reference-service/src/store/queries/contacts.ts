@@ -96,8 +96,8 @@ const LIST_COLUMNS = [
 export type ContactListRow = Pick<ContactRow, (typeof LIST_COLUMNS)[number]>;
 
 /**
- * The identity with its contacts joined, so that one statement tells a missing identity (no row) from
- * one with no contacts (one row of nulls).
+ * The identity with its contacts joined: one statement tells a missing identity (no row) from one with no
+ * contacts (one row of nulls).
  */
 const CONTACTS_OF_SLUG = `SELECT ${LIST_COLUMNS.map((column) => `c.${column}`).join(', ')}
     FROM identities i
@@ -106,8 +106,8 @@ const CONTACTS_OF_SLUG = `SELECT ${LIST_COLUMNS.map((column) => `c.${column}`).j
    ORDER BY c.created_at, c.fingerprint`;
 
 /**
- * The contacts of the workspace's identity named by `slug`, optionally of one status, oldest first;
- * `undefined` when the workspace has no such identity.
+ * The contacts of the workspace's identity `slug`, optionally of one status, oldest first; `undefined` when
+ * the workspace has no such identity.
  */
 export async function listContactsOfSlug(
   db: Queryable,
@@ -137,7 +137,7 @@ export async function deleteContact(
 }
 
 /**
- * The identity's unanswered requests (`pending_in`), counted up to `cap`, after locking the identity's row
+ * The identity's unanswered requests (`pending_in`), counted up to `cap`, with the identity's row locked
  * against other counts until the transaction ends: two requests arriving at once on PostgreSQL cannot both
  * take the last place. `FOR NO KEY UPDATE` leaves the contacts' own foreign-key locks free.
  */

@@ -11,10 +11,10 @@ export interface ActivityRow {
 }
 
 /**
- * An endpoint's attempts since `since`, counted per bucket of `bucketMs` and per status, with the median
- * and the longest latency of each; only the newest `maxRows` of the window are read, so a busy endpoint's
- * chart costs a bounded part of the log's index (`webhook_deliveries_newest`). `undefined` when the
- * workspace has no such endpoint (removed ones included: their log stays readable).
+ * An endpoint's attempts since `since`, counted per bucket of `bucketMs` and per status, with the median and
+ * longest latency of each; only the window's newest `maxRows` are read, so a busy endpoint's chart costs a
+ * bounded part of the index (`webhook_deliveries_newest`). `undefined` when the workspace has no such
+ * endpoint (removed ones count: their log stays readable).
  */
 export async function deliveryActivity(
   db: Queryable,

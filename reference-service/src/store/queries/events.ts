@@ -10,13 +10,11 @@ import { FAN_OUT, fanOutParams } from './fan-out.js';
 export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
 
 /**
- * An event's type with its data (the contract's `CatalogueEvent`): an object literal with a missing,
- * misspelt or extra member, or another type's data, does not compile where the event is made. The SDK's
- * schemas accept more from a later version; the service emits no more (spec 6.4).
+ * An event's type with its data (the contract's `CatalogueEvent`): an object literal with a missing, misspelt
+ * or extra member, or another type's data, does not compile where the event is made. The SDK's schemas accept
+ * more from a later version; the service emits no more (spec 6.4).
  */
-export type TypedData = CatalogueEvent;
-
-export type NewEvent = TypedData & {
+export type NewEvent = CatalogueEvent & {
   workspaceId: string;
   identity: string;
   /** The caller's clock (ctx.now()): the same clock stamps endpoints, whose creation the fan-out compares. */
@@ -24,30 +22,20 @@ export type NewEvent = TypedData & {
 };
 
 /**
- * How the writer treats the workspace's delivery backlog (backlog.ts). By default an event of a workspace
- * too far behind its pace is refused (429) before anything is written. `admitted`: the caller refused
- * over the bound already, before a part of the change that cannot be taken back (a call to a party, a
- * code traded for tokens), so its event is recorded whatever the backlog is by now; or over a peer's lower
- * bound, in the same transaction.
+ * How the writer treats the workspace's delivery backlog (backlog.ts): by default an event of a workspace too
+ * far behind its pace is refused (429) before anything is written. `admitted`: the caller refused over the
+ * bound already (before a part of the change that cannot be taken back: a call to a party, a code traded
+ * for tokens; or over a peer's lower bound, in the same transaction), so its event is recorded whatever the
+ * backlog is by now.
  */
 export type Backlog = 'refuse' | 'admitted';
 
 /** What the writer answers of each event: its id and the time stamp it was given. */
 export type WrittenEvent = { id: string; createdAt: number };
 
-export interface EventRow {
-  id: string;
-  workspace_id: string;
-  identity: string;
-  type: string;
-  body: string;
-  created_at: number;
-}
-
 /**
- * Events written by one statement; a larger batch is split. Bounds the size of one message: the parameters
- * of a much larger statement outlived two scavenges and left the main heap larger for good, this many do
- * not (measured in bench/RESULTS.md).
+ * Events written by one statement; a larger batch is split. The parameters of a much larger statement
+ * outlived two scavenges and left the main heap larger for good (bench/RESULTS.md).
  */
 const EVENTS_PER_STATEMENT = 2_000;
 /** Data of the events gathered into one statement, in characters of JSON. */
@@ -56,14 +44,13 @@ const GATHERED_BYTES = 8 * 1024 * 1024;
 const POOLED_WRITERS = 4;
 
 /**
- * Records an event and its outbox rows. Call it inside the transaction of the change that causes the
- * event (transactional outbox): both commit together or neither does, and `pg_notify` is only delivered to
- * the workers at commit.
+ * Records an event and its outbox rows, inside the transaction of the change that causes it (transactional
+ * outbox): both commit together or neither does, and `pg_notify` reaches the workers only at commit.
  *
- * Fan-out happens here, at event time, paced per workspace and per destination host (fan-out.ts): an
- * event recorded while the workspace's `webhooks_enabled` flag is off has no delivery rows, so it is never
- * sent, even after the flag is turned on. An event of a workspace too far behind its pace is refused
- * (429) before anything is written, unless `backlog` says the caller checked already.
+ * Fan-out happens here, at event time, paced per workspace and per destination host (fan-out.ts): an event
+ * recorded while the workspace's `webhooks_enabled` flag is off has no delivery rows, so it is never sent,
+ * even after the flag is turned on. An event of a workspace too far behind its pace is refused (429) before
+ * anything is written, unless `backlog` says the caller checked already.
  */
 export async function insertEvent(
   db: Queryable,
@@ -82,9 +69,9 @@ export async function insertEvent(
 
 /**
  * Events written outside a transaction (the sandbox's trigger route), one gatherer per pool: concurrent
- * requests' events share a statement and its commit (turn-batch.ts). Inside a transaction an event
- * belongs to that transaction's change and is never gathered. The backlog is read once per batch, and a
- * workspace past its bound has its own calls refused, never the others' of the batch.
+ * requests' events share a statement and its commit (turn-batch.ts); inside a transaction an event belongs to
+ * its change and is never gathered. The backlog is read once per batch, and a workspace past its bound has
+ * its own calls refused, never the others'.
  */
 type Gathered = { input: NewEvent; backlog: Backlog };
 const gatherers = new WeakMap<Queryable, TurnBatch<Gathered, WrittenEvent | RateLimitedError>>();
@@ -132,8 +119,8 @@ function latest(inputs: readonly NewEvent[]): number {
 }
 
 /**
- * `insertEvent` for many events at once, in one statement per 2,000 (events, their outbox rows and the
- * wake-up together): a burst costs a round trip, not three per event.
+ * `insertEvent` for many events, in one statement per 2,000 (events, outbox rows and the wake-up): a burst
+ * costs a round trip, not three per event.
  */
 export async function insertEvents(
   db: Queryable,
@@ -179,9 +166,4 @@ async function writeEvents(db: Queryable, inputs: readonly NewEvent[]): Promise<
     for (const [i, id] of ids.entries()) written.push({ id, createdAt: createdAts[i]! });
   }
   return written;
-}
-
-export async function getEvent(db: Queryable, id: string): Promise<EventRow | undefined> {
-  const rows = await db.query<EventRow>('SELECT * FROM events WHERE id = $1', [id]);
-  return rows[0];
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
 export interface IdentityRow {
   id: string;
@@ -8,12 +8,7 @@ export interface IdentityRow {
 }
 
 export async function insertIdentity(db: Queryable, row: IdentityRow): Promise<void> {
-  await db.query('INSERT INTO identities (id, workspace_id, slug, created_at) VALUES ($1, $2, $3, $4)', [
-    row.id,
-    row.workspace_id,
-    row.slug,
-    row.created_at,
-  ]);
+  await insertRow(db, 'identities', row);
 }
 
 export async function listIdentities(db: Queryable, workspaceId: string): Promise<IdentityRow[]> {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
 export interface IdentityKeyRow {
   identity_id: string;
@@ -30,20 +30,7 @@ export async function findIdentityBySlug(
 
 /** Stores a key pair unless the identity has one already (two instances may race); returns the winner. */
 export async function insertIdentityKeyOnce(db: Queryable, row: IdentityKeyRow): Promise<IdentityKeyRow> {
-  await db.query(
-    `INSERT INTO identity_keys (identity_id, fingerprint, public_key, private_key_enc, card, card_expires_at,
-       created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (identity_id) DO NOTHING`,
-    [
-      row.identity_id,
-      row.fingerprint,
-      row.public_key,
-      row.private_key_enc,
-      row.card,
-      row.card_expires_at,
-      row.created_at,
-    ],
-  );
+  await insertRow(db, 'identity_keys', row, ' ON CONFLICT (identity_id) DO NOTHING');
   const stored = await getIdentityKey(db, row.identity_id);
   if (!stored) throw new Error('identity key vanished after insert');
   return stored;

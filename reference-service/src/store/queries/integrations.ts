@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
 export type IntegrationStatus = 'healthy' | 'needs_authorization' | 'unreachable' | 'error';
 
@@ -27,49 +27,18 @@ export interface IntegrationRow {
   updated_at: number;
 }
 
-const COLUMNS = [
-  'id',
-  'identity_id',
-  'workspace_id',
-  'slug',
-  'transport',
-  'endpoint',
-  'catalogue',
-  'status',
-  'trouble',
-  'auth_enc',
-  'oauth_client_enc',
-  'oauth_tokens_enc',
-  'oauth_verifier_enc',
-  'oauth_state',
-  'oauth_redirect_uri',
-  'catalog',
-  'exposure',
-  'exposure_version',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly (keyof IntegrationRow)[];
-
-const INSERT_INTEGRATION = `INSERT INTO integrations (${COLUMNS.join(', ')})
-  VALUES (${COLUMNS.map((_, index) => `$${index + 1}`).join(', ')})`;
-
 export async function insertIntegration(db: Queryable, row: IntegrationRow): Promise<void> {
-  await db.query(
-    INSERT_INTEGRATION,
-    COLUMNS.map((column) => row[column]),
-  );
+  await insertRow(db, 'integrations', row);
 }
 
 export type IntegrationChange = Partial<Omit<IntegrationRow, 'id' | 'identity_id' | 'workspace_id' | 'slug'>>;
 
 /**
- * Sets the given columns of one row. The column names come from the typed keys, never from input, so each
- * caller's change has one text, and the texts are as few as the callers.
+ * Sets the given columns of one row. The column names are the typed keys of an object literal, never input
+ * (as with insertRow), so each caller's change has one text, and the texts are as few as the callers.
  */
 export async function updateIntegration(db: Queryable, id: string, change: IntegrationChange): Promise<void> {
-  const entries = Object.entries(change).filter(([column]) =>
-    (COLUMNS as readonly string[]).includes(column),
-  );
+  const entries = Object.entries(change);
   if (entries.length === 0) return;
   const sets = entries.map(([column], index) => `${column} = $${index + 2}`).join(', ');
   await db.query(`UPDATE integrations SET ${sets} WHERE id = $1`, [id, ...entries.map(([, value]) => value)]);

@@ -49,8 +49,8 @@ export async function getListener(
 }
 
 /**
- * Live listeners of the workspace, with the workspace's row locked until the transaction ends, so that two
- * concurrent opens cannot both pass the cap.
+ * Live listeners of the workspace, its row locked until the transaction ends, so that two concurrent opens
+ * cannot both pass the cap.
  */
 export async function countListenersLocked(db: Queryable, workspaceId: string): Promise<number> {
   await db.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
@@ -94,8 +94,8 @@ export async function removeAbandonedListeners(db: Queryable, before: number, no
 }
 
 /**
- * The delivery waiting for the answer of this listener's stream `streamId`: committed `sending` to the
- * listener, which that stream still holds, with its event's body.
+ * The delivery, with its event's body, committed `sending` to the listener and waiting for the answer of its
+ * stream `streamId`, which still holds the listener.
  */
 export async function getRelayedDelivery(
   db: Queryable,

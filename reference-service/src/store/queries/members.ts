@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
 export interface MemberRow {
   id: string;
@@ -11,25 +11,13 @@ export interface MemberRow {
 }
 
 export async function insertMember(db: Queryable, row: MemberRow): Promise<void> {
-  await db.query(
-    `INSERT INTO members (id, workspace_id, email, password_hash, permissions, mfa_secret_enc, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [
-      row.id,
-      row.workspace_id,
-      row.email,
-      row.password_hash,
-      row.permissions,
-      row.mfa_secret_enc,
-      row.created_at,
-    ],
-  );
+  await insertRow(db, 'members', row);
 }
 
 /**
  * A member not removed (migration 0012), by e-mail as typed, trimmed and lower-cased, or in the portal's
- * `normalized` form (NFKC too). Only members who can sign in: an invited member without a password
- * yet does not hold the e-mail (migration 0013), and several invites may name it.
+ * `normalized` form (NFKC too). Only members who can sign in: an invited member without a password yet does
+ * not hold the e-mail (migration 0013), and several invites may name it.
  */
 export async function getMemberByEmail(
   db: Queryable,
@@ -52,8 +40,8 @@ export async function getMember(db: Queryable, id: string): Promise<MemberRow | 
 }
 
 /**
- * Records `step` as the member's last accepted TOTP step, only if it is later than the one recorded: false
- * when the code's step was already used (a replay), in one statement so two instances cannot both accept.
+ * Records `step` as the member's last accepted TOTP step if later than the one recorded; false for a step
+ * already used (a replay). One statement, so two instances cannot both accept.
  */
 export async function acceptTotpStep(db: Queryable, memberId: string, step: number): Promise<boolean> {
   const rows = await db.query<{ id: string }>(

@@ -2,10 +2,10 @@ import { type OutboundLimit, takeOutboundToken } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 
 /**
- * Takes one token from a bucket in one statement. The upsert refills by the time since the last take
- * (capped at `capacity`) and only writes when a whole token is there, so two instances taking from the
- * same bucket at once are serialised by the row lock and can never both spend the last token. A clock
- * that runs behind the stored time adds nothing. Returns the milliseconds to wait when the bucket is empty.
+ * Takes one token from a bucket in one statement. The upsert refills by the time since the last take (capped
+ * at `capacity`) and only writes when a whole token is there, so two instances taking at once are serialised
+ * by the row lock and never both spend the last token; a clock behind the stored time adds nothing. Answers
+ * the milliseconds to wait when the bucket is empty.
  */
 export async function takeToken(
   db: Queryable,

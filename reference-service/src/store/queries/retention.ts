@@ -4,19 +4,15 @@ import { KNOWN_ADDRESS_MS } from './sign-in-addresses.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** How long events and delivery records are kept, the log of a removed endpoint included. */
-export interface RetentionWindow {
-  keepMs: number;
-}
-
 /**
  * A kind of row that goes once old enough: `condition` is true of a row to remove, `$3` being the time
- * `cutoff` gives. The tables are named here, never by input.
+ * `cutoff` gives (`keepMs`: how long events and delivery records are kept, the log of a removed endpoint
+ * included). The tables are named here, never by input.
  */
 export interface Prunable {
   table: string;
   condition: string;
-  cutoff(now: number, window: RetentionWindow): number;
+  cutoff(now: number, keepMs: number): number;
 }
 
 /**
@@ -31,16 +27,16 @@ export const PRUNABLE: readonly Prunable[] = [
   {
     table: 'webhook_deliveries',
     condition: "created_at < $3 AND status <> 'sending'",
-    cutoff: (now, { keepMs }) => now - keepMs,
+    cutoff: (now, keepMs) => now - keepMs,
   },
   // A day longer than their deliveries: an event is never gone while a delivery of it can still be claimed.
-  { table: 'events', condition: 'created_at < $3', cutoff: (now, { keepMs }) => now - keepMs - DAY_MS },
+  { table: 'events', condition: 'created_at < $3', cutoff: (now, keepMs) => now - keepMs - DAY_MS },
   // A removed endpoint stays while any of its log does, so that the log stays readable (spec 2.3).
   {
     table: 'webhook_endpoints',
     condition: `deleted_at < $3 AND NOT EXISTS
       (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = webhook_endpoints.id)`,
-    cutoff: (now, { keepMs }) => now - keepMs,
+    cutoff: (now, keepMs) => now - keepMs,
   },
   {
     table: 'idempotency_keys',

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
 export interface SessionRow {
   id: string;
@@ -10,11 +10,7 @@ export interface SessionRow {
 }
 
 export async function insertSession(db: Queryable, row: SessionRow): Promise<void> {
-  await db.query(
-    `INSERT INTO sessions (id, member_id, token_hash, created_at, expires_at, stepped_up_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [row.id, row.member_id, row.token_hash, row.created_at, row.expires_at, row.stepped_up_at],
-  );
+  await insertRow(db, 'sessions', row);
 }
 
 export async function findLiveSession(

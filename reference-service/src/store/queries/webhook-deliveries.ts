@@ -1,47 +1,6 @@
 import { DELIVERY_FILTER_WINDOW, type WebhookDelivery } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 
-export interface WebhookDeliveryRow {
-  id: string;
-  workspace_id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  status: string;
-  http_status: number | null;
-  latency_ms: number | null;
-  response_excerpt: string | null;
-  next_attempt_at: number | null;
-  created_at: number;
-}
-
-/**
- * One delivery row (tests and benchmarks write a log with it), its id made by the database from its event
- * and endpoint (migration 0017), as the event fan-out makes it: a second row for the same pair is refused by
- * the primary key.
- */
-export async function insertDelivery(db: Queryable, row: Omit<WebhookDeliveryRow, 'id'>): Promise<void> {
-  await db.query(
-    `INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, attempt, status,
-       http_status, latency_ms, response_excerpt, next_attempt_at, created_at)
-     VALUES (webhook_delivery_id($3, $2), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [
-      row.workspace_id,
-      row.endpoint_id,
-      row.event_id,
-      row.event_type,
-      row.attempt,
-      row.status,
-      row.http_status,
-      row.latency_ms,
-      row.response_excerpt,
-      row.next_attempt_at,
-      row.created_at,
-    ],
-  );
-}
-
 /** The optional filters of the log (the contract's, on listWebhookDeliveries). */
 export interface DeliveryLogFilter {
   status?: string | undefined;
@@ -51,10 +10,10 @@ export interface DeliveryLogFilter {
 
 /**
  * Where the log's rows come from, before the filters. A filter by event id is a primary-key lookup (a
- * delivery's id is made from its event and endpoint, migration 0017), so it finds its row at any age.
- * Otherwise the newest rows of the endpoint's index; with a status or type filter only the newest
+ * delivery's id is made from its event and endpoint, migration 0017): it finds its row at any age. Otherwise
+ * the newest rows of the endpoint's index; with a status or type filter only the newest
  * `DELIVERY_FILTER_WINDOW` (the contract's bound, a constant of the text), so that a filtered read of a long
- * log costs at most that many rows of the index.
+ * log costs at most that many rows.
  */
 const NEWEST = `SELECT * FROM webhook_deliveries
    WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
@@ -68,9 +27,9 @@ const BY_EVENT = `SELECT * FROM webhook_deliveries
 const FILTERS = `WHERE ($4::text IS NULL OR w.status = $4) AND ($5::text IS NULL OR w.event_type = $5)`;
 
 /**
- * The endpoint (any row: a removed endpoint's log stays readable) with its newest deliveries joined, so that
- * one statement tells a missing endpoint (no row) from an empty log (one row of nulls). The columns are the
- * contract's record, read as it is; the claim's bookkeeping stays inside.
+ * The endpoint (any row: a removed endpoint's log stays readable) with its newest deliveries joined: one
+ * statement tells a missing endpoint (no row) from an empty log (one row of nulls). The columns are the
+ * contract's record; the claim's bookkeeping stays inside.
  */
 function logSql(source: string, filters: string): string {
   return `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
@@ -88,9 +47,8 @@ const FILTERED_LOG = logSql(WINDOW, FILTERS);
 const LOG_BY_EVENT = logSql(BY_EVENT, FILTERS);
 
 /**
- * The newest deliveries of an endpoint of the workspace, removed or not, newest first with ties broken by
- * id (a total order, stable between calls), only those passing `filter`; `undefined` when the workspace
- * has no such endpoint.
+ * An endpoint's newest deliveries passing `filter`, removed endpoint or not, newest first with ties broken by
+ * id (a total order, stable between calls); `undefined` when the workspace has no such endpoint.
  */
 export async function listNewestDeliveries(
   db: Queryable,

@@ -5,37 +5,34 @@ import {
   type WebhookStatus,
   webhookEndpointSchema,
 } from '@svc-kit/contract';
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
-/** What a row keeps beside its record: the workspace, the sealed secrets and the removal marker. */
-interface EndpointKept {
+/**
+ * A row: the record's members are columns of the same names (the contract's schema names them), beside
+ * the workspace, the sealed secrets and the removal marker.
+ */
+export type WebhookEndpointRow = WebhookEndpoint & {
   workspace_id: string;
   secret_enc: string | null;
   previous_secret_enc: string | null;
   deleted_at: number | null;
-}
-
-/** A row: the record's members are columns of the same names (the contract's schema names them). */
-export type WebhookEndpointRow = WebhookEndpoint & EndpointKept;
+};
 
 /**
- * The record's columns, and no other: the sealed secrets, the workspace and the removal marker are never
- * read for an answer. Taken from the schema once, when this module loads, so the statements below are
- * fixed texts like any other.
+ * The record's columns, and no other: the sealed secrets, the workspace and the removal marker are never read
+ * for an answer. Taken from the schema once, when this module loads, so the statements are fixed texts like
+ * any other.
  */
-const VIEW_COLUMNS = Object.keys(webhookEndpointSchema.shape).join(', ');
+const RECORD_COLUMNS = Object.keys(webhookEndpointSchema.shape);
+const VIEW_COLUMNS = RECORD_COLUMNS.join(', ');
 
 const ROW_COLUMNS = [
-  ...Object.keys(webhookEndpointSchema.shape),
+  ...RECORD_COLUMNS,
   'workspace_id',
   'secret_enc',
   'previous_secret_enc',
   'deleted_at',
 ] as (keyof WebhookEndpointRow)[];
-
-// The last column is the host its deliveries are paced by (the contract's `destinationHost` of the URL).
-const INSERT_ENDPOINT = `INSERT INTO webhook_endpoints (${ROW_COLUMNS.join(', ')}, host)
-  VALUES (${ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}, $${ROW_COLUMNS.length + 1})`;
 
 /** A new endpoint's row: its record (`newWebhookEndpoint`), its workspace and its sealed secret. */
 export function newEndpointRow(
@@ -54,10 +51,8 @@ export function newEndpointRow(
 
 /** Writes the row, and the host its deliveries are paced by (the contract's `destinationHost`). */
 export async function insertEndpoint(db: Queryable, row: WebhookEndpointRow): Promise<void> {
-  await db.query(INSERT_ENDPOINT, [
-    ...ROW_COLUMNS.map((column) => row[column]),
-    destinationHost(row.url) ?? null,
-  ]);
+  const columns = Object.fromEntries(ROW_COLUMNS.map((column) => [column, row[column]]));
+  await insertRow(db, 'webhook_endpoints', { ...columns, host: destinationHost(row.url) ?? null });
 }
 
 /** The workspace's live endpoints, oldest first. */
@@ -68,19 +63,6 @@ export async function listLiveEndpoints(db: Queryable, workspaceId: string): Pro
       ORDER BY created_at, id`,
     [workspaceId],
   );
-}
-
-/** Any endpoint of the workspace, removed ones included (their delivery log stays readable). */
-export async function getEndpointEvenRemoved(
-  db: Queryable,
-  workspaceId: string,
-  id: string,
-): Promise<WebhookEndpointRow | undefined> {
-  const rows = await db.query<WebhookEndpointRow>(
-    'SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2',
-    [workspaceId, id],
-  );
-  return rows[0];
 }
 
 /**
@@ -110,9 +92,8 @@ export async function rotateEndpointSecret(
 }
 
 /**
- * Pausing or resuming in one statement: the change and the workspace's live endpoints after it. A
- * statement does not see its own changes, so the changed row comes from the UPDATE's RETURNING, the others
- * from the table as the statement began; nothing is answered when nothing changed.
+ * A statement does not see its own changes, so the changed row comes from the UPDATE's RETURNING, the
+ * others from the table as the statement began; nothing is answered when nothing changed.
  */
 const SET_ENDPOINT_STATUS = `WITH changed AS (
        UPDATE webhook_endpoints
@@ -130,12 +111,11 @@ const SET_ENDPOINT_STATUS = `WITH changed AS (
       ORDER BY created_at, id`;
 
 /**
- * Resuming (`active`) keeps the failure run, cut to one short of the pause (the contract's
- * `resumedFailureRun`): an endpoint paused by failures is dialled one attempt at a time and paused again
- * by its next failure; only a delivery clears the run. Pausing keeps it for the record (the next claim that
- * meets the endpoint's pending rows settles them unsent). Answers the workspace's live endpoints after the
- * change, oldest first, or `undefined`
- * when no live endpoint has this id.
+ * Pauses or resumes in one statement. Resuming keeps the failure run, cut to one short of the pause (the
+ * contract's `resumedFailureRun`): an endpoint paused by failures is dialled one attempt at a time and
+ * paused again by its next failure; only a delivery clears the run. Pausing keeps it for the record (the
+ * next claim that meets the endpoint's pending rows settles them unsent). Answers the workspace's live
+ * endpoints after the change, oldest first, or `undefined` when no live endpoint has this id.
  */
 export async function setEndpointStatus(
   db: Queryable,

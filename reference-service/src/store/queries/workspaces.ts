@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.js';
+import { insertRow, type Queryable } from '../db.js';
 
 export interface WorkspaceRow {
   id: string;
@@ -10,11 +10,7 @@ export interface WorkspaceRow {
 }
 
 export async function insertWorkspace(db: Queryable, row: WorkspaceRow): Promise<void> {
-  await db.query(
-    `INSERT INTO workspaces (id, name, webhooks_enabled, suspended, deletion_hold, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [row.id, row.name, row.webhooks_enabled, row.suspended, row.deletion_hold, row.created_at],
-  );
+  await insertRow(db, 'workspaces', row);
 }
 
 export async function getWorkspace(db: Queryable, id: string): Promise<WorkspaceRow | undefined> {
