@@ -15,7 +15,6 @@ import { boundedResult, offeredTools } from './rules.js';
 import type { IntegrationSettings } from './settings.js';
 import {
   callUpstreamTool,
-  exchangeDeadlineMs,
   listUpstreamTools,
   type UpstreamTarget,
   withDeadline,
@@ -69,13 +68,10 @@ export class IntegrationService {
    * the whole story. OAuth is attached once tokens exist (or for a caller that may start a ceremony): an
    * exchange in the background never registers a client.
    */
-  target(
+  #target(
     db: Queryable,
     row: IntegrationRow,
-    options: {
-      transport?: UpstreamTarget['transport'];
-      mayStartAuthorization?: boolean;
-    },
+    options: { transport?: UpstreamTarget['transport']; mayStartAuthorization?: boolean },
   ) {
     const headers: Record<string, string> = {};
     if (row.auth_enc !== null) {
@@ -121,7 +117,7 @@ export class IntegrationService {
     },
   ): Promise<Refreshed> {
     const db = options.db;
-    const { target, authProvider } = this.target(db, row, options);
+    const { target, authProvider } = this.#target(db, row, options);
     try {
       const tools = await withUpstream(target, this.#guarded, this.settings, (client) =>
         listUpstreamTools(client, this.settings.timeoutMs),
@@ -158,8 +154,7 @@ export class IntegrationService {
 
   /** One exchange with an authorization server, through the guarded agent, under the exchange deadline. */
   exchange<T>(work: (fetch: FetchLike) => Promise<T>): Promise<T> {
-    const { timeoutMs, maxAnswerBytes } = this.settings;
-    return withDeadline(this.#guarded, { totalMs: exchangeDeadlineMs(timeoutMs), maxAnswerBytes }, work);
+    return withDeadline(this.#guarded, this.settings, work);
   }
 
   /** The tools an identity's exposures offer its contacts right now (read on every call). */
@@ -178,7 +173,7 @@ export class IntegrationService {
     if (!tool) return undefined;
     const row = tool.integration;
     try {
-      const { target } = this.target(this.db, row, {});
+      const { target } = this.#target(this.db, row, {});
       const outcome = await withUpstream(target, this.#guarded, this.settings, (client) =>
         callUpstreamTool(client, tool.upstreamName, args, this.settings.timeoutMs),
       );
