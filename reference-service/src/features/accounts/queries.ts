@@ -1,6 +1,7 @@
 import type { Queryable } from '../../store/db.js';
 import type { ApiKeyRow } from '../../store/queries/api-keys.js';
 import type { MemberRow } from '../../store/queries/members.js';
+import type { MemberStanding } from './rules.js';
 
 /** A member with the columns migration 0012 added, as the portal's account routes read it. */
 export interface AccountRow extends MemberRow {
@@ -184,6 +185,16 @@ export async function listKeys(db: Queryable, workspaceId: string) {
       WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC`,
     [workspaceId],
   );
+}
+
+/** Who holds a key of the workspace, for the rule of revocation (a removed member's keys are revoked already). */
+export async function getKeyHolder(db: Queryable, workspaceId: string, keyId: string) {
+  const rows = await db.query<MemberStanding>(
+    `SELECT m.id, m.owner, m.permissions FROM api_keys k JOIN members m ON m.id = k.member_id
+      WHERE k.id = $1 AND k.workspace_id = $2`,
+    [keyId, workspaceId],
+  );
+  return rows[0];
 }
 
 export async function getSessionTimes(db: Queryable, sessionId: string) {
