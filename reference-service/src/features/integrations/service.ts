@@ -73,16 +73,12 @@ export class IntegrationService {
     row: IntegrationRow,
     options: { transport?: UpstreamTarget['transport']; mayStartAuthorization?: boolean },
   ) {
-    const headers: Record<string, string> = {};
-    if (row.auth_enc !== null) {
-      const { header, value } = JSON.parse(this.box.open(row.auth_enc, authBinding(row.id))) as {
-        header: string;
-        value: string;
-      };
-      headers[header] = value;
-    }
+    const auth =
+      row.auth_enc === null
+        ? undefined
+        : (JSON.parse(this.box.open(row.auth_enc, authBinding(row.id))) as { header: string; value: string });
     const authProvider =
-      row.auth_enc === null && (options.mayStartAuthorization === true || row.oauth_tokens_enc !== null)
+      !auth && (options.mayStartAuthorization || row.oauth_tokens_enc !== null)
         ? new StoredOAuthProvider({
             db,
             box: this.box,
@@ -93,7 +89,7 @@ export class IntegrationService {
     const target: UpstreamTarget = {
       endpoint: row.endpoint,
       transport: options.transport ?? (row.transport === 'sse' ? 'sse' : 'streamable-http'),
-      headers,
+      headers: auth ? { [auth.header]: auth.value } : {},
       ...(authProvider ? { authProvider } : {}),
     };
     return { target, authProvider };
