@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { registerCredentialRoutes } from './credential-routes.js';
 import { registerLoginRoutes } from './login-routes.js';
 import {
   type AccountRouteOptions,
-  registerMfaRoutes,
+  registerCredentialRoutes,
   registerSessionAccountRoutes,
 } from './session-routes.js';
 import { registerWorkspaceRoutes } from './workspace-routes.js';
@@ -16,7 +15,6 @@ import { registerWorkspaceRoutes } from './workspace-routes.js';
 export async function accountsPlugin(app: FastifyInstance, options: AccountRouteOptions): Promise<void> {
   registerLoginRoutes(app, options);
   registerSessionAccountRoutes(app, options);
-  registerMfaRoutes(app, options);
   registerCredentialRoutes(app, options);
   registerWorkspaceRoutes(app, options);
 }

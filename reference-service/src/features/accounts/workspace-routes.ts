@@ -1,4 +1,3 @@
-import type { Permission } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { mintApiKey } from '../../domain/api-key.js';
 import { ServiceError } from '../../domain/errors.js';
@@ -17,13 +16,15 @@ import { acceptInviteBody, idPath, inviteBody, mintKeyBody, workspacePatchBody }
 import { type AccountRouteOptions, PUBLIC_ROUTE } from './session-routes.js';
 import { refuseCrossSiteEntry, signIn } from './session-view.js';
 
-const ADMIN: Permission = 'service:workspace:admin';
-
 /** Members, invites, API keys and the workspace's webhooks switch. */
 export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
   /** A session or key holding the admin permission (and a fresh step-up when asked): the acting member. */
   const admin = async (request: FastifyRequest, stepUp: boolean, suspended = false) => {
-    const authorized = await authorizeRoute(ctx, request, { permission: ADMIN, stepUp, suspended });
+    const authorized = await authorizeRoute(ctx, request, {
+      permission: 'service:workspace:admin',
+      stepUp,
+      suspended,
+    });
     const actor = await getAccount(ctx.db, authorized.principal.memberId);
     if (!actor) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
     return { actor, workspace: authorized.workspace };
