@@ -45,14 +45,13 @@ export interface IntegrationSettings {
   catalogue: Readonly<Record<string, CatalogueEntry>>;
 }
 
-export const DEFAULT_INTEGRATION_TIMEOUT_MS = 10_000;
 /** A catalog is stored under 1 MiB of JSON (rules.ts): an answer twice that size holds nothing storable. */
 export const DEFAULT_MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 
 /** The settings when none are given: no sandbox opt-in, the built-in catalogue. */
 export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
   allowLocalhost: false,
-  timeoutMs: DEFAULT_INTEGRATION_TIMEOUT_MS,
+  timeoutMs: 10_000,
   maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
   catalogue: BUILT_IN_CATALOGUE,
 };
