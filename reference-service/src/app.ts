@@ -1,7 +1,6 @@
 import { type Operation, operations } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from './context.js';
-import { registerSessionRoutes } from './features/accounts/login-routes.js';
 import { accountsPlugin } from './features/accounts/plugin.js';
 import { contactsPlugin } from './features/contacts/plugin.js';
 import { registerIdentityCardRoute } from './features/identity-card/route.js';
@@ -49,7 +48,6 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     operations: { ...operations, ...options.extraOperations },
   });
 
-  await app.register(async (scope) => registerSessionRoutes(scope, ctx));
   await app.register(accountsPlugin, { ctx, signUpOpen: options.signUpOpen ?? false });
   await app.register(portalPlugin, { dir: options.portalDir });
   await app.register(async (scope) => registerIdentityCardRoute(scope, ctx));

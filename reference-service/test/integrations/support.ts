@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
-import type { CatalogueEntry } from '../../src/features/integrations/catalogue.js';
+import type { CatalogueEntry } from '../../src/features/integrations/settings.js';
 import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/settings.js';
 import { loggerOptions } from '../../src/http/logger.js';
 import type { OpenedStore } from '../../src/store/open.js';

@@ -4,9 +4,13 @@ import { hashPassword, needsRehash, type PasswordCost, verifyPassword } from '..
 import { guessBucket } from '../../domain/sign-in-limits.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import type { Queryable } from '../../store/db.js';
-import { deleteOtherSessions, replacePasswordHash } from './credential-queries.js';
 import { passwordProblem } from './password-policy.js';
-import { type AccountRow, replaceRecoveryCodes } from './queries.js';
+import {
+  type AccountRow,
+  deleteOtherSessions,
+  replacePasswordHash,
+  replaceRecoveryCodes,
+} from './queries.js';
 import { newRecoveryCodes, PASSWORD_CHANGE_FAILURES } from './rules.js';
 
 /**

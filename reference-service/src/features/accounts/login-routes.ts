@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type OutboundLimit, PERMISSIONS } from '@svc-kit/contract';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { OutboundLimit } from '@svc-kit/contract';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { ServiceContext } from '../../context.js';
-import { mintApiKey } from '../../domain/api-key.js';
 import { ServiceError } from '../../domain/errors.js';
 import { hashPassword, type PasswordCost, verifyPassword } from '../../domain/password.js';
-import { scopesBeyondMember } from '../../domain/permissions.js';
 import {
   accountOf,
   guessBucket,
@@ -20,17 +17,16 @@ import {
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
 import { matchTotpStep } from '../../domain/totp.js';
 import { parse } from '../../http/parse.js';
-import { authorize, type Requirements } from '../../http/policy.js';
+import { authorize } from '../../http/policy.js';
 import { refuseKnownEmpty, spendGuess } from '../../http/sign-in-guard.js';
-import { insertApiKey, revokeApiKey } from '../../store/queries/api-keys.js';
 import { acceptTotpStep, getMember, getMemberByEmail } from '../../store/queries/members.js';
 import { markSteppedUp } from '../../store/queries/sessions.js';
 import { isKnownAddress, rememberAddress } from '../../store/queries/sign-in-addresses.js';
 import { upgradePasswordHash } from './credentials.js';
-import { checkKeyRevocation } from './key-revocation.js';
 import { useRecoveryCode } from './queries.js';
-import { hashRecoveryCode, KEYS_MINTED, normalizeEmail } from './rules.js';
+import { hashRecoveryCode, normalizeEmail } from './rules.js';
 import { openSession, sessionCookie } from './session.js';
+import type { AccountRouteOptions } from './session-routes.js';
 import { refuseCrossSiteEntry } from './session-view.js';
 
 const dummyHashes = new Map<PasswordCost, Promise<string>>();
@@ -52,21 +48,12 @@ const stepUpBody = z.union([
   z.strictObject({ code: z.string().regex(/^[0-9]{6}$/, 'expected a 6-digit code') }),
   z.strictObject({ recovery_code: z.string().min(1).max(64) }),
 ]);
-const mintKeyBody = z.strictObject({
-  name: z.string().min(1).max(64),
-  scopes: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length),
-});
-const keyPath = z.strictObject({ id: z.string().min(1).max(64) });
-const ADMIN = { permission: 'service:workspace:admin' } as const;
 
 /**
- * The minimal portal surface the spec leaves to us (documented in this folder's README): log in, step up with TOTP,
- * and mint or revoke API keys. Every route answers refusals with the same error body as the operations.
+ * The minimal portal surface the spec leaves to us (documented in this folder's README): log in and step
+ * up with TOTP. Every route answers refusals with the same error body as the operations.
  */
-export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const auth = (request: FastifyRequest, requirements: Requirements, now: number) =>
-    authorize(ctx, request, requirements, now);
-
+export function registerLoginRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions): void {
   app.post('/v1/sessions', async (request, reply) => {
     refuseCrossSiteEntry(ctx, request, 'a log-in');
     const body = parse(loginBody, request.body, 'body');
@@ -118,7 +105,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.post('/v1/sessions/step-up', async (request) => {
     const now = ctx.now();
-    const { principal } = await auth(request, { stepUp: false, suspended: false }, now);
+    const { principal } = await authorize(ctx, request, { stepUp: false, suspended: false }, now);
     if (principal.kind !== 'session') {
       throw new ServiceError('step_up_required', 'API keys have no session and cannot step up');
     }
@@ -144,48 +131,5 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ServiceContext)
     await giveBack();
     await markSteppedUp(ctx.db, principal.sessionId, now);
     return { stepped_up_until: now + STEP_UP_WINDOW_MS };
-  });
-
-  app.post('/v1/workspace/keys', async (request, reply) => {
-    const now = ctx.now();
-    const { principal, workspace } = await auth(request, { ...ADMIN, stepUp: true, suspended: true }, now);
-    const body = parse(mintKeyBody, request.body, 'body');
-    const member = await getMember(ctx.db, principal.memberId);
-    const beyond = scopesBeyondMember(member?.permissions ?? [], body.scopes);
-    if (beyond.length > 0) {
-      throw new ServiceError(
-        'forbidden',
-        `a key cannot carry permissions its member lacks: ${beyond.join(', ')}`,
-      );
-    }
-    // Only a key that would be minted counts: a refused scope spends nothing.
-    await spendGuess(ctx.db, [[guessBucket('keys-minted', workspace.id), KEYS_MINTED]], now);
-    const minted = mintApiKey();
-    const scopes = [...new Set(body.scopes)];
-    await insertApiKey(ctx.db, {
-      id: minted.id,
-      workspace_id: workspace.id,
-      member_id: principal.memberId,
-      name: body.name,
-      secret_hash: minted.secretHash,
-      scopes,
-      created_at: now,
-      revoked_at: null,
-    });
-    request.log.info({ key_id: minted.id }, 'api key minted');
-    return reply
-      .code(201)
-      .header('cache-control', 'no-store')
-      .send({ id: minted.id, name: body.name, scopes, created_at: now, api_key: minted.token });
-  });
-
-  app.delete('/v1/workspace/keys/:id', async (request, reply) => {
-    const now = ctx.now();
-    const { principal, workspace } = await auth(request, { ...ADMIN, stepUp: true, suspended: false }, now);
-    const { id } = parse(keyPath, request.params, 'path parameters');
-    await checkKeyRevocation(ctx.db, workspace.id, principal.memberId, id);
-    if (!(await revokeApiKey(ctx.db, workspace.id, id, now)))
-      throw new ServiceError('not_found', 'no such API key');
-    return reply.code(204).send();
   });
 }

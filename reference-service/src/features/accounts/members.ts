@@ -27,17 +27,14 @@ import {
   WORKSPACE_INVITES_SENT,
 } from './rules.js';
 
-/** A member as the members list shows it. */
+/** A member as the session shows it; the members list adds when and how they joined. */
+export function memberSummary(row: AccountRow) {
+  const { id, email, permissions, owner } = row;
+  return { id, email, permissions, mfa_enrolled: row.mfa_secret_enc !== null, owner };
+}
+
 function memberView(row: AccountRow, invited: boolean) {
-  return {
-    id: row.id,
-    email: row.email,
-    permissions: row.permissions,
-    mfa_enrolled: row.mfa_secret_enc !== null,
-    owner: row.owner,
-    created_at: row.created_at,
-    invited,
-  };
+  return { ...memberSummary(row), created_at: row.created_at, invited };
 }
 
 export async function listMembers(ctx: ServiceContext, workspaceId: string) {

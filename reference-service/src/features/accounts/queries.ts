@@ -1,6 +1,7 @@
 import type { Queryable } from '../../store/db.js';
 import type { ApiKeyRow } from '../../store/queries/api-keys.js';
 import type { MemberRow } from '../../store/queries/members.js';
+import type { MemberStanding } from './rules.js';
 
 /** A member with the columns migration 0012 added, as the portal's account routes read it. */
 export interface AccountRow extends MemberRow {
@@ -112,6 +113,37 @@ export async function deleteSession(db: Queryable, sessionId: string): Promise<v
   await db.query('DELETE FROM sessions WHERE id = $1', [sessionId]);
 }
 
+/**
+ * Replaces a member's password hash only if it is still the one the caller checked: a password changed
+ * meanwhile (another tab, another instance) is never overwritten by a stale writer.
+ */
+export async function replacePasswordHash(
+  db: Queryable,
+  memberId: string,
+  checkedHash: string,
+  newHash: string,
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE members SET password_hash = $3
+      WHERE id = $1 AND password_hash = $2 AND removed_at IS NULL RETURNING id`,
+    [memberId, checkedHash, newHash],
+  );
+  return rows.length === 1;
+}
+
+/** Ends every session of the member but the one given; answers how many ended. */
+export async function deleteOtherSessions(
+  db: Queryable,
+  memberId: string,
+  keptSessionId: string,
+): Promise<number> {
+  const rows = await db.query<{ id: string }>(
+    'DELETE FROM sessions WHERE member_id = $1 AND id <> $2 RETURNING id',
+    [memberId, keptSessionId],
+  );
+  return rows.length;
+}
+
 export async function insertInvite(
   db: Queryable,
   row: { member_id: string; token_hash: string; invited_by: string; created_at: number; expires_at: number },
@@ -184,6 +216,16 @@ export async function listKeys(db: Queryable, workspaceId: string) {
       WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC`,
     [workspaceId],
   );
+}
+
+/** Who holds a key of the workspace, for the rule of revocation (a removed member's keys are revoked already). */
+export async function getKeyHolder(db: Queryable, workspaceId: string, keyId: string) {
+  const rows = await db.query<MemberStanding>(
+    `SELECT m.id, m.owner, m.permissions FROM api_keys k JOIN members m ON m.id = k.member_id
+      WHERE k.id = $1 AND k.workspace_id = $2`,
+    [keyId, workspaceId],
+  );
+  return rows[0];
 }
 
 export async function getSessionTimes(db: Queryable, sessionId: string) {

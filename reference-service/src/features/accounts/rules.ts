@@ -4,10 +4,7 @@ import type { OutboundLimit } from '@svc-kit/contract';
 import { scopesBeyondMember } from '../../domain/permissions.js';
 import { base32Encode } from '../../domain/totp.js';
 
-/**
- * The account rules of the portal, without I/O: e-mails, invites, recovery codes and who may remove whom
- * (passwords: password-policy.ts). The service layer (sign-up.ts, mfa.ts, members.ts) applies them.
- */
+// The portal's account rules, without I/O (passwords: password-policy.ts).
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -35,7 +35,13 @@ export const acceptInviteBody = z.strictObject({
   password,
 });
 
-export const memberPath = z.strictObject({ id: z.string().min(1).max(64) });
+/** A member's or a key's id in the path. */
+export const idPath = z.strictObject({ id: z.string().min(1).max(64) });
+
+export const mintKeyBody = z.strictObject({
+  name: z.string().min(1).max(64),
+  scopes: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length),
+});
 
 export const workspacePatchBody = z.strictObject({ webhooks_enabled: z.boolean() });
 

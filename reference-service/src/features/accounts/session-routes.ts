@@ -1,25 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
+import { hashPassword } from '../../domain/password.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import type { RouteRequirements } from '../../http/early-refusals.js';
 import { parse } from '../../http/parse.js';
 import { requireStepUpIfEnrolled } from '../../http/policy.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
+import { changePassword, regenerateRecoveryCodes } from './credentials.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
 import { passwordProblem } from './password-policy.js';
 import { deleteSession } from './queries.js';
 import { isEmail, normalizeEmail, SIGN_UP_ATTEMPTS } from './rules.js';
-import { confirmMfaBody, signUpBody } from './schemas.js';
+import { changePasswordBody, confirmMfaBody, signUpBody } from './schemas.js';
 import { sessionCookie } from './session.js';
-import {
-  refuseCrossSiteEntry,
-  requireSession,
-  type SessionView,
-  sessionView,
-  signIn,
-} from './session-view.js';
-import { signUp } from './sign-up.js';
+import { refuseCrossSiteEntry, requireSession, sessionView, signIn } from './session-view.js';
+import { createWorkspaceWithOwner } from './sign-up.js';
 
 /** Route config: no credential is asked, so unreadable input is answered 400, not 401 (early-refusals.ts). */
 export const PUBLIC_ROUTE: RouteRequirements = { publicRoute: true };
@@ -52,7 +48,11 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
       [[guessBucket('sign-up', limitedAddress(request.ip)), SIGN_UP_ATTEMPTS]],
       ctx.now(),
     );
-    const created = await signUp(ctx, { email, password: body.password, workspaceName: body.workspace_name });
+    // Hashed before the transaction, which then writes everything or nothing.
+    const passwordHash = await hashPassword(body.password, ctx.passwordCost);
+    const created = await ctx.db.transaction((tx) =>
+      createWorkspaceWithOwner(ctx, tx, { email, passwordHash, workspaceName: body.workspace_name }),
+    );
     request.log.info({ workspace_id: created.workspaceId, member_id: created.memberId }, 'account signed up');
     return reply.code(201).send(await signIn(ctx, reply, created.memberId));
   });
@@ -67,13 +67,12 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
   // come from, so a portal opened at another address says so before a log-in is refused. The origin is
   // public: every card and link of the service names it.
   app.get('/v1/session/state', { config: PUBLIC_ROUTE }, async (request) => {
-    let session: SessionView | null = null;
-    try {
-      const { sessionId, member } = await requireSession(ctx, request);
-      session = await sessionView(ctx, sessionId, member.id);
-    } catch (error) {
-      if (!(error instanceof ServiceError && error.code === 'unauthenticated')) throw error;
-    }
+    const session = await requireSession(ctx, request)
+      .then(({ sessionId, member }) => sessionView(ctx, sessionId, member.id))
+      .catch((error: unknown) => {
+        if (error instanceof ServiceError && error.code === 'unauthenticated') return null;
+        throw error;
+      });
     return { origin: ctx.publicAddress.origin, session };
   });
 
@@ -87,10 +86,11 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
 }
 
 /**
- * MFA enrolment, or a new authenticator in place of the enrolled one: a new seed with its QR code, then its
- * confirmation by a first code.
+ * The signed-in person's own credentials: MFA enrolment, or a new authenticator in place of the enrolled
+ * one (a new seed with its QR code, then its confirmation by a first code); the password; the MFA
+ * recovery codes.
  */
-export function registerMfaRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
+export function registerCredentialRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
   app.post('/v1/session/mfa', async (request, reply) => {
     const { member, principal } = await requireSession(ctx, request);
     // A new authenticator in place of the enrolled one is the second factor itself: a fresh step-up.
@@ -110,5 +110,24 @@ export function registerMfaRoutes(app: FastifyInstance, { ctx }: AccountRouteOpt
     );
     reply.header('cache-control', 'no-store');
     return confirmed;
+  });
+
+  app.post('/v1/session/password', async (request) => {
+    const { sessionId, member, principal } = await requireSession(ctx, request);
+    // Before the current password is even checked: with MFA, the password alone proves nothing here.
+    requireStepUpIfEnrolled(principal, 'changing the password');
+    const body = parse(changePasswordBody, request.body, 'body');
+    const { sessions_ended } = await changePassword(ctx, member, sessionId, body);
+    request.log.info({ member_id: member.id, sessions_ended }, 'password changed');
+    return { sessions_ended };
+  });
+
+  app.post('/v1/session/recovery-codes', async (request, reply) => {
+    // Codes that stand in for the authenticator are as sensitive as minting a key: a fresh step-up.
+    const { member } = await requireSession(ctx, request, true);
+    const answer = await regenerateRecoveryCodes(ctx, member);
+    request.log.info({ member_id: member.id }, 'recovery codes regenerated');
+    reply.header('cache-control', 'no-store');
+    return answer;
   });
 }

@@ -4,21 +4,12 @@ import type { ServiceContext } from '../../context.js';
 import { crossSiteMessage } from '../../domain/cross-site-message.js';
 import { ServiceError } from '../../domain/errors.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
-import { siteHeaders } from '../../http/policy.js';
+import { authorize, siteHeaders } from '../../http/policy.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { getWorkspace } from '../../store/queries/workspaces.js';
-import { authorizeRoute } from '../shared/authorize-route.js';
+import { memberSummary } from './members.js';
 import { getAccount, getSessionTimes } from './queries.js';
 import { openSession, sessionCookie } from './session.js';
-
-/** What GET /v1/session answers (portal-api.md): who is signed in, where, and until when. */
-export interface SessionView {
-  member: { id: string; email: string; permissions: string[]; mfa_enrolled: boolean; owner: boolean };
-  workspace: { id: string; name: string; webhooks_enabled: boolean };
-  identities: { slug: string }[];
-  expires_at: number;
-  stepped_up_until: number | null;
-}
 
 /**
  * The doors that need no credential yet (log-in, sign-up, an invite's acceptance) are refused only when a
@@ -43,7 +34,7 @@ export async function signIn(ctx: ServiceContext, reply: FastifyReply, memberId:
  * refused by `authorize`; `stepUp` asks a fresh step-up as well.
  */
 export async function requireSession(ctx: ServiceContext, request: FastifyRequest, stepUp = false) {
-  const { principal } = await authorizeRoute(ctx, request, { stepUp, suspended: false });
+  const { principal } = await authorize(ctx, request, { stepUp, suspended: false });
   if (principal.kind !== 'session')
     throw new ServiceError('unauthenticated', 'this route takes a portal session, not an API key');
   const member = await getAccount(ctx.db, principal.memberId);
@@ -51,11 +42,8 @@ export async function requireSession(ctx: ServiceContext, request: FastifyReques
   return { sessionId: principal.sessionId, member, principal };
 }
 
-export async function sessionView(
-  ctx: ServiceContext,
-  sessionId: string,
-  memberId: string,
-): Promise<SessionView> {
+/** What GET /v1/session answers (portal-api.md): who is signed in, where, and until when. */
+export async function sessionView(ctx: ServiceContext, sessionId: string, memberId: string) {
   const member = await getAccount(ctx.db, memberId);
   const times = await getSessionTimes(ctx.db, sessionId);
   const workspace = member && (await getWorkspace(ctx.db, member.workspace_id));
@@ -66,13 +54,7 @@ export async function sessionView(
   const enrolled = member.mfa_secret_enc !== null;
   const until = times.stepped_up_at === null ? null : times.stepped_up_at + STEP_UP_WINDOW_MS;
   return {
-    member: {
-      id: member.id,
-      email: member.email,
-      permissions: member.permissions,
-      mfa_enrolled: enrolled,
-      owner: member.owner,
-    },
+    member: memberSummary(member),
     workspace: { id: workspace.id, name: workspace.name, webhooks_enabled: workspace.webhooks_enabled },
     identities: identities.map((identity) => ({ slug: identity.slug })),
     expires_at: times.expires_at,

@@ -6,7 +6,7 @@ import { hashSessionToken, SESSION_COOKIE } from '../../http/principal.js';
 import { endOldSessions, insertSession, lockMemberSessions } from '../../store/queries/sessions.js';
 
 /** Portal sessions last 12 hours; a step-up inside one lasts 15 minutes. */
-export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 
 /** Opens a session and returns the cookie value; shared with the sandbox CLI. At most SESSIONS_PER_MEMBER stay. */
 export async function openSession(

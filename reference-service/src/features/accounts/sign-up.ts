@@ -2,7 +2,6 @@ import { PERMISSIONS } from '@svc-kit/contract';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { hashPassword } from '../../domain/password.js';
 import { ensureIdentityKey } from '../../peer/own-identity.js';
 import type { Queryable } from '../../store/db.js';
 import { insertIdentity } from '../../store/queries/identities.js';
@@ -55,14 +54,4 @@ export async function createWorkspaceWithOwner(
     await ensureIdentityKey(tx, ctx.secretBox, id, now);
   }
   return { workspaceId, memberId, slugs };
-}
-
-/** Sign-up from the portal: the password is hashed before the transaction, which then writes everything or nothing. */
-export async function signUp(
-  ctx: ServiceContext,
-  input: { email: string; password: string; workspaceName: string | undefined },
-) {
-  const { password, ...rest } = input;
-  const passwordHash = await hashPassword(password, ctx.passwordCost);
-  return ctx.db.transaction((tx) => createWorkspaceWithOwner(ctx, tx, { ...rest, passwordHash }));
 }

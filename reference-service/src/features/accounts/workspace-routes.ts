@@ -1,26 +1,30 @@
-import type { Permission } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { mintApiKey } from '../../domain/api-key.js';
 import { ServiceError } from '../../domain/errors.js';
+import { scopesBeyondMember } from '../../domain/permissions.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../../domain/workspace-state.js';
 import { parse } from '../../http/parse.js';
+import { authorize } from '../../http/policy.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
+import { insertApiKey, revokeApiKey } from '../../store/queries/api-keys.js';
 import { setWorkspaceFlag } from '../../store/queries/workspaces.js';
-import { authorizeRoute } from '../shared/authorize-route.js';
 import { acceptMemberInvite, inviteMember, listMembers, removeMember } from './members.js';
-import { getAccount, listKeys } from './queries.js';
-import { INVITE_GUESSES } from './rules.js';
-import { acceptInviteBody, inviteBody, memberPath, workspacePatchBody } from './schemas.js';
+import { getAccount, getKeyHolder, listKeys } from './queries.js';
+import { INVITE_GUESSES, KEYS_MINTED, keyRevocationRefusal } from './rules.js';
+import { acceptInviteBody, idPath, inviteBody, mintKeyBody, workspacePatchBody } from './schemas.js';
 import { type AccountRouteOptions, PUBLIC_ROUTE } from './session-routes.js';
 import { refuseCrossSiteEntry, signIn } from './session-view.js';
 
-const ADMIN: Permission = 'service:workspace:admin';
-
-/** Members, invites, the key list and the workspace's webhooks switch. */
+/** Members, invites, API keys and the workspace's webhooks switch. */
 export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRouteOptions) {
   /** A session or key holding the admin permission (and a fresh step-up when asked): the acting member. */
   const admin = async (request: FastifyRequest, stepUp: boolean, suspended = false) => {
-    const authorized = await authorizeRoute(ctx, request, { permission: ADMIN, stepUp, suspended });
+    const authorized = await authorize(ctx, request, {
+      permission: 'service:workspace:admin',
+      stepUp,
+      suspended,
+    });
     const actor = await getAccount(ctx.db, authorized.principal.memberId);
     if (!actor) throw new ServiceError('unauthenticated', 'no portal session and no live API key');
     return { actor, workspace: authorized.workspace };
@@ -29,6 +33,49 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
   app.get('/v1/workspace/keys', async (request) => {
     const { workspace } = await admin(request, false);
     return { keys: await listKeys(ctx.db, workspace.id) };
+  });
+
+  app.post('/v1/workspace/keys', async (request, reply) => {
+    const { actor, workspace } = await admin(request, true, true);
+    const body = parse(mintKeyBody, request.body, 'body');
+    const beyond = scopesBeyondMember(actor.permissions, body.scopes);
+    if (beyond.length > 0)
+      throw new ServiceError(
+        'forbidden',
+        `a key cannot carry permissions its member lacks: ${beyond.join(', ')}`,
+      );
+    const now = ctx.now();
+    // Only a key that would be minted counts: a refused scope spends nothing.
+    await spendGuess(ctx.db, [[guessBucket('keys-minted', workspace.id), KEYS_MINTED]], now);
+    const minted = mintApiKey();
+    const scopes = [...new Set(body.scopes)];
+    await insertApiKey(ctx.db, {
+      id: minted.id,
+      workspace_id: workspace.id,
+      member_id: actor.id,
+      name: body.name,
+      secret_hash: minted.secretHash,
+      scopes,
+      created_at: now,
+      revoked_at: null,
+    });
+    request.log.info({ key_id: minted.id }, 'api key minted');
+    return reply
+      .code(201)
+      .header('cache-control', 'no-store')
+      .send({ id: minted.id, name: body.name, scopes, created_at: now, api_key: minted.token });
+  });
+
+  app.delete('/v1/workspace/keys/:id', async (request, reply) => {
+    const { actor, workspace } = await admin(request, true);
+    const { id } = parse(idPath, request.params, 'path parameters');
+    // A key unknown to the workspace has no holder: it is answered 404 below.
+    const holder = await getKeyHolder(ctx.db, workspace.id, id);
+    const refusal = holder && keyRevocationRefusal(actor, holder);
+    if (refusal) throw new ServiceError('forbidden', refusal);
+    if (!(await revokeApiKey(ctx.db, workspace.id, id, ctx.now())))
+      throw new ServiceError('not_found', 'no such API key');
+    return reply.code(204).send();
   });
 
   app.get('/v1/workspace/members', async (request) => {
@@ -47,7 +94,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
 
   app.delete('/v1/workspace/members/:id', async (request, reply) => {
     const { actor } = await admin(request, true);
-    const { id } = parse(memberPath, request.params, 'path parameters');
+    const { id } = parse(idPath, request.params, 'path parameters');
     await removeMember(ctx, actor, id);
     request.log.info({ member_id: id, removed_by: actor.id }, 'member removed');
     return reply.code(204).send();

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { parse } from '../../http/parse.js';
+import { authorize } from '../../http/policy.js';
 import { signerFor } from '../../peer/own-identity.js';
-import { authorizeRoute } from '../shared/authorize-route.js';
 import { identityOf } from '../shared/identity.js';
 
 const identityPath = z.strictObject({ slug: z.string().min(1).max(64) });
@@ -19,7 +19,7 @@ export function registerIdentityCardRoute(app: FastifyInstance, ctx: ServiceCont
   app.get('/v1/identities/:slug/card', async (request) => {
     const now = ctx.now();
     const requirements = { permission: 'service:contacts:read', stepUp: false, suspended: false } as const;
-    const { workspace } = await authorizeRoute(ctx, request, requirements, now);
+    const { workspace } = await authorize(ctx, request, requirements, now);
     const { slug } = parse(identityPath, request.params, 'path parameters');
     const identity = await identityOf(ctx.db, workspace.id, slug);
     const signer = await signerFor(ctx.db, ctx.secretBox, identity, ctx.publicAddress.peerEndpoint, now);

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { readCookie } from '../../http/principal.js';
 
 /**
  * Binds an OAuth ceremony to the browser that started it (RFC 9700 4.7; attack finding F7). The answer
@@ -37,12 +38,6 @@ function stateOfPayload(payload: unknown): string | undefined {
   }
 }
 
-function appendCookie(reply: FastifyReply, cookie: string): void {
-  const present = reply.getHeader('set-cookie');
-  const list = present === undefined ? [] : Array.isArray(present) ? present : [String(present)];
-  reply.header('set-cookie', [...list, cookie]);
-}
-
 /** onSend: an answer handing out an authorization URL sets the binding of its state. */
 export async function setBindingCookie(
   _request: FastifyRequest,
@@ -50,9 +45,10 @@ export async function setBindingCookie(
   payload: unknown,
 ): Promise<unknown> {
   const state = reply.statusCode < 300 ? stateOfPayload(payload) : undefined;
+  // Fastify adds a `set-cookie` to those already set, never in their place.
   if (state !== undefined)
-    appendCookie(
-      reply,
+    reply.header(
+      'set-cookie',
       `${OAUTH_BINDING_COOKIE}=${stateBinding(state)}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=${BINDING_LIFETIME_S}`,
     );
   return payload;
@@ -60,11 +56,9 @@ export async function setBindingCookie(
 
 /** Whether the request carries the binding of `state` in its cookies. */
 export function carriesBinding(request: FastifyRequest, state: string): boolean {
-  const header = request.headers.cookie ?? '';
-  const expected = `${OAUTH_BINDING_COOKIE}=${stateBinding(state)}`;
-  return header.split(';').some((pair) => pair.trim() === expected);
+  return readCookie(request.headers.cookie, OAUTH_BINDING_COOKIE) === stateBinding(state);
 }
 
 export function clearBindingCookie(reply: FastifyReply): void {
-  appendCookie(reply, `${OAUTH_BINDING_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0`);
+  reply.header('set-cookie', `${OAUTH_BINDING_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0`);
 }

@@ -1,4 +1,5 @@
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { ServiceError } from '../../domain/errors.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import {
@@ -9,39 +10,41 @@ import {
 import { StoredOAuthProvider } from './oauth-provider.js';
 import { recordAuthorized } from './records.js';
 import type { IntegrationService } from './service.js';
-import { classifyFailure, UpstreamFailure } from './upstream-failure.js';
+import { classifyFailure } from './upstream-failure.js';
 
 // The OAuth ceremony of an integration, on the handle its caller passes: started by authorizeIntegration,
 // finished by the callback. Every exchange goes through the service's guarded agent (service.exchange).
 
 /**
  * Starts an OAuth ceremony (discovery, dynamic client registration, PKCE) and answers where the owner
- * goes. Stored tokens are not used: asking to authorize means asking again.
+ * goes. Stored tokens are not used: asking to authorize means asking again. An upstream that fails or
+ * does not speak OAuth is a 502, in the words of classifyFailure only.
  */
 export async function startAuthorization(
   service: IntegrationService,
   db: Queryable,
   row: IntegrationRow,
-  redirectUri: string,
   scope: string | undefined,
 ): Promise<string> {
   const provider = new StoredOAuthProvider({
     db,
     box: service.box,
     row,
-    redirectUri,
+    redirectUri: service.redirectUri(),
     fresh: true,
     ...(scope === undefined ? {} : { scope }),
   });
+  const refused = (why: string) =>
+    new ServiceError('upstream_failed', `the upstream’s OAuth could not be started: ${why}`);
   try {
     await service.exchange((fetchFn) =>
       auth(provider, { serverUrl: row.endpoint, ...(scope === undefined ? {} : { scope }), fetchFn }),
     );
   } catch (error) {
-    throw classifyFailure(error);
+    throw refused(classifyFailure(error).message);
   }
   if (!provider.authorizationUrl)
-    throw new UpstreamFailure('error', 'the authorization server sent no address to send the owner to');
+    throw refused('the authorization server sent no address to send the owner to');
   return provider.authorizationUrl.href;
 }
 

@@ -19,7 +19,7 @@ export const OAUTH_CALLBACK_PATH = '/oauth/integrations/callback';
 /** Each sealed value is bound to the integration id and its column: a value copied elsewhere won't open. */
 const bound = (row: { id: string }, what: string) => `${row.id}:${what}`;
 
-export interface StoredOAuthOptions {
+interface StoredOAuthOptions {
   db: Queryable;
   box: SecretBox;
   row: IntegrationRow;
@@ -125,13 +125,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    const id = this.#options.row.id;
-    if (scope === 'all' || scope === 'client')
-      await updateIntegration(this.#options.db, id, { oauth_client_enc: null });
-    if (scope === 'all' || scope === 'tokens')
-      await updateIntegration(this.#options.db, id, { oauth_tokens_enc: null });
-    if (scope === 'all' || scope === 'verifier') {
-      await updateIntegration(this.#options.db, id, { oauth_verifier_enc: null, oauth_state: null });
-    }
+    const all = scope === 'all';
+    await updateIntegration(this.#options.db, this.#options.row.id, {
+      ...(all || scope === 'client' ? { oauth_client_enc: null } : {}),
+      ...(all || scope === 'tokens' ? { oauth_tokens_enc: null } : {}),
+      ...(all || scope === 'verifier' ? { oauth_verifier_enc: null, oauth_state: null } : {}),
+    });
   }
 }

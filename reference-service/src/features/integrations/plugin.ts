@@ -8,9 +8,8 @@ import type { IntegrationService } from './service.js';
 /** The integration operations (spec 4.3) and the OAuth callback upstreams send the browser back to. */
 export async function integrationsPlugin(
   app: FastifyInstance,
-  options: { ctx: ServiceContext; service: IntegrationService },
+  { ctx, service }: { ctx: ServiceContext; service: IntegrationService },
 ): Promise<void> {
-  const { ctx, service } = options;
   registerOAuthCallback(app, ctx, service);
   registerOperations(app, ctx, operationsOfGroup('integrations'), integrationRoutes(service));
 }

@@ -1,7 +1,7 @@
-import { exposureProblem, type Operations } from '@svc-kit/contract';
+import { exposureProblem } from '@svc-kit/contract';
 import { ServiceError } from '../../domain/errors.js';
-import { answer, type OperationHandler } from '../../http/operations.js';
-import type { Db, Queryable } from '../../store/db.js';
+import { answer, type OperationTable } from '../../http/operations.js';
+import type { Queryable } from '../../store/db.js';
 import {
   deleteIntegrationRow,
   getIntegration,
@@ -14,124 +14,108 @@ import { startAuthorization } from './oauth-ceremony.js';
 import { integrationRecord, recordEvent } from './records.js';
 import { catalogOf, entriesOf, staleTools } from './rules.js';
 import type { IntegrationService } from './service.js';
-import { UpstreamFailure } from './upstream-failure.js';
 
-// Those that call the upstream run in mode `own` and are given the database; the others run on the
-// handle their mode gives (operations.ts).
-type Own<Id extends keyof Operations> = OperationHandler<Operations[Id], Db>;
-type Op<Id extends keyof Operations> = OperationHandler<Operations[Id]>;
+/** The identity of the path and its integration `name`, read locked when asked. */
+async function integrationAt(
+  db: Queryable,
+  workspaceId: string,
+  at: { slug: string; name: string },
+  lock = false,
+) {
+  const identity = await identityOf(db, workspaceId, at.slug);
+  const row = await getIntegration(db, identity.id, at.name, lock);
+  if (!row) throw new ServiceError('not_found', 'no such integration');
+  return { identity, row };
+}
 
-/** The identity's integration operations (spec 4.3). Statuses and their moves: this folder's README. */
+/**
+ * The identity's integration operations (spec 4.3). Statuses and their moves: this folder's README. The
+ * three that call the upstream run in mode `own`: their short transactions never span the call (PGlite
+ * has one connection, and an upstream may be this very service).
+ */
 export function integrationRoutes(service: IntegrationService) {
-  /** The identity of the path and its integration `name`, read locked when asked. */
-  async function integrationAt(
-    db: Queryable,
-    workspaceId: string,
-    at: { slug: string; name: string },
-    lock = false,
-  ) {
-    const identity = await identityOf(db, workspaceId, at.slug);
-    const row = await getIntegration(db, identity.id, at.name, lock);
-    if (!row) throw new ServiceError('not_found', 'no such integration');
-    return { identity, row };
-  }
-
-  const listIntegrations: Op<'listIntegrations'> = forIdentity(async ({ db }, identity) => {
-    const rows = await listIntegrationRows(db, identity.id);
-    return answer('listIntegrations', 200, { integrations: rows.map(integrationRecord) });
-  });
-
-  const createIntegration: Own<'createIntegration'> = forIdentity(
-    async ({ db, body, now, request }, identity) => {
-      const created = await createIntegrationFor(service, db, identity, body, now, request.log);
-      return answer('createIntegration', 201, created);
-    },
-  );
-
-  const authorizeIntegration: Own<'authorizeIntegration'> = async ({ db, workspace, params, body }) => {
-    const { row } = await integrationAt(db, workspace.id, params);
-    if (row.auth_enc !== null) {
-      throw new ServiceError(
-        'invalid_request',
-        'this integration uses a static credential; delete it and connect it again to use OAuth',
-      );
-    }
-    let url: string;
-    try {
-      url = await startAuthorization(service, db, row, service.redirectUri(), body.scope);
-    } catch (error) {
-      // An upstream that fails or does not speak OAuth: 502, with the words of classifyFailure only.
-      if (!(error instanceof UpstreamFailure)) throw error;
-      throw new ServiceError(
-        'upstream_failed',
-        `the upstream’s OAuth could not be started: ${error.message}`,
-      );
-    }
-    return answer('authorizeIntegration', 200, { authorization_url: url });
-  };
-
-  const getExposure: Own<'getExposure'> = async ({ db, workspace, params, now }) => {
-    const { row } = await integrationAt(db, workspace.id, params);
-    // The catalog is refreshed on each read, so that a vanished tool shows as stale; an upstream that
-    // cannot be reached leaves the last catalog in place (and the status says why).
-    await service.refresh(row, now, { db });
-    const { row: current } = await integrationAt(db, workspace.id, params);
-    return answer('getExposure', 200, {
-      catalog: catalogOf(current).map((tool) => ({ ...tool })),
-      entries: entriesOf(current).map((entry) => ({ ...entry })),
-      version: current.exposure_version,
-      stale: staleTools(current),
-    });
-  };
-
-  // Mode `one`: `db` is a transaction, so the locked read, the update and the event commit together.
-  const setExposure: Op<'setExposure'> = async ({ db, workspace, params, body, now }) => {
-    const { identity, row } = await integrationAt(db, workspace.id, params, true);
-    // The contract's exposure limits (500 entries, 256 KiB, a tool once, valid mapped names), as a 400.
-    const problem = exposureProblem(body.entries);
-    if (problem !== undefined) throw new ServiceError('invalid_request', problem);
-    const version = row.exposure_version + 1;
-    await updateIntegration(db, row.id, {
-      exposure: JSON.stringify(body.entries),
-      exposure_version: version,
-      updated_at: now,
-    });
-    await recordEvent(
-      db,
-      identity,
-      { type: 'integration.exposure_updated', data: { integration: row.slug, version } },
-      now,
-    );
-    return answer('setExposure', 200, { version });
-  };
-
-  // Mode `one`, as setExposure.
-  const deleteIntegration: Op<'deleteIntegration'> = async ({ db, workspace, params, now }) => {
-    const { identity, row } = await integrationAt(db, workspace.id, params, true);
-    // No session is held open between requests, so deleting the row (and with it the sealed credential,
-    // OAuth registration, tokens and verifier) is the disconnection.
-    await deleteIntegrationRow(db, row.id);
-    // Never refused by the delivery backlog: removing is how an owner stops what floods them, and a row
-    // is deleted once (creating one is checked).
-    await recordEvent(
-      db,
-      identity,
-      { type: 'integration.deleted', data: { integration: row.slug } },
-      now,
-      'admitted',
-    );
-    return answer('deleteIntegration', 200, null);
-  };
-
   return {
     // Reads only, on the handle given (on PostgreSQL its first statement may confirm the caller's key).
-    listIntegrations: { transaction: 'none' as const, run: listIntegrations },
-    // These three call the upstream: their short transactions never span the call (PGlite has one
-    // connection, and an upstream may be this very service).
-    createIntegration: { transaction: 'own' as const, run: createIntegration },
-    authorizeIntegration: { transaction: 'own' as const, run: authorizeIntegration },
-    getExposure: { transaction: 'own' as const, run: getExposure },
-    setExposure: { transaction: 'one' as const, run: setExposure },
-    deleteIntegration: { transaction: 'one' as const, run: deleteIntegration },
-  };
+    listIntegrations: {
+      transaction: 'none',
+      run: forIdentity(async ({ db }, identity) => {
+        const rows = await listIntegrationRows(db, identity.id);
+        return answer('listIntegrations', 200, { integrations: rows.map(integrationRecord) });
+      }),
+    },
+    createIntegration: {
+      transaction: 'own',
+      run: forIdentity(async ({ db, body, now, request }, identity) => {
+        const created = await createIntegrationFor(service, db, identity, body, now, request.log);
+        return answer('createIntegration', 201, created);
+      }),
+    },
+    authorizeIntegration: {
+      transaction: 'own',
+      run: async ({ db, workspace, params, body }) => {
+        const { row } = await integrationAt(db, workspace.id, params);
+        if (row.auth_enc !== null) {
+          throw new ServiceError(
+            'invalid_request',
+            'this integration uses a static credential; delete it and connect it again to use OAuth',
+          );
+        }
+        const url = await startAuthorization(service, db, row, body.scope);
+        return answer('authorizeIntegration', 200, { authorization_url: url });
+      },
+    },
+    getExposure: {
+      transaction: 'own',
+      run: async ({ db, workspace, params, now }) => {
+        const { row } = await integrationAt(db, workspace.id, params);
+        // The catalog is refreshed on each read, so that a vanished tool shows as stale; an upstream that
+        // cannot be reached leaves the last catalog in place (and the status says why).
+        await service.refresh(row, now, { db });
+        const { row: current } = await integrationAt(db, workspace.id, params);
+        return answer('getExposure', 200, {
+          catalog: catalogOf(current).map((tool) => ({ ...tool })),
+          entries: entriesOf(current).map((entry) => ({ ...entry })),
+          version: current.exposure_version,
+          stale: staleTools(current),
+        });
+      },
+    },
+    // Mode `one`: `db` is a transaction, so the locked read, the update and the event commit together.
+    setExposure: {
+      transaction: 'one',
+      run: async ({ db, workspace, params, body, now }) => {
+        const { identity, row } = await integrationAt(db, workspace.id, params, true);
+        // The contract's exposure limits (500 entries, 256 KiB, a tool once, valid mapped names), as a 400.
+        const problem = exposureProblem(body.entries);
+        if (problem !== undefined) throw new ServiceError('invalid_request', problem);
+        const version = row.exposure_version + 1;
+        await updateIntegration(db, row.id, {
+          exposure: JSON.stringify(body.entries),
+          exposure_version: version,
+          updated_at: now,
+        });
+        const updated = {
+          type: 'integration.exposure_updated',
+          data: { integration: row.slug, version },
+        } as const;
+        await recordEvent(db, identity, updated, now);
+        return answer('setExposure', 200, { version });
+      },
+    },
+    // Mode `one`, as setExposure.
+    deleteIntegration: {
+      transaction: 'one',
+      run: async ({ db, workspace, params, now }) => {
+        const { identity, row } = await integrationAt(db, workspace.id, params, true);
+        // No session is held open between requests, so deleting the row (and with it the sealed credential,
+        // OAuth registration, tokens and verifier) is the disconnection.
+        await deleteIntegrationRow(db, row.id);
+        // Never refused by the delivery backlog: removing is how an owner stops what floods them, and a row
+        // is deleted once (creating one is checked).
+        const deleted = { type: 'integration.deleted', data: { integration: row.slug } } as const;
+        await recordEvent(db, identity, deleted, now, 'admitted');
+        return answer('deleteIntegration', 200, null);
+      },
+    },
+  } satisfies OperationTable;
 }

@@ -2,13 +2,8 @@ import type { ExposureEntry, Tool } from '@svc-kit/contract';
 import { MAX_PEER_BODY_BYTES } from '../../peer/protocol.js';
 import type { IntegrationRow } from '../../store/queries/integrations.js';
 
-/**
- * The integration rules that need no I/O: what a stored catalog and exposure say, which tools are stale,
- * what an identity offers its contacts, and how large a forwarded result may be. The statuses an exchange
- * leaves (healthy, needs_authorization, unreachable, error) are decided by `classifyFailure` in
- * upstream-failure.ts, next to the transport errors it reads; the exposure limits are the contract's
- * (`exposureProblem`), shared with the mock.
- */
+// The integration rules without I/O. The statuses an exchange leaves are classifyFailure's
+// (upstream-failure.ts, beside the transport errors it reads); the exposure limits are the contract's.
 
 export function catalogOf(row: IntegrationRow): Tool[] {
   return JSON.parse(row.catalog) as Tool[];

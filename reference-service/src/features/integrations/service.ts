@@ -15,7 +15,6 @@ import { boundedResult, offeredTools } from './rules.js';
 import type { IntegrationSettings } from './settings.js';
 import {
   callUpstreamTool,
-  exchangeDeadlineMs,
   listUpstreamTools,
   type UpstreamTarget,
   withDeadline,
@@ -69,24 +68,17 @@ export class IntegrationService {
    * the whole story. OAuth is attached once tokens exist (or for a caller that may start a ceremony): an
    * exchange in the background never registers a client.
    */
-  target(
+  #target(
     db: Queryable,
     row: IntegrationRow,
-    options: {
-      transport?: UpstreamTarget['transport'];
-      mayStartAuthorization?: boolean;
-    },
+    options: { transport?: UpstreamTarget['transport']; mayStartAuthorization?: boolean },
   ) {
-    const headers: Record<string, string> = {};
-    if (row.auth_enc !== null) {
-      const { header, value } = JSON.parse(this.box.open(row.auth_enc, authBinding(row.id))) as {
-        header: string;
-        value: string;
-      };
-      headers[header] = value;
-    }
+    const auth =
+      row.auth_enc === null
+        ? undefined
+        : (JSON.parse(this.box.open(row.auth_enc, authBinding(row.id))) as { header: string; value: string });
     const authProvider =
-      row.auth_enc === null && (options.mayStartAuthorization === true || row.oauth_tokens_enc !== null)
+      !auth && (options.mayStartAuthorization || row.oauth_tokens_enc !== null)
         ? new StoredOAuthProvider({
             db,
             box: this.box,
@@ -97,7 +89,7 @@ export class IntegrationService {
     const target: UpstreamTarget = {
       endpoint: row.endpoint,
       transport: options.transport ?? (row.transport === 'sse' ? 'sse' : 'streamable-http'),
-      headers,
+      headers: auth ? { [auth.header]: auth.value } : {},
       ...(authProvider ? { authProvider } : {}),
     };
     return { target, authProvider };
@@ -121,7 +113,7 @@ export class IntegrationService {
     },
   ): Promise<Refreshed> {
     const db = options.db;
-    const { target, authProvider } = this.target(db, row, options);
+    const { target, authProvider } = this.#target(db, row, options);
     try {
       const tools = await withUpstream(target, this.#guarded, this.settings, (client) =>
         listUpstreamTools(client, this.settings.timeoutMs),
@@ -158,8 +150,7 @@ export class IntegrationService {
 
   /** One exchange with an authorization server, through the guarded agent, under the exchange deadline. */
   exchange<T>(work: (fetch: FetchLike) => Promise<T>): Promise<T> {
-    const { timeoutMs, maxAnswerBytes } = this.settings;
-    return withDeadline(this.#guarded, { totalMs: exchangeDeadlineMs(timeoutMs), maxAnswerBytes }, work);
+    return withDeadline(this.#guarded, this.settings, work);
   }
 
   /** The tools an identity's exposures offer its contacts right now (read on every call). */
@@ -178,7 +169,7 @@ export class IntegrationService {
     if (!tool) return undefined;
     const row = tool.integration;
     try {
-      const { target } = this.target(this.db, row, {});
+      const { target } = this.#target(this.db, row, {});
       const outcome = await withUpstream(target, this.#guarded, this.settings, (client) =>
         callUpstreamTool(client, tool.upstreamName, args, this.settings.timeoutMs),
       );

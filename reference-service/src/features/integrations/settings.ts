@@ -1,5 +1,29 @@
+import type { IntegrationTransport } from '@svc-kit/contract';
 import type { Reach } from '../../domain/local-targets.js';
-import { BUILT_IN_CATALOGUE, type CatalogueEntry } from './catalogue.js';
+
+/** A documented upstream the owner can connect by name (createIntegration's `catalogue`). */
+export interface CatalogueEntry {
+  endpoint: string;
+  transport: IntegrationTransport;
+  description: string;
+}
+
+/**
+ * The built-in catalogue: public MCP servers that need no credential, listed in this folder's README. The name is
+ * also the integration's default slug. Deployments (and tests) may pass their own table instead.
+ */
+export const BUILT_IN_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = {
+  deepwiki: {
+    endpoint: 'https://mcp.deepwiki.com/mcp',
+    transport: 'streamable-http',
+    description: 'Questions about public GitHub repositories, answered from their generated wikis.',
+  },
+  context7: {
+    endpoint: 'https://mcp.context7.com/mcp',
+    transport: 'streamable-http',
+    description: 'Current documentation of libraries and frameworks.',
+  },
+};
 
 /** How this instance reaches upstream MCP servers (read by config.ts; a test may pass its own). */
 export interface IntegrationSettings {
@@ -21,14 +45,13 @@ export interface IntegrationSettings {
   catalogue: Readonly<Record<string, CatalogueEntry>>;
 }
 
-export const DEFAULT_INTEGRATION_TIMEOUT_MS = 10_000;
 /** A catalog is stored under 1 MiB of JSON (rules.ts): an answer twice that size holds nothing storable. */
 export const DEFAULT_MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 
 /** The settings when none are given: no sandbox opt-in, the built-in catalogue. */
 export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
   allowLocalhost: false,
-  timeoutMs: DEFAULT_INTEGRATION_TIMEOUT_MS,
+  timeoutMs: 10_000,
   maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
   catalogue: BUILT_IN_CATALOGUE,
 };

@@ -7,6 +7,7 @@ import type { Tool } from '@svc-kit/contract';
 import { boundedAnswer } from '../../outbound/bounded-answer.js';
 import type { GuardedFetch } from '../../outbound/guarded-fetch.js';
 import { CatalogBound } from './rules.js';
+import type { IntegrationSettings } from './settings.js';
 import { classifyFailure, OverBound, tooLargeFailure, UpstreamFailure } from './upstream-failure.js';
 
 export interface UpstreamTarget {
@@ -33,17 +34,18 @@ const CLIENT_INFO = { name: 'svc-kit-reference-service', version: '0.1.0' };
  */
 export async function withDeadline<T>(
   guarded: GuardedFetch,
-  /** What the exchange may take: its total time, and the bytes of each answer read in it. */
-  limits: { totalMs: number; maxAnswerBytes: number },
+  { timeoutMs, maxAnswerBytes }: IntegrationSettings,
   work: (fetch: FetchLike) => Promise<T>,
 ): Promise<T> {
+  // The whole of one exchange (connecting, initializing and the requests after it): twice a request's time.
+  const totalMs = timeoutMs * 2;
   const controller = new AbortController();
   let stop!: (failure: UpstreamFailure) => void;
   const stopped = new Promise<never>((_resolve, reject) => {
     stop = reject;
   });
   const tooLarge = () => {
-    stop(tooLargeFailure(limits.maxAnswerBytes));
+    stop(tooLargeFailure(maxAnswerBytes));
     controller.abort(new Error('answer too large'));
   };
   const fetch: FetchLike = async (url, init) =>
@@ -52,13 +54,13 @@ export async function withDeadline<T>(
         ...init,
         signal: init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal,
       }),
-      limits.maxAnswerBytes,
+      maxAnswerBytes,
       tooLarge,
     );
   const timer = setTimeout(() => {
     controller.abort(new Error('deadline'));
-    stop(new UpstreamFailure('unreachable', `the upstream did not finish within ${limits.totalMs} ms`));
-  }, limits.totalMs);
+    stop(new UpstreamFailure('unreachable', `the upstream did not finish within ${totalMs} ms`));
+  }, totalMs);
   try {
     return await Promise.race([work(fetch), stopped]);
   } finally {
@@ -66,9 +68,6 @@ export async function withDeadline<T>(
     controller.abort(new Error('exchange over'));
   }
 }
-
-/** The whole of one exchange with an upstream: connecting, initializing and the requests after it. */
-export const exchangeDeadlineMs = (timeoutMs: number) => timeoutMs * 2;
 
 function transportFor(target: UpstreamTarget, fetch: FetchLike): Transport {
   const url = new URL(target.endpoint);
@@ -84,25 +83,24 @@ function transportFor(target: UpstreamTarget, fetch: FetchLike): Transport {
 
 /**
  * Connects, runs `fn` with the MCP client, and always disconnects; failures become `UpstreamFailure`.
- * Connecting and each request are bounded by `timeoutMs`, the whole exchange by `exchangeDeadlineMs`.
+ * Connecting and each request are bounded by `timeoutMs`, the whole exchange by `withDeadline`.
  */
 export async function withUpstream<T>(
   target: UpstreamTarget,
   guarded: GuardedFetch,
-  { timeoutMs, maxAnswerBytes }: { timeoutMs: number; maxAnswerBytes: number },
+  settings: IntegrationSettings,
   fn: (client: Client) => Promise<T>,
 ): Promise<T> {
   const client = new Client(CLIENT_INFO);
-  const limits = { totalMs: exchangeDeadlineMs(timeoutMs), maxAnswerBytes };
   let refusedWith: number | undefined;
   try {
-    return await withDeadline(guarded, limits, async (fetch) => {
+    return await withDeadline(guarded, settings, async (fetch) => {
       const watched: FetchLike = async (url, init) => {
         const response = await fetch(url, init);
         if (response.status === 401 || response.status === 403) refusedWith = response.status;
         return response;
       };
-      await client.connect(transportFor(target, watched), { timeout: timeoutMs });
+      await client.connect(transportFor(target, watched), { timeout: settings.timeoutMs });
       return fn(client);
     });
   } catch (error) {

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { parse } from '../../http/parse.js';
-import type { Requirements } from '../../http/policy.js';
+import { authorize, type Requirements } from '../../http/policy.js';
 import type { PostOutcome } from '../../outbound/guarded-client.js';
 import type { Relay } from '../../relay/relay.js';
 import { SseListenerStream, streamIdOf } from '../../relay/sse-stream.js';
@@ -21,7 +21,6 @@ import {
   touchListeners,
 } from '../../store/queries/listeners.js';
 import { insertEndpoint, newEndpointRow, removeEndpoint } from '../../store/queries/webhook-endpoints.js';
-import { authorizeRoute } from '../shared/authorize-route.js';
 import { newSigningSecret } from '../webhooks/service.js';
 import { CredentialWatch } from './credential-watch.js';
 import { holdAndSupervise } from './stream-supervision.js';
@@ -137,12 +136,12 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
   app.addHook('onClose', () => credentialWatch.stop());
 
   app.get('/relay/v1/secret', async (request) => {
-    const { workspace } = await authorizeRoute(ctx, request, ADMIN_STEPPED_UP);
+    const { workspace } = await authorize(ctx, request, ADMIN_STEPPED_UP);
     return { secret: await listenerSecret(ctx, workspace.id, ctx.now()) };
   });
 
   app.get('/relay/v1/listen', async (request, reply) => {
-    const { principal, workspace } = await authorizeRoute(ctx, request, ADMIN_STEPPED_UP);
+    const { principal, workspace } = await authorize(ctx, request, ADMIN_STEPPED_UP);
     const query = parse(listenQuery, request.query, 'query');
     const now = ctx.now();
     const secret = await listenerSecret(ctx, workspace.id, now);
@@ -187,7 +186,7 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
     async function checkStream(): Promise<void> {
       stream.heartbeat();
       try {
-        await authorizeRoute(ctx, request, ADMIN);
+        await authorize(ctx, request, ADMIN);
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         // The CLI cannot close its listener without a key: the service does it for it.
@@ -209,7 +208,7 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
   });
 
   app.post('/relay/v1/listeners/:id/answers', async (request, reply) => {
-    const { workspace } = await authorizeRoute(ctx, request, ADMIN);
+    const { workspace } = await authorize(ctx, request, ADMIN);
     const { id } = parse(listenerPath, request.params, 'path parameters');
     const answer = parse(answerBody, request.body, 'body');
     if ((await getListener(ctx.db, workspace.id, id)) === undefined) {
@@ -224,7 +223,7 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
   });
 
   app.delete('/relay/v1/listeners/:id', async (request, reply) => {
-    const { workspace } = await authorizeRoute(ctx, request, ADMIN);
+    const { workspace } = await authorize(ctx, request, ADMIN);
     const { id } = parse(listenerPath, request.params, 'path parameters');
     if ((await getListener(ctx.db, workspace.id, id)) === undefined) {
       throw new ServiceError('not_found', 'no such listener');

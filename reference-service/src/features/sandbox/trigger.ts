@@ -7,11 +7,11 @@ import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { parse } from '../../http/parse.js';
+import { authorize } from '../../http/policy.js';
 import type { Queryable } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { insertEvent } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
-import { authorizeRoute } from '../shared/authorize-route.js';
 import { spendTestEvent } from './event-budget.js';
 
 /** Made-up but well-formed `data` for each event type: the contract's table, with fresh draws. */
@@ -81,7 +81,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
   app.post('/sandbox/events', async (request, reply) => {
     const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: true } as const;
     const now = ctx.now();
-    const { workspace } = await authorizeRoute(ctx, request, requirements, now);
+    const { workspace } = await authorize(ctx, request, requirements, now);
     const body = parse(triggerBody, request.body, 'body');
     // Spent only for a valid trigger: a refused one spends nothing.
     const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;

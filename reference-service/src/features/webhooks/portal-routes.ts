@@ -7,10 +7,10 @@ import { deliveryHeaders } from '../../delivery/signing.js';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket } from '../../domain/sign-in-limits.js';
 import { parse } from '../../http/parse.js';
+import { authorize } from '../../http/policy.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { DEFAULT_USER_AGENT } from '../../outbound/guarded-client.js';
 import { deliveryActivity, deliveryWithBody } from '../../store/queries/delivery-activity.js';
-import { authorizeRoute } from '../shared/authorize-route.js';
 import { ACTIVITY_READS, ACTIVITY_WINDOWS, activityChart, SIGNATURE_ELIDED } from './activity.js';
 
 const deliveryPath = z.strictObject({ id: z.string().min(1).max(64), delivery: z.string().min(1).max(64) });
@@ -27,7 +27,7 @@ const activityQuery = z.strictObject({
 export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: false } as const;
   const workspaceOf = async (request: FastifyRequest, now: number) =>
-    (await authorizeRoute(ctx, request, requirements, now)).workspace;
+    (await authorize(ctx, request, requirements, now)).workspace;
 
   // What an attempt sent: the event's stored body (the bytes signed and sent) and the headers as the
   // worker builds them, the signature's time and values elided (they are not kept, and would be secret-derived).
