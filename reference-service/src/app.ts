@@ -77,10 +77,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   await app.register(contactsPlugin, {
     ctx,
     peer: options.peer ?? DEFAULT_PEER_SETTINGS,
-    tools: {
-      list: (identityId) => integrations.offered(identityId),
-      call: (identityId, name, args, now) => integrations.call(identityId, name, args, now),
-    },
+    tools: integrations,
   });
   await app.register(webhooksPlugin, { ctx });
   const extra = options.extraOperations;
