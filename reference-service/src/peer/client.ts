@@ -20,6 +20,7 @@ import {
   signingText,
   TIMESTAMP,
 } from './protocol.js';
+import { header, type PeerHeaders } from './verify-request.js';
 
 export type PeerOutcome<V extends PeerVerb> =
   | { kind: 'ok'; body: z.output<(typeof peerAnswers)[V]> }
@@ -141,25 +142,18 @@ export async function callPeer<V extends PeerVerb>(
     const error = (json as { error?: { code?: unknown; message?: unknown; retry_after?: unknown } } | null)
       ?.error;
     const wait = error?.retry_after;
+    const retryAfter =
+      typeof wait === 'number' && Number.isInteger(wait) && wait > 0 ? Math.min(wait, 86_400) : 60;
     return {
       kind: 'refused',
       code: typeof error?.code === 'string' ? error.code.slice(0, 64) : `http_${outcome.status}`,
       message: typeof error?.message === 'string' ? error.message.slice(0, 512) : 'refused',
-      ...(outcome.status === 429
-        ? {
-            retryAfter:
-              Number.isInteger(wait) && (wait as number) > 0 ? Math.min(wait as number, 86_400) : 60,
-          }
-        : {}),
+      ...(outcome.status === 429 ? { retryAfter } : {}),
     };
   }
   const parsed = peerAnswers[verb].safeParse(json);
   if (!parsed.success) return { kind: 'unreachable', reason: 'the peer’s answer is not protocol v1' };
   return { kind: 'ok', body: parsed.data as z.output<(typeof peerAnswers)[V]> };
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? undefined : value;
 }
 
 /**
@@ -171,13 +165,13 @@ function answerProofFailure(
   target: PeerTarget,
   request: AnsweredRequest,
   status: number,
-  headers: Readonly<Record<string, string | string[] | undefined>>,
+  headers: PeerHeaders,
   body: string,
   now: number,
 ): string | undefined {
   const unsigned = 'the peer’s answer is not signed by the identity its card names';
-  const at = single(headers[HEADER_ANSWER_TIMESTAMP]);
-  const signature = single(headers[HEADER_ANSWER_SIGNATURE]);
+  const at = header(headers, HEADER_ANSWER_TIMESTAMP);
+  const signature = header(headers, HEADER_ANSWER_SIGNATURE);
   const key = publicKeyFromRaw(target.public_key);
   if (at === undefined || signature === undefined || key === undefined || !TIMESTAMP.test(at))
     return unsigned;

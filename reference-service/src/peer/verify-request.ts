@@ -13,9 +13,11 @@ import {
 } from './protocol.js';
 import { PeerRefusal } from './refusal.js';
 
+export type PeerHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
 /** A header sent once; a repeated one counts as missing. */
-export function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
+export function header(headers: PeerHeaders, name: string): string | undefined {
+  const value = headers[name];
   return Array.isArray(value) ? undefined : value;
 }
 
@@ -31,9 +33,9 @@ export async function verifyPeerRequest(
   cardText: string,
   now: number,
 ): Promise<VerifiedCard> {
-  const timestamp = header(request, HEADER_TIMESTAMP);
-  const nonce = header(request, HEADER_NONCE);
-  const signature = header(request, HEADER_SIGNATURE);
+  const timestamp = header(request.headers, HEADER_TIMESTAMP);
+  const nonce = header(request.headers, HEADER_NONCE);
+  const signature = header(request.headers, HEADER_SIGNATURE);
   if (timestamp === undefined || nonce === undefined || signature === undefined) {
     throw new PeerRefusal(
       'bad_signature',
