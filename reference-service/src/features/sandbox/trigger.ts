@@ -20,10 +20,6 @@ function sampleData(type: EventType): Record<string, unknown> {
   return sampleEventData(type, { contact, threadId: newId('thr') });
 }
 
-export class TriggerError extends Error {
-  override name = 'TriggerError';
-}
-
 interface TriggerInput {
   workspaceId: string;
   type: string;
@@ -34,7 +30,10 @@ interface TriggerInput {
   now: number;
 }
 
-/** Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. */
+/**
+ * Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. A
+ * trigger that is not valid is `invalid_request`.
+ */
 export async function triggerEvent(
   db: Queryable,
   input: TriggerInput,
@@ -44,12 +43,13 @@ export async function triggerEvent(
   // Exactly the catalogue's fields (the contract's rule, which the mock's trigger applies too).
   const sample = isEventType(input.type) ? sampleData(input.type) : {};
   const checked = checkTriggeredEvent(input.type, input.data ?? sample);
-  if (!checked.ok) throw new TriggerError(checked.reason);
+  if (!checked.ok) throw new ServiceError('invalid_request', checked.reason);
   const identities = await listIdentities(db, input.workspaceId);
   const identity = input.identity ?? identities[0]?.slug;
-  if (identity === undefined) throw new TriggerError('the workspace has no identity to emit the event for');
+  if (identity === undefined)
+    throw new ServiceError('invalid_request', 'the workspace has no identity to emit the event for');
   if (!identities.some((row) => row.slug === identity)) {
-    throw new TriggerError(`no identity ${identity} in this workspace`);
+    throw new ServiceError('invalid_request', `no identity ${identity} in this workspace`);
   }
   // Before the budget is spent, so that a trigger the backlog refuses spends nothing either; its event is
   // then admitted, and what concurrent triggers add past the bound is at most that budget's burst.
@@ -85,11 +85,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
     const body = parse(triggerBody, request.body, 'body');
     // Spent only for a valid trigger: a refused one spends nothing.
     const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;
-    const event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend).catch(
-      (error: unknown) => {
-        throw error instanceof TriggerError ? new ServiceError('invalid_request', error.message) : error;
-      },
-    );
+    const event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend);
     return reply.code(201).send({ event });
   });
 }
