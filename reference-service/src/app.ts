@@ -29,7 +29,7 @@ export interface AppOptions extends Omit<HttpOptions, 'operations'> {
   integrations?: IntegrationSettings;
   /** Serve the sandbox-only routes (`POST /sandbox/events`); never in production. */
   sandboxRoutes?: boolean;
-  /** Budget test events per workspace (features/sandbox/event-budget.ts); the service always does, tests choose. */
+  /** Budget test events per workspace (features/sandbox/trigger.ts); the service always does, tests choose. */
   sandboxEventBudget?: boolean;
   /** Serve the relay behind `svc-webhooks listen` (`/relay/v1/…`) through this relay. */
   relay?: Relay | undefined;
