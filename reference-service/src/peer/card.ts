@@ -52,6 +52,16 @@ export class CardError extends Error {
   override name = 'CardError';
 }
 
+/** The verified card, or why it is refused (a `CardError`'s message). */
+export function cardOrRefusal(text: string, now: number): VerifiedCard | string {
+  try {
+    return verifyCard(text, now);
+  } catch (error) {
+    if (error instanceof CardError) return error.message;
+    throw error;
+  }
+}
+
 export function mintCard(payload: CardPayload, privateKey: KeyObject): string {
   const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
   const signed = `${CARD_PREFIX}${body}`;

@@ -20,6 +20,7 @@ import {
   signingText,
   TIMESTAMP,
 } from './protocol.js';
+import type { PeerSettings } from './settings.js';
 import { header, type PeerHeaders } from './verify-request.js';
 
 export type PeerOutcome<V extends PeerVerb> =
@@ -43,13 +44,6 @@ export interface PeerTarget {
   public_key: string;
 }
 
-export interface PeerClientOptions {
-  resolveHost: ResolveHost;
-  allowLocalhost: boolean;
-  timeoutMs: number;
-  now: number;
-}
-
 /**
  * One signed call to a peer. Never throws for anything the peer or the network does: the outcome says
  * what happened, so the caller can keep its own change and report `notified: false` or `unreachable`.
@@ -61,7 +55,7 @@ export async function callPeer<V extends PeerVerb>(
   target: PeerTarget,
   verb: V,
   payload: Record<string, unknown>,
-  options: PeerClientOptions,
+  options: Pick<PeerSettings, 'allowLocalhost' | 'timeoutMs'> & { resolveHost: ResolveHost; now: number },
 ): Promise<PeerOutcome<V>> {
   let url: URL;
   try {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../store/db.js';
-import { CardError, type VerifiedCard, verifyCard } from './card.js';
+import { cardOrRefusal, type VerifiedCard } from './card.js';
 import { verifyBytes } from './keys.js';
 import {
   HEADER_NONCE,
@@ -48,13 +48,8 @@ export async function verifyPeerRequest(
   if (Math.abs(now - Number(timestamp)) > REPLAY_WINDOW_MS) {
     throw new PeerRefusal('stale_request', 'the request time is outside the 300 second window');
   }
-  let caller: VerifiedCard;
-  try {
-    caller = verifyCard(cardText, now);
-  } catch (error) {
-    if (error instanceof CardError) throw new PeerRefusal('invalid_request', `caller card: ${error.message}`);
-    throw error;
-  }
+  const caller = cardOrRefusal(cardText, now);
+  if (typeof caller === 'string') throw new PeerRefusal('invalid_request', `caller card: ${caller}`);
   const path = request.url.split('?')[0] ?? '';
   const text = signingText(request.method, path, timestamp, nonce, rawBody);
   if (!verifyBytes(caller.publicKeyObject, Buffer.from(text, 'utf8'), Buffer.from(signature, 'base64url'))) {

@@ -1,5 +1,5 @@
 import { RateLimitedError, ServiceError } from '../../domain/errors.js';
-import { CardError, type VerifiedCard, verifyCard } from '../../peer/card.js';
+import { cardOrRefusal, type VerifiedCard } from '../../peer/card.js';
 import type { Db } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { getContact } from '../../store/queries/contacts.js';
@@ -19,16 +19,6 @@ import * as rules from './rules.js';
 
 // The contact operations that are mostly a call to the party: a request, a card refresh, its tools.
 
-function verified(text: string, now: number): VerifiedCard {
-  try {
-    return verifyCard(text, now);
-  } catch (error) {
-    if (error instanceof CardError)
-      throw new ServiceError('invalid_request', `invalid card: ${error.message}`);
-    throw error;
-  }
-}
-
 export async function requestContact(
   deps: ContactsDeps,
   db: Db,
@@ -36,7 +26,8 @@ export async function requestContact(
   request: { card: string; note?: string | undefined },
   now: number,
 ): Promise<{ status: 'active' | 'pending'; card: VerifiedCard }> {
-  const card = verified(request.card, now);
+  const card = cardOrRefusal(request.card, now);
+  if (typeof card === 'string') throw new ServiceError('invalid_request', `invalid card: ${card}`);
   const refused = await endpointRefusal(deps, card.endpoint);
   if (refused) throw new ServiceError('invalid_request', `invalid card: its endpoint is refused: ${refused}`);
   const me = await signer(deps, db, identity, now);
@@ -86,13 +77,8 @@ export async function refreshContact(
   const outcome = await callParty(deps, db, identity, row, 'card', {}, now);
   if (outcome.kind === 'unreachable') return { outcome: 'unreachable', why: outcome.reason };
   if (outcome.kind === 'refused') return { outcome: 'refused', why: `${outcome.code}: ${outcome.message}` };
-  let card: VerifiedCard;
-  try {
-    card = verifyCard(outcome.body.card, now);
-  } catch (error) {
-    if (!(error instanceof CardError)) throw error;
-    return { outcome: 'refused', why: `the card sent back is invalid: ${error.message}` };
-  }
+  const card = cardOrRefusal(outcome.body.card, now);
+  if (typeof card === 'string') return { outcome: 'refused', why: `the card sent back is invalid: ${card}` };
   if (card.fingerprint !== row.fingerprint) {
     return { outcome: 'refused', why: 'the card sent back is another identity’s' };
   }

@@ -19,7 +19,6 @@ import {
 } from '../../store/queries/webhook-endpoints.js';
 import { capRefusal, eventFilter, rotationEndsAt, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
 
-/** What the endpoint operations need of the service's context. */
 export type WebhooksDeps = Pick<
   ServiceContext,
   'secretBox' | 'resolveHost' | 'allowLocalhostWebhooks' | 'reach'
