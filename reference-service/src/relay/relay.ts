@@ -26,8 +26,8 @@ export class Relay {
   readonly #instance = randomBytes(8).toString('hex');
   readonly #streams = new Map<string, SseListenerStream>();
   readonly #waiting = new WaitingDeliveries();
-  /** Deliveries this process wrote to its streams for a worker of another instance. */
-  readonly #forwarded = new Map<string, { endpointId: string; streamId: string }>();
+  /** Deliveries this process wrote to its streams for a worker of another instance: their stream's id. */
+  readonly #forwarded = new Map<string, string>();
   /** Streams of this process whose hold is being written: until it is, the database names another. */
   readonly #holding = new Map<SseListenerStream, Promise<unknown>>();
   #unlisten: (() => Promise<void>)[] = [];
@@ -151,7 +151,7 @@ export class Relay {
   deliver(delivery: RelayedDelivery & { endpoint_id: string }): Promise<PostOutcome> {
     const started = performance.now();
     const id = delivery.delivery_id;
-    const outcome = this.#waiting.wait(id, delivery.endpoint_id, started);
+    const outcome = this.#waiting.wait(id, started);
     const stream = this.#streams.get(delivery.endpoint_id);
     if (stream !== undefined) {
       this.#write(stream, delivery);
@@ -193,8 +193,8 @@ export class Relay {
   async #failPushedTo(streamId: string): Promise<void> {
     const reason = 'the listener disconnected before reporting the local answer';
     this.#waiting.fail(reason, streamId);
-    for (const [deliveryId, forwarded] of [...this.#forwarded]) {
-      if (forwarded.streamId !== streamId) continue;
+    for (const [deliveryId, forwardedTo] of [...this.#forwarded]) {
+      if (forwardedTo !== streamId) continue;
       this.#forwarded.delete(deliveryId);
       const outcome: PostOutcome = { kind: 'failed', reason, latencyMs: 0 };
       await this.#notify(CHANNELS.answer, { delivery_id: deliveryId, outcome }).catch((error: unknown) =>
@@ -209,7 +209,7 @@ export class Relay {
     if (stream === undefined) return;
     const row = await getRelayedDelivery(this.db, endpointId, stream.id, deliveryId);
     if (row === undefined) return;
-    this.#forwarded.set(deliveryId, { endpointId, streamId: stream.id });
+    this.#forwarded.set(deliveryId, stream.id);
     await this.#notify(CHANNELS.ack, { delivery_id: deliveryId });
     stream.send({
       delivery_id: row.id,

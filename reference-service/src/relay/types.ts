@@ -54,7 +54,6 @@ export const RELAY_TIMINGS = {
 } as const satisfies Partial<RelaySettings>;
 
 export interface Waiting {
-  endpointId: string;
   /** Set once the delivery was written to a stream of this process. */
   streamId: string | undefined;
   started: number;
