@@ -78,9 +78,8 @@ export function contactRoutes(deps: ContactsDeps) {
     callContactTool: {
       transaction: 'own',
       run: forIdentity(async ({ db, params: { fingerprint }, body, now }, identity) => {
-        const payload =
-          body.arguments === undefined ? { tool: body.tool } : { tool: body.tool, arguments: body.arguments };
-        const result = await callTools(deps, db, identity, fingerprint, 'tools/call', payload, now);
+        // Sent as given: an absent `arguments` stays absent (JSON has no undefined).
+        const result = await callTools(deps, db, identity, fingerprint, 'tools/call', body, now);
         return answer('callContactTool', 200, { ok: result.ok, result: result.result ?? null });
       }),
     },
