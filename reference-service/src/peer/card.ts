@@ -1,8 +1,8 @@
 import type { KeyObject } from 'node:crypto';
-import { DISPLAY_TEXT_MESSAGE, describeIssues, isDisplayText } from '@svc-kit/contract';
+import { DISPLAY_TEXT_MESSAGE, describeIssues, FINGERPRINT_PATTERN, isDisplayText } from '@svc-kit/contract';
 import { z } from 'zod';
 import { holdsNul } from '../domain/storable-text.js';
-import { fingerprintOf, isFingerprint, publicKeyFromRaw, signBytes, verifyBytes } from './keys.js';
+import { fingerprintOf, publicKeyFromRaw, signBytes, verifyBytes } from './keys.js';
 
 /**
  * Contact card, format v1 (documented in PEER-PROTOCOL.md):
@@ -23,7 +23,7 @@ const ISSUE_SKEW_MS = 5 * 60 * 1000;
  * request body meets (nothing the database cannot store) and those of every name a person reads.
  */
 const payloadSchema = z.strictObject({
-  fingerprint: z.string().refine(isFingerprint, 'must be sha256:<64 hex digits>'),
+  fingerprint: z.string().regex(FINGERPRINT_PATTERN, 'must be sha256:<64 hex digits>'),
   public_key: z.string().length(43),
   display_name: z
     .string()

@@ -1,9 +1,10 @@
+import { FINGERPRINT_PATTERN } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { RateLimitedError } from '../../domain/errors.js';
 import { sendFailure, sendPeerRefusal } from '../../http/error-body.js';
 import { unstorableJson } from '../../http/hostile-input.js';
-import { isFingerprint, privateKeyFromPkcs8, signBytes } from '../../peer/keys.js';
+import { privateKeyFromPkcs8, signBytes } from '../../peer/keys.js';
 import {
   answerSigningText,
   HEADER_ANSWER_SIGNATURE,
@@ -67,7 +68,7 @@ async function cardOf(ctx: ServiceContext, db: Queryable, target: KeyedIdentity,
 
 async function targetOf(ctx: ServiceContext, request: FastifyRequest): Promise<KeyedIdentity> {
   const { fingerprint } = request.params as { fingerprint: string };
-  const target = isFingerprint(fingerprint)
+  const target = FINGERPRINT_PATTERN.test(fingerprint)
     ? await findKeyedIdentityByFingerprint(ctx.db, fingerprint)
     : undefined;
   if (!target) throw new PeerRefusal('unknown_identity', 'no identity with this fingerprint here');
