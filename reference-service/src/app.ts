@@ -28,7 +28,7 @@ export interface AppOptions extends Omit<HttpOptions, 'operations'> {
   integrations?: IntegrationSettings;
   /** Serve the sandbox-only routes (`POST /sandbox/events`); never in production. */
   sandboxRoutes?: boolean;
-  /** Budget test events per workspace (features/sandbox/event-budget.ts); the service always does, tests choose. */
+  /** Budget test events per workspace (features/sandbox/trigger.ts); the service always does, tests choose. */
   sandboxEventBudget?: boolean;
   /** Serve the relay behind `svc-webhooks listen` (`/relay/v1/…`) through this relay. */
   relay?: Relay | undefined;
@@ -75,10 +75,7 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
   await app.register(contactsPlugin, {
     ctx,
     peer: options.peer ?? DEFAULT_PEER_SETTINGS,
-    tools: {
-      list: (identityId) => integrations.offered(identityId),
-      call: (identityId, name, args, now) => integrations.call(identityId, name, args, now),
-    },
+    tools: integrations,
   });
   await app.register(webhooksPlugin, { ctx });
   const extra = options.extraOperations;

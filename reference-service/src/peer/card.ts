@@ -1,8 +1,8 @@
 import type { KeyObject } from 'node:crypto';
-import { DISPLAY_TEXT_MESSAGE, describeIssues, isDisplayText } from '@svc-kit/contract';
+import { DISPLAY_TEXT_MESSAGE, describeIssues, FINGERPRINT_PATTERN, isDisplayText } from '@svc-kit/contract';
 import { z } from 'zod';
 import { holdsNul } from '../domain/storable-text.js';
-import { fingerprintOf, isFingerprint, publicKeyFromRaw, signBytes, verifyBytes } from './keys.js';
+import { fingerprintOf, publicKeyFromRaw, signBytes, verifyBytes } from './keys.js';
 
 /**
  * Contact card, format v1 (documented in PEER-PROTOCOL.md):
@@ -23,7 +23,7 @@ const ISSUE_SKEW_MS = 5 * 60 * 1000;
  * request body meets (nothing the database cannot store) and those of every name a person reads.
  */
 const payloadSchema = z.strictObject({
-  fingerprint: z.string().refine(isFingerprint, 'must be sha256:<64 hex digits>'),
+  fingerprint: z.string().regex(FINGERPRINT_PATTERN, 'must be sha256:<64 hex digits>'),
   public_key: z.string().length(43),
   display_name: z
     .string()
@@ -50,6 +50,16 @@ export interface VerifiedCard extends CardPayload {
 
 export class CardError extends Error {
   override name = 'CardError';
+}
+
+/** The verified card, or why it is refused (a `CardError`'s message). */
+export function cardOrRefusal(text: string, now: number): VerifiedCard | string {
+  try {
+    return verifyCard(text, now);
+  } catch (error) {
+    if (error instanceof CardError) return error.message;
+    throw error;
+  }
 }
 
 export function mintCard(payload: CardPayload, privateKey: KeyObject): string {

@@ -20,6 +20,8 @@ import {
   signingText,
   TIMESTAMP,
 } from './protocol.js';
+import type { PeerSettings } from './settings.js';
+import { header, type PeerHeaders } from './verify-request.js';
 
 export type PeerOutcome<V extends PeerVerb> =
   | { kind: 'ok'; body: z.output<(typeof peerAnswers)[V]> }
@@ -42,13 +44,6 @@ export interface PeerTarget {
   public_key: string;
 }
 
-export interface PeerClientOptions {
-  resolveHost: ResolveHost;
-  allowLocalhost: boolean;
-  timeoutMs: number;
-  now: number;
-}
-
 /**
  * One signed call to a peer. Never throws for anything the peer or the network does: the outcome says
  * what happened, so the caller can keep its own change and report `notified: false` or `unreachable`.
@@ -60,7 +55,7 @@ export async function callPeer<V extends PeerVerb>(
   target: PeerTarget,
   verb: V,
   payload: Record<string, unknown>,
-  options: PeerClientOptions,
+  options: Pick<PeerSettings, 'allowLocalhost' | 'timeoutMs'> & { resolveHost: ResolveHost; now: number },
 ): Promise<PeerOutcome<V>> {
   let url: URL;
   try {
@@ -141,25 +136,18 @@ export async function callPeer<V extends PeerVerb>(
     const error = (json as { error?: { code?: unknown; message?: unknown; retry_after?: unknown } } | null)
       ?.error;
     const wait = error?.retry_after;
+    const retryAfter =
+      typeof wait === 'number' && Number.isInteger(wait) && wait > 0 ? Math.min(wait, 86_400) : 60;
     return {
       kind: 'refused',
       code: typeof error?.code === 'string' ? error.code.slice(0, 64) : `http_${outcome.status}`,
       message: typeof error?.message === 'string' ? error.message.slice(0, 512) : 'refused',
-      ...(outcome.status === 429
-        ? {
-            retryAfter:
-              Number.isInteger(wait) && (wait as number) > 0 ? Math.min(wait as number, 86_400) : 60,
-          }
-        : {}),
+      ...(outcome.status === 429 ? { retryAfter } : {}),
     };
   }
   const parsed = peerAnswers[verb].safeParse(json);
   if (!parsed.success) return { kind: 'unreachable', reason: 'the peer’s answer is not protocol v1' };
   return { kind: 'ok', body: parsed.data as z.output<(typeof peerAnswers)[V]> };
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? undefined : value;
 }
 
 /**
@@ -171,13 +159,13 @@ function answerProofFailure(
   target: PeerTarget,
   request: AnsweredRequest,
   status: number,
-  headers: Readonly<Record<string, string | string[] | undefined>>,
+  headers: PeerHeaders,
   body: string,
   now: number,
 ): string | undefined {
   const unsigned = 'the peer’s answer is not signed by the identity its card names';
-  const at = single(headers[HEADER_ANSWER_TIMESTAMP]);
-  const signature = single(headers[HEADER_ANSWER_SIGNATURE]);
+  const at = header(headers, HEADER_ANSWER_TIMESTAMP);
+  const signature = header(headers, HEADER_ANSWER_SIGNATURE);
   const key = publicKeyFromRaw(target.public_key);
   if (at === undefined || signature === undefined || key === undefined || !TIMESTAMP.test(at))
     return unsigned;

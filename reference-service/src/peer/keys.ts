@@ -7,7 +7,6 @@ import {
   sign,
   verify,
 } from 'node:crypto';
-import { FINGERPRINT_PATTERN } from '@svc-kit/contract';
 
 /** An Ed25519 public key is 32 raw bytes; base64url without padding gives 43 characters. */
 export const PUBLIC_KEY_LENGTH = 32;
@@ -18,10 +17,6 @@ export interface IdentityKeyPair {
   /** PKCS#8 DER of the private key, base64url: the form that is sealed at rest. */
   privateKeyPkcs8: string;
   fingerprint: string;
-}
-
-export function isFingerprint(value: string): boolean {
-  return FINGERPRINT_PATTERN.test(value);
 }
 
 /** `sha256:<hex>` of the raw public key bytes. */

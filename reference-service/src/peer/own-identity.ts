@@ -13,8 +13,6 @@ import { PEER_PATH_PREFIX } from './protocol.js';
 
 /** One of our identities, ready to sign: its key, its current card. */
 export interface Signer {
-  identityId: string;
-  slug: string;
   fingerprint: string;
   card: string;
   privateKey: KeyObject;
@@ -93,11 +91,5 @@ export async function signerFor(
     );
     await storeIdentityCard(db, identity.id, card, expiresAt);
   }
-  return {
-    identityId: identity.id,
-    slug: identity.slug,
-    fingerprint: key.fingerprint,
-    card: card as string,
-    privateKey,
-  };
+  return { fingerprint: key.fingerprint, card: card as string, privateKey };
 }

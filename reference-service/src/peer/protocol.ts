@@ -19,17 +19,6 @@ export const REPLAY_WINDOW_MS = 300_000;
 /** Peer bodies are small; anything larger is refused on both sides. */
 export const MAX_PEER_BODY_BYTES = 64 * 1024;
 
-export const PEER_VERBS = [
-  'card',
-  'request',
-  'accept',
-  'reject',
-  'remove',
-  'tools/list',
-  'tools/call',
-] as const;
-export type PeerVerb = (typeof PEER_VERBS)[number];
-
 export function signingText(method: string, path: string, timestamp: string, nonce: string, body: string) {
   const digest = hash('sha256', body);
   return `svc-peer.v1\n${method.toUpperCase()}\n${path}\n${timestamp}\n${nonce}\n${digest}`;
@@ -84,7 +73,9 @@ export const peerBodies = {
     tool: z.string().min(1).max(256),
     arguments: z.record(z.string(), z.unknown()).optional(),
   }),
-} as const satisfies Record<PeerVerb, z.ZodType>;
+} as const;
+
+export type PeerVerb = keyof typeof peerBodies;
 
 /** Answers per verb, as the caller validates them. */
 export const peerAnswers = {

@@ -10,10 +10,8 @@ export interface PeerSettings {
   timeoutMs: number;
 }
 
-export const DEFAULT_PEER_TIMEOUT_MS = 5000;
-
 /** The settings when none are given: no sandbox opt-in. */
 export const DEFAULT_PEER_SETTINGS: PeerSettings = {
   allowLocalhost: false,
-  timeoutMs: DEFAULT_PEER_TIMEOUT_MS,
+  timeoutMs: 5000,
 };

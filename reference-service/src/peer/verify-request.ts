@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../store/db.js';
-import { CardError, type VerifiedCard, verifyCard } from './card.js';
+import { cardOrRefusal, type VerifiedCard } from './card.js';
 import { verifyBytes } from './keys.js';
 import {
   HEADER_NONCE,
@@ -13,9 +13,11 @@ import {
 } from './protocol.js';
 import { PeerRefusal } from './refusal.js';
 
+export type PeerHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
 /** A header sent once; a repeated one counts as missing. */
-export function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
+export function header(headers: PeerHeaders, name: string): string | undefined {
+  const value = headers[name];
   return Array.isArray(value) ? undefined : value;
 }
 
@@ -31,9 +33,9 @@ export async function verifyPeerRequest(
   cardText: string,
   now: number,
 ): Promise<VerifiedCard> {
-  const timestamp = header(request, HEADER_TIMESTAMP);
-  const nonce = header(request, HEADER_NONCE);
-  const signature = header(request, HEADER_SIGNATURE);
+  const timestamp = header(request.headers, HEADER_TIMESTAMP);
+  const nonce = header(request.headers, HEADER_NONCE);
+  const signature = header(request.headers, HEADER_SIGNATURE);
   if (timestamp === undefined || nonce === undefined || signature === undefined) {
     throw new PeerRefusal(
       'bad_signature',
@@ -46,13 +48,8 @@ export async function verifyPeerRequest(
   if (Math.abs(now - Number(timestamp)) > REPLAY_WINDOW_MS) {
     throw new PeerRefusal('stale_request', 'the request time is outside the 300 second window');
   }
-  let caller: VerifiedCard;
-  try {
-    caller = verifyCard(cardText, now);
-  } catch (error) {
-    if (error instanceof CardError) throw new PeerRefusal('invalid_request', `caller card: ${error.message}`);
-    throw error;
-  }
+  const caller = cardOrRefusal(cardText, now);
+  if (typeof caller === 'string') throw new PeerRefusal('invalid_request', `caller card: ${caller}`);
   const path = request.url.split('?')[0] ?? '';
   const text = signingText(request.method, path, timestamp, nonce, rawBody);
   if (!verifyBytes(caller.publicKeyObject, Buffer.from(text, 'utf8'), Buffer.from(signature, 'base64url'))) {

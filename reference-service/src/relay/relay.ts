@@ -2,16 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PostOutcome } from '../outbound/guarded-client.js';
 import type { Db } from '../store/db.js';
-import { getListenerStream, getRelayedDelivery, setListenerStream } from '../store/queries/listeners.js';
-import { sweepAbandoned } from './sweep.js';
 import {
-  CHANNELS,
-  failed,
-  type ListenerStream,
-  type RelayedDelivery,
-  type RelaySettings,
-  type StreamEnd,
-} from './types.js';
+  getListenerStream,
+  getRelayedDelivery,
+  removeAbandonedListeners,
+  setListenerStream,
+} from '../store/queries/listeners.js';
+import type { SseListenerStream } from './sse-stream.js';
+import { CHANNELS, failed, type RelayedDelivery, type RelaySettings, type StreamEnd } from './types.js';
 import { WaitingDeliveries } from './waiting.js';
 
 const NO_REPORT = 'the listener did not report the local answer in time';
@@ -26,12 +24,12 @@ const NO_REPORT = 'the listener did not report the local answer in time';
 export class Relay {
   /** Tells this instance's own notifications from other instances'. */
   readonly #instance = randomBytes(8).toString('hex');
-  readonly #streams = new Map<string, ListenerStream>();
+  readonly #streams = new Map<string, SseListenerStream>();
   readonly #waiting = new WaitingDeliveries();
-  /** Deliveries this process wrote to its streams for a worker of another instance. */
-  readonly #forwarded = new Map<string, { endpointId: string; streamId: string }>();
+  /** Deliveries this process wrote to its streams for a worker of another instance: their stream's id. */
+  readonly #forwarded = new Map<string, string>();
   /** Streams of this process whose hold is being written: until it is, the database names another. */
-  readonly #holding = new Map<ListenerStream, Promise<unknown>>();
+  readonly #holding = new Map<SseListenerStream, Promise<unknown>>();
   #unlisten: (() => Promise<void>)[] = [];
   #sweep: NodeJS.Timeout | undefined;
 
@@ -70,7 +68,22 @@ export class Relay {
         if (m.instance !== this.#instance) return this.#onHold(String(m.endpoint_id), String(m.stream_id));
       }),
     ];
-    this.#sweep = sweepAbandoned(this.db, this.log, this.settings);
+    // Every minute at most: the listeners whose stream has been gone longer than the setting.
+    this.#sweep = setInterval(
+      () => void this.#sweepAbandoned(),
+      Math.min(60_000, this.settings.abandonAfterMs),
+    );
+    this.#sweep.unref();
+  }
+
+  async #sweepAbandoned(): Promise<void> {
+    try {
+      const now = this.settings.now();
+      const removed = await removeAbandonedListeners(this.db, now - this.settings.abandonAfterMs, now);
+      if (removed > 0) this.log.info({ removed }, 'listeners left without a stream were removed');
+    } catch (error) {
+      this.log.error({ err: error }, 'removing abandoned listeners failed');
+    }
   }
 
   /** Ends the listener's stream held here, if any (the listener was closed). */
@@ -99,7 +112,7 @@ export class Relay {
    * names the holder, so a stream that missed the announcement still learns it lost the listener (its
    * periodic check, and every relayed delivery, compare with the database).
    */
-  async hold(endpointId: string, stream: ListenerStream): Promise<void> {
+  async hold(endpointId: string, stream: SseListenerStream): Promise<void> {
     // Registered before anything is awaited, so that a stream closing meanwhile is released, not kept.
     const previous = this.#streams.get(endpointId);
     this.#streams.set(endpointId, stream);
@@ -129,7 +142,7 @@ export class Relay {
   }
 
   /** The stream closed: deliveries written to it and not answered yet are failed, never re-sent. */
-  async release(endpointId: string, stream: ListenerStream): Promise<void> {
+  async release(endpointId: string, stream: SseListenerStream): Promise<void> {
     if (this.#streams.get(endpointId) === stream) this.#streams.delete(endpointId);
     await this.#failPushedTo(stream.id);
   }
@@ -138,7 +151,7 @@ export class Relay {
   deliver(delivery: RelayedDelivery & { endpoint_id: string }): Promise<PostOutcome> {
     const started = performance.now();
     const id = delivery.delivery_id;
-    const outcome = this.#waiting.wait(id, delivery.endpoint_id, started);
+    const outcome = this.#waiting.wait(id, started);
     const stream = this.#streams.get(delivery.endpoint_id);
     if (stream !== undefined) {
       this.#write(stream, delivery);
@@ -165,7 +178,7 @@ export class Relay {
       await this.#notify(CHANNELS.answer, { delivery_id: deliveryId, outcome });
   }
 
-  #write(stream: ListenerStream, delivery: RelayedDelivery): void {
+  #write(stream: SseListenerStream, delivery: RelayedDelivery): void {
     this.#waiting.get(delivery.delivery_id)!.streamId = stream.id;
     this.#waiting.arm(delivery.delivery_id, this.settings.answerTimeoutMs, NO_REPORT);
     stream.send({
@@ -180,8 +193,8 @@ export class Relay {
   async #failPushedTo(streamId: string): Promise<void> {
     const reason = 'the listener disconnected before reporting the local answer';
     this.#waiting.fail(reason, streamId);
-    for (const [deliveryId, forwarded] of [...this.#forwarded]) {
-      if (forwarded.streamId !== streamId) continue;
+    for (const [deliveryId, forwardedTo] of [...this.#forwarded]) {
+      if (forwardedTo !== streamId) continue;
       this.#forwarded.delete(deliveryId);
       const outcome: PostOutcome = { kind: 'failed', reason, latencyMs: 0 };
       await this.#notify(CHANNELS.answer, { delivery_id: deliveryId, outcome }).catch((error: unknown) =>
@@ -196,7 +209,7 @@ export class Relay {
     if (stream === undefined) return;
     const row = await getRelayedDelivery(this.db, endpointId, stream.id, deliveryId);
     if (row === undefined) return;
-    this.#forwarded.set(deliveryId, { endpointId, streamId: stream.id });
+    this.#forwarded.set(deliveryId, stream.id);
     await this.#notify(CHANNELS.ack, { delivery_id: deliveryId });
     stream.send({
       delivery_id: row.id,

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { ListenerStream, RelayedDelivery, StreamEnd } from './types.js';
+import type { RelayedDelivery, StreamEnd } from './types.js';
 import { END_MESSAGES } from './types.js';
 
 /** A CLI that stops reading while deliveries keep coming is cut off rather than buffered for. */
@@ -16,7 +16,7 @@ export function streamIdOf(token: string): string {
  * line as heartbeat, and `end` with the reason when the service closes it. Every `data` line is one JSON
  * text (JSON escapes line breaks), which is all the framing SSE needs.
  */
-export class SseListenerStream implements ListenerStream {
+export class SseListenerStream {
   /** Given to the CLI in `ready`; its answers carry it, so only this stream's CLI can report for it. */
   readonly token = randomBytes(32).toString('base64url');
   readonly id = streamIdOf(this.token);

@@ -28,13 +28,6 @@ export const END_MESSAGES = {
 
 export type StreamEnd = keyof typeof END_MESSAGES;
 
-/** A CLI's open stream, as the relay sees it (the routes write it as server-sent events). */
-export interface ListenerStream {
-  readonly id: string;
-  send(delivery: RelayedDelivery): void;
-  end(reason: StreamEnd): void;
-}
-
 export interface RelaySettings {
   /** How long a worker waits for another instance to say it holds the listener's stream. */
   ackTimeoutMs: number;
@@ -61,7 +54,6 @@ export const RELAY_TIMINGS = {
 } as const satisfies Partial<RelaySettings>;
 
 export interface Waiting {
-  endpointId: string;
   /** Set once the delivery was written to a stream of this process. */
   streamId: string | undefined;
   started: number;

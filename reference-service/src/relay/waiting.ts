@@ -9,15 +9,9 @@ export class WaitingDeliveries {
   readonly #waiting = new Map<string, Waiting>();
 
   /** Starts waiting; the returned promise resolves when the delivery is settled. */
-  wait(deliveryId: string, endpointId: string, started: number): Promise<PostOutcome> {
+  wait(deliveryId: string, started: number): Promise<PostOutcome> {
     return new Promise<PostOutcome>((resolve) => {
-      this.#waiting.set(deliveryId, {
-        endpointId,
-        streamId: undefined,
-        started,
-        timer: undefined,
-        settle: resolve,
-      });
+      this.#waiting.set(deliveryId, { streamId: undefined, started, timer: undefined, settle: resolve });
     });
   }
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELIVERIES_PER_HOST, DELIVERIES_PER_WORKSPACE } from '../../src/domain/delivery-limits.js';
 import { STRANGER_CALLS_PER_IDENTITY } from '../../src/domain/door-limits.js';
 import { newId } from '../../src/domain/ids.js';
-import { TEST_EVENTS } from '../../src/features/sandbox/event-budget.js';
+import { TEST_EVENTS } from '../../src/features/sandbox/trigger.js';
 import { peerEndpointOf, signerFor } from '../../src/peer/own-identity.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { recordAttempt } from '../../src/store/queries/deliveries-claim.js';

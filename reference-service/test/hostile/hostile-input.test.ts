@@ -12,7 +12,7 @@ import { openSession } from '../../src/features/accounts/session.js';
 import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/settings.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
 import { ensureIdentityKey } from '../../src/peer/own-identity.js';
-import { PEER_VERBS } from '../../src/peer/protocol.js';
+import { peerBodies } from '../../src/peer/protocol.js';
 import { Relay } from '../../src/relay/relay.js';
 import { RELAY_TIMINGS } from '../../src/relay/types.js';
 import type { OpenedStore } from '../../src/store/open.js';
@@ -254,7 +254,7 @@ function operationTarget(op: Operation, valid: Record<string, string[]>): Target
 /** The service's own routes and what each documents (src/features/accounts/README.md, PEER-PROTOCOL.md). */
 function ownTargets(valid: Record<string, string[]>): Target[] {
   const statuses = (...list: number[]) => new Set<number>([...list, ...TRANSPORT_REFUSALS]);
-  const peer = PEER_VERBS.map(
+  const peer = Object.keys(peerBodies).map(
     (verb): Target => ({
       name: `peer ${verb}`,
       method: 'POST',

@@ -1,29 +1,23 @@
 import { RateLimitedError, ServiceError } from '../../domain/errors.js';
-import { CardError, type VerifiedCard, verifyCard } from '../../peer/card.js';
+import { cardOrRefusal, type VerifiedCard } from '../../peer/card.js';
 import type { Db } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { getContact } from '../../store/queries/contacts.js';
 import type { Identity } from '../shared/identity.js';
 import { refreshed } from './edits.js';
-import { type ContactsDeps, endpointRefusal, peerCall, signer, spend, unreachable } from './outbound.js';
+import {
+  type ContactsDeps,
+  callParty,
+  endpointRefusal,
+  signer,
+  unreachable,
+  writeHeard,
+} from './outbound.js';
 import { newContactRow } from './record.js';
-import { applyLocked, check, contactOf } from './rows.js';
+import { check, contactOf } from './rows.js';
 import * as rules from './rules.js';
 
-/*
- * The contact operations that are mostly a call to the party: a request, a card refresh, its tools. As in
- * service.ts, the call is made with no transaction open and its outcome is written in a short one.
- */
-
-function verified(text: string, now: number): VerifiedCard {
-  try {
-    return verifyCard(text, now);
-  } catch (error) {
-    if (error instanceof CardError)
-      throw new ServiceError('invalid_request', `invalid card: ${error.message}`);
-    throw error;
-  }
-}
+// The contact operations that are mostly a call to the party: a request, a card refresh, its tools.
 
 export async function requestContact(
   deps: ContactsDeps,
@@ -32,7 +26,8 @@ export async function requestContact(
   request: { card: string; note?: string | undefined },
   now: number,
 ): Promise<{ status: 'active' | 'pending'; card: VerifiedCard }> {
-  const card = verified(request.card, now);
+  const card = cardOrRefusal(request.card, now);
+  if (typeof card === 'string') throw new ServiceError('invalid_request', `invalid card: ${card}`);
   const refused = await endpointRefusal(deps, card.endpoint);
   if (refused) throw new ServiceError('invalid_request', `invalid card: its endpoint is refused: ${refused}`);
   const me = await signer(deps, db, identity, now);
@@ -43,9 +38,9 @@ export async function requestContact(
   check(rules.mayRequest(existing));
   // Before the party is told, as in service.ts.
   await refuseOverBacklog(db, [identity.workspace_id], now);
-  await spend(db, identity, card.fingerprint, existing?.status, now);
   const payload = request.note === undefined ? {} : { note: request.note };
-  const outcome = await peerCall(deps, me, card, 'request', payload, now);
+  const party = { ...card, status: existing?.status };
+  const outcome = await callParty(deps, db, identity, party, 'request', payload, now);
   if (outcome.kind === 'unreachable') throw unreachable(card, outcome.reason);
   if (outcome.kind === 'refused') {
     // The other side's policy refused (a declined request, most often): 403, as a local block is.
@@ -59,15 +54,8 @@ export async function requestContact(
   const peerStatus = outcome.body.status === 'active' ? 'active' : 'pending';
   const owner = { identityId: identity.id, workspaceId: identity.workspace_id };
   const fresh = newContactRow(owner, card, 'pending_out', now);
-  await db.transaction((tx) =>
-    applyLocked(
-      tx,
-      identity,
-      card.fingerprint,
-      now,
-      (state) => rules.requested(state, { fresh, peerStatus, now }),
-      'admitted',
-    ),
+  await writeHeard(db, identity, card.fingerprint, now, (state) =>
+    rules.requested(state, { fresh, peerStatus, now }),
   );
   return { status: outcome.body.status, card };
 }
@@ -86,17 +74,11 @@ export async function refreshContact(
 ): Promise<RefreshAnswer> {
   const row = await contactOf(db, identity, fingerprint);
   await refuseOverBacklog(db, [identity.workspace_id], now);
-  await spend(db, identity, row.fingerprint, row.status, now);
-  const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'card', {}, now);
+  const outcome = await callParty(deps, db, identity, row, 'card', {}, now);
   if (outcome.kind === 'unreachable') return { outcome: 'unreachable', why: outcome.reason };
   if (outcome.kind === 'refused') return { outcome: 'refused', why: `${outcome.code}: ${outcome.message}` };
-  let card: VerifiedCard;
-  try {
-    card = verifyCard(outcome.body.card, now);
-  } catch (error) {
-    if (!(error instanceof CardError)) throw error;
-    return { outcome: 'refused', why: `the card sent back is invalid: ${error.message}` };
-  }
+  const card = cardOrRefusal(outcome.body.card, now);
+  if (typeof card === 'string') return { outcome: 'refused', why: `the card sent back is invalid: ${card}` };
   if (card.fingerprint !== row.fingerprint) {
     return { outcome: 'refused', why: 'the card sent back is another identity’s' };
   }
@@ -110,15 +92,8 @@ export async function refreshContact(
   };
   // Decided on the row read before the call, as the answer describes what the call found.
   const answer = refreshed(row, taken, now).answer;
-  await db.transaction((tx) =>
-    applyLocked(
-      tx,
-      identity,
-      row.fingerprint,
-      now,
-      (state) => (state ? refreshed(state, taken, now) : rules.same(state, answer)),
-      'admitted',
-    ),
+  await writeHeard(db, identity, row.fingerprint, now, (state) =>
+    state ? refreshed(state, taken, now) : rules.same(state, answer),
   );
   return { outcome: answer };
 }
@@ -147,8 +122,7 @@ export async function callTools<V extends 'tools/list' | 'tools/call'>(
 ) {
   const row = await contactOf(db, identity, fingerprint);
   check(rules.mayUseContact(row));
-  await spend(db, identity, row.fingerprint, row.status, now);
-  const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, verb, payload, now);
+  const outcome = await callParty(deps, db, identity, row, verb, payload, now);
   if (outcome.kind === 'unreachable') throw unreachable(row, outcome.reason);
   if (outcome.kind === 'refused') {
     throw refusedByPeer(outcome, `the contact’s service refused (${outcome.code}: ${outcome.message})`);

@@ -105,7 +105,7 @@ export const inbound = {
     const listed: Reply<'tools/list'>['tools'] = [];
     // The caller refuses an answer over the protocol's size limit: list what fits.
     let size = 64;
-    for (const { name, description, input_schema } of await tools.list(call.target.identity_id)) {
+    for (const { name, description, input_schema } of await tools.offered(call.target.identity_id)) {
       const tool = { name, description, input_schema };
       size += JSON.stringify(tool).length + 1;
       if (size > MAX_PEER_BODY_BYTES) break;
@@ -127,7 +127,7 @@ export const inbound = {
       },
     };
     if (row.status !== 'active') return unknown;
-    const offered = await tools.list(call.target.identity_id);
+    const offered = await tools.offered(call.target.identity_id);
     if (!offered.some((tool) => tool.name === call.body.tool)) return unknown;
     // Tools are gated by the contact's switches on this side (set by its preset or one by one).
     if (!row.permissions.includes('tools:call')) {
@@ -148,7 +148,7 @@ async function requireContact(call: InboundCall<unknown>): Promise<ContactRow> {
 
 /** Where the offered tools come from: the identity's integrations and their exposures. */
 export interface OfferedToolsSource {
-  list(identityId: string): Promise<Tool[]>;
+  offered(identityId: string): Promise<Tool[]>;
   call(
     identityId: string,
     name: string,

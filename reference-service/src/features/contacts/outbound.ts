@@ -1,4 +1,5 @@
 import {
+  type ErrorCode,
   isStrangerCall,
   type OutboundLimit,
   outboundRefusal,
@@ -17,6 +18,8 @@ import type { PeerSettings } from '../../peer/settings.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { takeToken } from '../../store/queries/rate-limits.js';
 import type { Identity } from '../shared/identity.js';
+import { applyLocked } from './rows.js';
+import type { ContactState, Outcome } from './rules.js';
 
 /** What the contacts feature needs from the instance to reach peers. */
 export type ContactsDeps = Pick<ServiceContext, 'secretBox' | 'resolveHost' | 'publicAddress'> & {
@@ -28,7 +31,7 @@ export type ContactsDeps = Pick<ServiceContext, 'secretBox' | 'resolveHost' | 'p
  * strangers when the party is not an active contact (the contract's `isStrangerCall`, given the row's
  * status before the call), then the identity aggregate. An empty bucket answers 429.
  */
-export async function spend(
+async function spend(
   db: Db,
   identity: Identity,
   fingerprint: string,
@@ -50,24 +53,42 @@ export async function spend(
 }
 
 // The endpoint in our cards is the configured public URL, never the request's Host (see public-address.ts).
-export function signer(deps: ContactsDeps, db: Queryable, identity: Identity, now: number): Promise<Signer> {
+export function signer(
+  deps: Pick<ContactsDeps, 'secretBox' | 'publicAddress'>,
+  db: Queryable,
+  identity: { id: string; slug: string },
+  now: number,
+): Promise<Signer> {
   return signerFor(db, deps.secretBox, identity, deps.publicAddress.peerEndpoint, now);
 }
 
-export function peerCall<V extends PeerVerb>(
+/**
+ * Spends the call's budgets, then calls the party signed as the identity, with no transaction open (a
+ * party on this same instance answers through the same database). `status` is the row's before the call.
+ */
+export async function callParty<V extends PeerVerb>(
   deps: ContactsDeps,
-  from: Signer,
-  to: PeerTarget,
+  db: Db,
+  identity: Identity,
+  party: PeerTarget & { status?: string | undefined },
   verb: V,
   payload: Record<string, unknown>,
   now: number,
 ): Promise<PeerOutcome<V>> {
-  return callPeer(from, to, verb, payload, {
-    resolveHost: deps.resolveHost,
-    allowLocalhost: deps.peer.allowLocalhost,
-    timeoutMs: deps.peer.timeoutMs,
-    now,
-  });
+  await spend(db, identity, party.fingerprint, party.status, now);
+  const from = await signer(deps, db, identity, now);
+  return callPeer(from, party, verb, payload, { ...deps.peer, resolveHost: deps.resolveHost, now });
+}
+
+/** Writes the outcome of a call the party may have heard, in a short transaction: `admitted` (service.ts). */
+export function writeHeard<A>(
+  db: Db,
+  identity: Identity,
+  fingerprint: string,
+  now: number,
+  rule: (state: ContactState) => Outcome<ErrorCode, A>,
+): Promise<Outcome<ErrorCode, A>> {
+  return db.transaction((tx) => applyLocked(tx, identity, fingerprint, now, rule, 'admitted'));
 }
 
 /** Why a party's endpoint may not be called (the webhook URL policy), or undefined when it may. */

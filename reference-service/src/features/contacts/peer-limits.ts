@@ -3,29 +3,19 @@ import {
   PEER_CALLS_PER_IDENTITY,
   STRANGER_CALLS_PER_IDENTITY,
 } from '../../domain/door-limits.js';
-import { RateLimitedError } from '../../domain/errors.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
 import { type GuessBuckets, spendGuess } from '../../http/sign-in-guard.js';
-import { PeerRefusal } from '../../peer/refusal.js';
 import type { Db } from '../../store/db.js';
 import { getContact } from '../../store/queries/contacts.js';
 
-/** Spends one token of every bucket, all or none; an empty one is the peer protocol's 429. */
-async function spend(db: Db, buckets: GuessBuckets, now: number): Promise<void> {
-  try {
-    await spendGuess(db, buckets, now);
-  } catch (error) {
-    if (!(error instanceof RateLimitedError)) throw error;
-    throw new PeerRefusal('rate_limited', error.message, error.retryAfterSeconds);
-  }
-}
+// Each spends one token of every bucket, all or none; an empty one is the peer protocol's 429 (peer-routes.ts).
 
 /**
  * Counts a `/peer/v1` call against its client address before anything of it is read: `ip` is the socket's
  * peer, or the client a trusted proxy names (SVC_TRUSTED_PROXIES), never a header on its own.
  */
-export function spendAddressBudget(db: Db, ip: string, now: number): Promise<void> {
-  return spend(db, [[guessBucket('peer-address', limitedAddress(ip)), PEER_CALLS_PER_ADDRESS]], now);
+export async function spendAddressBudget(db: Db, ip: string, now: number): Promise<void> {
+  await spendGuess(db, [[guessBucket('peer-address', limitedAddress(ip)), PEER_CALLS_PER_ADDRESS]], now);
 }
 
 /**
@@ -48,5 +38,5 @@ export async function spendIdentityBudget(
       ? []
       : [[guessBucket('peer-strangers', target.fingerprint), STRANGER_CALLS_PER_IDENTITY] as const]),
   ];
-  await spend(db, buckets, now);
+  await spendGuess(db, buckets, now);
 }

@@ -1,9 +1,10 @@
+import { FINGERPRINT_PATTERN } from '@svc-kit/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.js';
+import { RateLimitedError } from '../../domain/errors.js';
 import { sendFailure, sendPeerRefusal } from '../../http/error-body.js';
 import { unstorableJson } from '../../http/hostile-input.js';
-import { isFingerprint, privateKeyFromPkcs8, signBytes } from '../../peer/keys.js';
-import { signerFor } from '../../peer/own-identity.js';
+import { privateKeyFromPkcs8, signBytes } from '../../peer/keys.js';
 import {
   answerSigningText,
   HEADER_ANSWER_SIGNATURE,
@@ -22,6 +23,7 @@ import { header, verifyPeerRequest } from '../../peer/verify-request.js';
 import type { Queryable } from '../../store/db.js';
 import { findKeyedIdentityByFingerprint, type KeyedIdentity } from '../../store/queries/identity-keys.js';
 import { type InboundCall, inbound, type OfferedToolsSource, type PeerBody } from './inbound.js';
+import { signer } from './outbound.js';
 import { spendAddressBudget, spendIdentityBudget } from './peer-limits.js';
 
 /**
@@ -36,8 +38,8 @@ function answerSignature(
   status: number,
   body: string,
 ): Record<string, string> {
-  const requestTimestamp = header(request, HEADER_TIMESTAMP);
-  const requestNonce = header(request, HEADER_NONCE);
+  const requestTimestamp = header(request.headers, HEADER_TIMESTAMP);
+  const requestNonce = header(request.headers, HEADER_NONCE);
   if (requestTimestamp === undefined || requestNonce === undefined) return {};
   if (!TIMESTAMP.test(requestTimestamp) || !NONCE.test(requestNonce)) return {};
   const at = String(ctx.now());
@@ -61,13 +63,12 @@ function answerSignature(
 
 /** The identity's own card, signed now (a card is public: this is how a party obtains one). */
 async function cardOf(ctx: ServiceContext, db: Queryable, target: KeyedIdentity, now: number) {
-  const identity = { id: target.identity_id, slug: target.slug };
-  return { card: (await signerFor(db, ctx.secretBox, identity, ctx.publicAddress.peerEndpoint, now)).card };
+  return { card: (await signer(ctx, db, { id: target.identity_id, slug: target.slug }, now)).card };
 }
 
 async function targetOf(ctx: ServiceContext, request: FastifyRequest): Promise<KeyedIdentity> {
   const { fingerprint } = request.params as { fingerprint: string };
-  const target = isFingerprint(fingerprint)
+  const target = FINGERPRINT_PATTERN.test(fingerprint)
     ? await findKeyedIdentityByFingerprint(ctx.db, fingerprint)
     : undefined;
   if (!target) throw new PeerRefusal('unknown_identity', 'no identity with this fingerprint here');
@@ -112,6 +113,10 @@ export async function registerPeerRoutes(
       );
       peer.setErrorHandler((error: Error, request, reply) => {
         if (error instanceof PeerRefusal) return sendPeerRefusal(request, reply, error);
+        if (error instanceof RateLimitedError) {
+          const limited = new PeerRefusal('rate_limited', error.message, error.retryAfterSeconds);
+          return sendPeerRefusal(request, reply, limited);
+        }
         // Fastify's own refusals of a request it could not read (a 4xx of its own): the peer's mistake.
         const status = (error as { statusCode?: number }).statusCode;
         if (status !== undefined && status >= 400 && status < 500) {

@@ -6,16 +6,14 @@ import type { OfferedToolsSource } from './inbound.js';
 import { registerPeerRoutes } from './peer-routes.js';
 import { contactRoutes } from './routes.js';
 
-export interface ContactsPluginOptions {
-  ctx: ServiceContext;
-  peer: PeerSettings;
-  /** What the identity offers its contacts (the integrations' exposures). */
-  tools: OfferedToolsSource;
-}
-
-/** The contact operations (spec 4.2) and the peer protocol's inbound routes (PEER-PROTOCOL.md). */
-export async function contactsPlugin(app: FastifyInstance, options: ContactsPluginOptions): Promise<void> {
-  const { ctx, peer, tools } = options;
+/**
+ * The contact operations (spec 4.2) and the peer protocol's inbound routes (PEER-PROTOCOL.md); `tools` is
+ * what the identity offers its contacts (the integrations' exposures).
+ */
+export async function contactsPlugin(
+  app: FastifyInstance,
+  { ctx, peer, tools }: { ctx: ServiceContext; peer: PeerSettings; tools: OfferedToolsSource },
+): Promise<void> {
   registerOperations(app, ctx, operationsOfGroup('contacts'), contactRoutes({ ...ctx, peer }));
   await registerPeerRoutes(app, ctx, tools);
 }

@@ -33,113 +33,89 @@ export function contactRoutes(deps: ContactsDeps) {
     },
     updateContact: {
       transaction: 'one',
-      run: forIdentity(async ({ db, params, body, now }, identity) => {
-        const row = await service.updateContact(db, identity, params.fingerprint, body, now);
+      run: forIdentity(async ({ db, params: { fingerprint }, body, now }, identity) => {
+        const row = await service.updateContact(db, identity, fingerprint, body, now);
         return answer('updateContact', 200, { contact: contactRecord(row) });
       }),
     },
     removeContact: {
       transaction: 'own',
-      run: forIdentity(async ({ db, params, now }, identity) => {
-        const { notified } = await service.removeContact(deps, db, identity, params.fingerprint, now);
-        return answer('removeContact', 200, { status: 'removed', fingerprint: params.fingerprint, notified });
+      run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
+        const { notified } = await service.removeContact(deps, db, identity, fingerprint, now);
+        return answer('removeContact', 200, { status: 'removed', fingerprint, notified });
       }),
     },
     approveContact: {
       transaction: 'own',
-      run: forIdentity(async ({ db, params, body, now }, identity) => {
-        const approval = { approve: true, preset: body.preset } as const;
-        const { notified } = await service.answerRequest(
-          deps,
-          db,
-          identity,
-          params.fingerprint,
-          approval,
-          now,
-        );
-        return answer('approveContact', 200, {
-          status: 'approved',
-          fingerprint: params.fingerprint,
-          preset: body.preset,
-          notified,
-        });
+      run: forIdentity(async ({ db, params: { fingerprint }, body: { preset }, now }, identity) => {
+        const approval = { approve: true, preset } as const;
+        const { notified } = await service.answerRequest(deps, db, identity, fingerprint, approval, now);
+        return answer('approveContact', 200, { status: 'approved', fingerprint, preset, notified });
       }),
     },
     rejectContact: {
       transaction: 'own',
-      run: forIdentity(async ({ db, params, now }, identity) => {
+      run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
         const rejection = { approve: false } as const;
-        const { notified } = await service.answerRequest(
-          deps,
-          db,
-          identity,
-          params.fingerprint,
-          rejection,
-          now,
-        );
-        return answer('rejectContact', 200, {
-          status: 'rejected',
-          fingerprint: params.fingerprint,
-          notified,
-        });
+        const { notified } = await service.answerRequest(deps, db, identity, fingerprint, rejection, now);
+        return answer('rejectContact', 200, { status: 'rejected', fingerprint, notified });
       }),
     },
     notifyAcceptance: {
       transaction: 'own',
-      run: forIdentity(async ({ db, params, now }, identity) => {
-        const told = await service.notifyAcceptance(deps, db, identity, params.fingerprint, now);
-        return answer('notifyAcceptance', 200, { fingerprint: params.fingerprint, ...told });
+      run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
+        const told = await service.notifyAcceptance(deps, db, identity, fingerprint, now);
+        return answer('notifyAcceptance', 200, { fingerprint, ...told });
       }),
     },
     listContactTools: {
       transaction: 'own',
-      run: forIdentity(async ({ db, params, now }, identity) => {
-        const listed = await callTools(deps, db, identity, params.fingerprint, 'tools/list', {}, now);
+      run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
+        const listed = await callTools(deps, db, identity, fingerprint, 'tools/list', {}, now);
         return answer('listContactTools', 200, { tools: listed.tools });
       }),
     },
     callContactTool: {
       transaction: 'own',
-      run: forIdentity(async ({ db, params, body, now }, identity) => {
-        const payload =
-          body.arguments === undefined ? { tool: body.tool } : { tool: body.tool, arguments: body.arguments };
-        const result = await callTools(deps, db, identity, params.fingerprint, 'tools/call', payload, now);
+      run: forIdentity(async ({ db, params: { fingerprint }, body, now }, identity) => {
+        // Sent as given: an absent `arguments` stays absent (JSON has no undefined).
+        const result = await callTools(deps, db, identity, fingerprint, 'tools/call', body, now);
         return answer('callContactTool', 200, { ok: result.ok, result: result.result ?? null });
       }),
     },
     blockContact: {
       // Block calls no peer: it runs in one transaction, the key's when there is one.
       transaction: 'one',
-      run: forIdentity(async ({ db, params, now }, identity) => {
-        await service.blockContact(db, identity, params.fingerprint, now);
-        return answer('blockContact', 200, { status: 'blocked', fingerprint: params.fingerprint });
+      run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
+        await service.blockContact(db, identity, fingerprint, now);
+        return answer('blockContact', 200, { status: 'blocked', fingerprint });
       }),
     },
     unblockContact: {
       transaction: 'one',
-      run: forIdentity(async ({ db, params, now }, identity) => {
-        const status = await service.unblockContact(db, identity, params.fingerprint, now);
-        return answer('unblockContact', 200, { status, fingerprint: params.fingerprint });
+      run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
+        const status = await service.unblockContact(db, identity, fingerprint, now);
+        return answer('unblockContact', 200, { status, fingerprint });
       }),
     },
     setPetname: {
       transaction: 'one',
-      run: forIdentity(async ({ db, params, body, now }, identity) => {
-        await service.labelContact(db, identity, params.fingerprint, { petname: body.petname }, now);
+      run: forIdentity(async ({ db, params: { fingerprint }, body: { petname }, now }, identity) => {
+        await service.labelContact(db, identity, fingerprint, { petname }, now);
         return answer('setPetname', 200, null);
       }),
     },
     setTrust: {
       transaction: 'one',
-      run: forIdentity(async ({ db, params, body, now }, identity) => {
-        await service.labelContact(db, identity, params.fingerprint, { trust: body.trust }, now);
+      run: forIdentity(async ({ db, params: { fingerprint }, body: { trust }, now }, identity) => {
+        await service.labelContact(db, identity, fingerprint, { trust }, now);
         return answer('setTrust', 200, null);
       }),
     },
     refreshContact: {
       transaction: 'own',
-      run: forIdentity(async ({ db, params, now }, identity) => {
-        const refreshed = await refreshContact(deps, db, identity, params.fingerprint, now);
+      run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
+        const refreshed = await refreshContact(deps, db, identity, fingerprint, now);
         return answer('refreshContact', 200, refreshed);
       }),
     },

@@ -5,15 +5,14 @@ import type { ContactRow } from '../../store/queries/contacts.js';
 import type { Backlog } from '../../store/queries/events.js';
 import type { Identity } from '../shared/identity.js';
 import { label, update } from './edits.js';
-import { type ContactsDeps, peerCall, signer, spend } from './outbound.js';
+import { type ContactsDeps, callParty, writeHeard } from './outbound.js';
 import { applyLocked, check, contactOf, refused } from './rows.js';
 import * as rules from './rules.js';
 
 /*
- * The identity's own contact operations (spec 4.2). Those that call the party spend its rate limits and
- * make the call first, with no transaction open (a party on this same instance answers through the same
- * database), then apply the rule to the row re-read locked in a short transaction of their own. Those that
- * stay local run in the one transaction they are given.
+ * The identity's own contact operations (spec 4.2). Those that call the party make the call first
+ * (`callParty`), then apply the rule to the row re-read locked in a short transaction (`writeHeard`);
+ * those that stay local run in the one transaction they are given.
  *
  * The workspace's delivery backlog (store/queries/backlog.ts) is looked at before the party is called:
  * past the bound the operation is refused with nothing sent or spent, and once the party has been told,
@@ -36,23 +35,13 @@ export async function answerRequest(
   const row = await contactOf(db, identity, fingerprint);
   check(rules.mayAnswer(row));
   if (answer.approve) await refuseOverBacklog(db, [identity.workspace_id], now);
-  await spend(db, identity, row.fingerprint, row.status, now);
-  const verb = answer.approve ? 'accept' : 'reject';
-  const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, verb, {}, now);
+  const outcome = await callParty(deps, db, identity, row, answer.approve ? 'accept' : 'reject', {}, now);
   const notified = outcome.kind === 'ok';
   // Answered meanwhile (by a concurrent call): that answer stands, and this one changes nothing.
-  await db.transaction((tx) =>
-    applyLocked(
-      tx,
-      identity,
-      row.fingerprint,
-      now,
-      (state) =>
-        answer.approve
-          ? rules.approve(state, { preset: answer.preset, notified, now })
-          : rules.reject(state, { now }),
-      'admitted',
-    ),
+  await writeHeard(db, identity, row.fingerprint, now, (state) =>
+    answer.approve
+      ? rules.approve(state, { preset: answer.preset, notified, now })
+      : rules.reject(state, { now }),
   );
   return { notified };
 }
@@ -68,18 +57,10 @@ export async function notifyAcceptance(
   const row = await contactOf(db, identity, fingerprint);
   check(rules.mayUseContact(row));
   await refuseOverBacklog(db, [identity.workspace_id], now);
-  await spend(db, identity, row.fingerprint, row.status, now);
-  const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'accept', {}, now);
+  const outcome = await callParty(deps, db, identity, row, 'accept', {}, now);
   const notified = outcome.kind === 'ok';
-  await db.transaction((tx) =>
-    applyLocked(
-      tx,
-      identity,
-      row.fingerprint,
-      now,
-      (state) => rules.acceptanceTold(state, { notified, now }),
-      'admitted',
-    ),
+  await writeHeard(db, identity, row.fingerprint, now, (state) =>
+    rules.acceptanceTold(state, { notified, now }),
   );
   return { notified, refusal: outcome.kind === 'refused' ? outcome.code : null };
 }
@@ -93,9 +74,8 @@ export async function removeContact(
   now: number,
 ): Promise<{ notified: boolean }> {
   const row = await contactOf(db, identity, fingerprint);
-  await spend(db, identity, row.fingerprint, row.status, now);
-  const outcome = await peerCall(deps, await signer(deps, db, identity, now), row, 'remove', {}, now);
-  await db.transaction((tx) => applyLocked(tx, identity, row.fingerprint, now, rules.remove, 'admitted'));
+  const outcome = await callParty(deps, db, identity, row, 'remove', {}, now);
+  await writeHeard(db, identity, row.fingerprint, now, rules.remove);
   return { notified: outcome.kind === 'ok' };
 }
 

@@ -10,6 +10,7 @@ import { authorize, type Requirements } from '../../http/policy.js';
 import type { PostOutcome } from '../../outbound/guarded-client.js';
 import type { Relay } from '../../relay/relay.js';
 import { SseListenerStream, streamIdOf } from '../../relay/sse-stream.js';
+import type { StreamEnd } from '../../relay/types.js';
 import {
   countListenersLocked,
   getListener,
@@ -33,12 +34,11 @@ const ADMIN: Requirements = { permission: 'service:workspace:admin', stepUp: fal
  */
 const ADMIN_STEPPED_UP: Requirements = { ...ADMIN, stepUpIfEnrolled: 'the relay’s secret or a listener' };
 
-/** Text PostgreSQL can store: no NUL character. */
-const text = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .refine((value) => !value.includes('\u0000'), 'must not contain a NUL character');
+/** Why a stream whose credential no longer authorizes ends: the workspace's state, else its key's. */
+const ENDED_BY: Partial<Record<string, StreamEnd>> = {
+  workspace_suspended: 'suspended',
+  workspace_deletion_hold: 'deletion_hold',
+};
 
 /** Live listeners a workspace may have at once: each is an endpoint with a stream and a log. */
 export const MAX_LISTENERS = 10;
@@ -50,9 +50,9 @@ const listenQuery = z.strictObject({
     .optional()
     .transform((value) => (value ? value.split(',').map((name) => name.trim()) : []))
     .pipe(z.array(z.enum(EVENT_TYPES as unknown as [string, ...string[]])).max(EVENT_TYPES.length)),
-  listener: text(64).min(1).optional(),
+  listener: z.string().max(64).min(1).optional(),
 });
-const listenerPath = z.strictObject({ id: text(64).min(1) });
+const listenerPath = z.strictObject({ id: z.string().max(64).min(1) });
 
 /** The local outcomes the CLI may report, mapped to the service's own words for the log. */
 const LOCAL_FAILURES = {
@@ -64,11 +64,11 @@ const LOCAL_FAILURES = {
 
 const answerBody = z.strictObject({
   /** The token the stream's `ready` gave: only the CLI holding the stream reports for it. */
-  stream_token: text(64).min(1),
-  delivery_id: text(64).min(1),
+  stream_token: z.string().max(64).min(1),
+  delivery_id: z.string().max(64).min(1),
   status: z.number().int().min(100).max(599).nullable(),
   latency_ms: z.number().min(0).max(3_600_000).nullable(),
-  excerpt: text(4_096).nullable(),
+  excerpt: z.string().max(4_096).nullable(),
   failure: z.enum(Object.keys(LOCAL_FAILURES) as [keyof typeof LOCAL_FAILURES]).nullable(),
 });
 
@@ -191,13 +191,7 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
         if (!(error instanceof ServiceError)) throw error;
         // The CLI cannot close its listener without a key: the service does it for it.
         await removeEndpoint(ctx.db, workspace.id, endpointId, ctx.now());
-        stream.end(
-          error.code === 'workspace_suspended'
-            ? 'suspended'
-            : error.code === 'workspace_deletion_hold'
-              ? 'deletion_hold'
-              : 'revoked',
-        );
+        stream.end(ENDED_BY[error.code] ?? 'revoked');
         return;
       }
       const current = await getListener(ctx.db, workspace.id, endpointId);

@@ -84,7 +84,6 @@ export function sendCallbackRefusal(request: FastifyRequest, reply: FastifyReply
     .code(statusOfErrorCode(code))
     .headers({
       'content-security-policy': CALLBACK_PAGE_CSP,
-      'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       'cache-control': 'no-store',
     })

@@ -11,12 +11,6 @@ export const PORTAL_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-export const PORTAL_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': PORTAL_CSP,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
-
 const NOT_BUILT = `The svc-kit portal is not built, so there is nothing to show here yet.
 
 Build it and restart the service:
@@ -37,8 +31,9 @@ export async function portalPlugin(
   app: FastifyInstance,
   options: { dir: string | undefined },
 ): Promise<void> {
+  // Beside `nosniff`, which every answer carries (http/answer-headers.ts); static files keep them too.
   app.addHook('onRequest', async (_request, reply) => {
-    reply.headers(PORTAL_HEADERS);
+    reply.headers({ 'content-security-policy': PORTAL_CSP, 'referrer-policy': 'no-referrer' });
   });
   const dir = options.dir;
   if (dir === undefined || !existsSync(join(dir, 'index.html'))) {
@@ -55,7 +50,6 @@ export async function portalPlugin(
     // Our own cache-control below, not send's `public, max-age=0`.
     cacheControl: false,
     setHeaders(res, path) {
-      for (const [name, value] of Object.entries(PORTAL_HEADERS)) res.setHeader(name, value);
       res.setHeader(
         'cache-control',
         /[/\\]assets[/\\]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache',

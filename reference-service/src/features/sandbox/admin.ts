@@ -10,7 +10,7 @@ import { setWorkspaceFlag, type WorkspaceFlag } from '../../store/queries/worksp
 import { createWorkspaceForOwner } from '../accounts/operator.js';
 import { openSession } from '../accounts/session.js';
 import { SANDBOX_EMAIL, SANDBOX_MEMBER_ID, SANDBOX_WORKSPACE_ID, seedSandbox } from './seed.js';
-import { TriggerError, triggerEvent } from './trigger.js';
+import { triggerEvent } from './trigger.js';
 
 /** `create-workspace <name> --owner <email>`: a workspace for someone where sign-up is closed. */
 async function createWorkspace(ctx: ServiceContext, args: string[]): Promise<string> {
@@ -50,7 +50,8 @@ async function trigger(ctx: ServiceContext, args: string[]): Promise<string> {
     });
     return `event ${event.id} (${event.type}) emitted for ${event.identity}`;
   } catch (error) {
-    if (error instanceof TriggerError) throw new AdminUsageError(error.message);
+    if (error instanceof ServiceError && error.code === 'invalid_request')
+      throw new AdminUsageError(error.message);
     throw error;
   }
 }

@@ -1,27 +1,25 @@
 import { hash } from 'node:crypto';
-import { checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
+import { checkTriggeredEvent, type OutboundLimit, sampleEventData } from '@svc-kit/contract';
 import { type EventType, isEventType } from '@svc-kit/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
+import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
+import { guessBucket } from '../../domain/sign-in-limits.js';
 import { parse } from '../../http/parse.js';
 import { authorize } from '../../http/policy.js';
+import { spendGuess } from '../../http/sign-in-guard.js';
 import type { Queryable } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { insertEvent } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
-import { spendTestEvent } from './event-budget.js';
 
 /** Made-up but well-formed `data` for each event type: the contract's table, with fresh draws. */
 function sampleData(type: EventType): Record<string, unknown> {
   const contact = `sha256:${hash('sha256', newId('contact'))}`;
   return sampleEventData(type, { contact, threadId: newId('thr') });
-}
-
-export class TriggerError extends Error {
-  override name = 'TriggerError';
 }
 
 interface TriggerInput {
@@ -34,22 +32,26 @@ interface TriggerInput {
   now: number;
 }
 
-/** Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. */
+/**
+ * Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. A
+ * trigger that is not valid is `invalid_request`.
+ */
 export async function triggerEvent(
   db: Queryable,
   input: TriggerInput,
   /** Runs once the trigger is found valid, before its event is written (the route spends the budget). */
-  beforeWrite?: () => Promise<void>,
+  beforeWrite?: () => Promise<unknown>,
 ) {
   // Exactly the catalogue's fields (the contract's rule, which the mock's trigger applies too).
   const sample = isEventType(input.type) ? sampleData(input.type) : {};
   const checked = checkTriggeredEvent(input.type, input.data ?? sample);
-  if (!checked.ok) throw new TriggerError(checked.reason);
+  if (!checked.ok) throw new ServiceError('invalid_request', checked.reason);
   const identities = await listIdentities(db, input.workspaceId);
   const identity = input.identity ?? identities[0]?.slug;
-  if (identity === undefined) throw new TriggerError('the workspace has no identity to emit the event for');
+  if (identity === undefined)
+    throw new ServiceError('invalid_request', 'the workspace has no identity to emit the event for');
   if (!identities.some((row) => row.slug === identity)) {
-    throw new TriggerError(`no identity ${identity} in this workspace`);
+    throw new ServiceError('invalid_request', `no identity ${identity} in this workspace`);
   }
   // Before the budget is spent, so that a trigger the backlog refuses spends nothing either; its event is
   // then admitted, and what concurrent triggers add past the bound is at most that budget's burst.
@@ -64,6 +66,16 @@ export async function triggerEvent(
   );
   return { id: event.id, type: checked.type, created_at: event.createdAt, identity };
 }
+
+/**
+ * Test events per workspace: 10, then one every 10 seconds. Each fans out one POST per endpoint to hosts
+ * the workspace names, so an unbudgeted trigger in a sandbox open to strangers is an HTTP amplifier.
+ */
+export const TEST_EVENTS: OutboundLimit = {
+  capacity: 10,
+  perMs: 1 / 10_000,
+  what: 'test events of this workspace',
+};
 
 const triggerBody = z.strictObject({
   type: z.string(),
@@ -83,13 +95,13 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
     const now = ctx.now();
     const { workspace } = await authorize(ctx, request, requirements, now);
     const body = parse(triggerBody, request.body, 'body');
-    // Spent only for a valid trigger: a refused one spends nothing.
-    const spend = budgeted ? () => spendTestEvent(ctx.db, workspace.id, now) : undefined;
-    const event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend).catch(
-      (error: unknown) => {
-        throw error instanceof TriggerError ? new ServiceError('invalid_request', error.message) : error;
-      },
-    );
+    // Spent only for a valid trigger: a refused one spends nothing. The seeded sandbox workspace is the
+    // operator's own and is exempt: benches and `svc-webhooks trigger` fire it in bulk.
+    const spend =
+      budgeted && workspace.id !== SANDBOX_WORKSPACE_ID
+        ? () => spendGuess(ctx.db, [[guessBucket('test-events', workspace.id), TEST_EVENTS]], now)
+        : undefined;
+    const event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend);
     return reply.code(201).send({ event });
   });
 }

@@ -1,13 +1,22 @@
-import { endpointAsShown, readsFilterWindow } from '@svc-kit/contract';
+import { endpointAsShown, FILTERED_LOG_READS, readsFilterWindow } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
+import { guessBucket } from '../../domain/sign-in-limits.js';
 import { answer, type OperationTable } from '../../http/operations.js';
+import { countRefusal } from '../../http/sign-in-guard.js';
+import { listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
+import {
+  listLiveEndpoints,
+  removeEndpoint,
+  setEndpointStatus,
+} from '../../store/queries/webhook-endpoints.js';
 import * as service from './service.js';
 
 /**
- * The workspace's webhook endpoint operations (spec 4.1): input in, answer out; the rules are in
- * rules.ts, the work in service.ts. Single statements each run on the handle given (mode `none`: the
- * pool, a confirming connection, or the key's transaction); createWebhook opens its own short
- * transaction after the URL's DNS check (mode `own`, see operations.ts).
+ * The workspace's webhook endpoint operations (spec 4.1): the rules are in rules.ts, creation and
+ * rotation in service.ts. Single statements each run on the handle given (mode `none`: the pool, a
+ * confirming connection, or the key's transaction); createWebhook opens its own short transaction after
+ * the URL's DNS check (mode `own`, see operations.ts). The store reads only a record's columns, so a row
+ * is shown by the contract's `endpointAsShown` as it is.
  */
 export function webhookRoutes(deps: service.WebhooksDeps) {
   return {
@@ -15,7 +24,7 @@ export function webhookRoutes(deps: service.WebhooksDeps) {
       transaction: 'none',
       run: async ({ db, workspace, now }) =>
         answer('listWebhooks', 200, {
-          endpoints: await service.liveEndpoints(db, workspace.id, now),
+          endpoints: (await listLiveEndpoints(db, workspace.id)).map((row) => endpointAsShown(row, now)),
           events: [...EVENT_TYPES],
           enabled: workspace.webhooks_enabled,
         }),
@@ -40,27 +49,37 @@ export function webhookRoutes(deps: service.WebhooksDeps) {
     },
     setWebhookStatus: {
       transaction: 'none',
-      run: async ({ db, workspace, params, body, now }) =>
-        answer('setWebhookStatus', 200, {
-          endpoints: await service.setStatus(db, workspace.id, params.id, body.status, now),
-        }),
+      run: async ({ db, workspace, params, body, now }) => {
+        // Every live endpoint of the workspace, as the operation answers.
+        const endpoints = await setEndpointStatus(db, workspace.id, params.id, body.status, now);
+        if (!endpoints) throw service.notFound();
+        return answer('setWebhookStatus', 200, {
+          endpoints: endpoints.map((row) => endpointAsShown(row, now)),
+        });
+      },
     },
     deleteWebhook: {
       transaction: 'none',
       run: async ({ db, workspace, params, now }) => {
-        await service.remove(db, workspace.id, params.id, now);
+        if (!(await removeEndpoint(db, workspace.id, params.id, now))) throw service.notFound();
         return answer('deleteWebhook', 204, undefined);
       },
     },
     listWebhookDeliveries: {
       transaction: 'none',
       run: async ({ db, workspace, params, query, now }) => {
-        if (readsFilterWindow(query)) await service.spendFilteredRead(db, workspace.id, now);
-        const deliveries = await service.deliveries(db, workspace.id, params.id, query.limit, {
+        // A read through the filter window spends the workspace's budget first: past it, a 429 that
+        // reads nothing.
+        if (readsFilterWindow(query)) {
+          await countRefusal(db, guessBucket('filtered-log-reads', workspace.id), FILTERED_LOG_READS, now);
+        }
+        // A removed endpoint's log stays readable.
+        const deliveries = await listNewestDeliveries(db, workspace.id, params.id, query.limit, {
           status: query.status,
           eventType: query.event_type,
           eventId: query.event_id,
         });
+        if (!deliveries) throw service.notFound();
         return answer('listWebhookDeliveries', 200, { deliveries });
       },
     },

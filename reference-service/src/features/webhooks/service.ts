@@ -1,55 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import {
-  endpointAsShown,
-  FILTERED_LOG_READS,
   ID_PREFIXES,
   type NewWebhookEndpoint,
   newWebhookEndpoint,
-  type WebhookDelivery,
   type WebhookEndpoint,
 } from '@svc-kit/contract';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { localTargetHint } from '../../domain/local-targets.js';
-import { guessBucket } from '../../domain/sign-in-limits.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
-import { countRefusal } from '../../http/sign-in-guard.js';
 import type { Db, Queryable } from '../../store/db.js';
-import { type DeliveryLogFilter, listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
   insertEndpoint,
-  listLiveEndpoints,
   liveEndpointUrlsLocked,
   newEndpointRow,
-  removeEndpoint,
   rotateEndpointSecret,
-  setEndpointStatus,
 } from '../../store/queries/webhook-endpoints.js';
 import { capRefusal, eventFilter, rotationEndsAt, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
 
-/** What the endpoint operations need of the service's context. */
 export type WebhooksDeps = Pick<
   ServiceContext,
   'secretBox' | 'resolveHost' | 'allowLocalhostWebhooks' | 'reach'
 >;
 
-const notFound = () => new ServiceError('not_found', 'no such webhook endpoint');
+export const notFound = () => new ServiceError('not_found', 'no such webhook endpoint');
 
 /** A new signing secret from fresh random bytes: an endpoint's, or the relay's for its listeners. */
 export const newSigningSecret = () => signingSecretOf(randomBytes(SIGNING_SECRET_BYTES));
-
-/**
- * The live endpoints as the API shows them: the store reads only the record's columns, so a row is shown
- * by the contract's rule as it is (`rotating_until` reads null once the overlap is over).
- */
-export async function liveEndpoints(
-  db: Queryable,
-  workspaceId: string,
-  now: number,
-): Promise<WebhookEndpoint[]> {
-  return (await listLiveEndpoints(db, workspaceId)).map((row) => endpointAsShown(row, now));
-}
 
 /**
  * Checks the URL (with DNS: outside any transaction, so that no connection waits on a lookup), then counts
@@ -102,45 +80,4 @@ export async function rotateSecret(
   const row = await rotateEndpointSecret(db, workspaceId, id, sealed, rotationEndsAt(now), now);
   if (!row || row.rotating_until === null) throw notFound();
   return { secret, previousAcceptedUntil: row.rotating_until };
-}
-
-/** Pauses or resumes an endpoint; answers every live endpoint of the workspace, as the operation does. */
-export async function setStatus(
-  db: Queryable,
-  workspaceId: string,
-  id: string,
-  status: 'active' | 'paused',
-  now: number,
-): Promise<WebhookEndpoint[]> {
-  const endpoints = await setEndpointStatus(db, workspaceId, id, status, now);
-  if (!endpoints) throw notFound();
-  return endpoints.map((row) => endpointAsShown(row, now));
-}
-
-export async function remove(db: Queryable, workspaceId: string, id: string, now: number): Promise<void> {
-  if (!(await removeEndpoint(db, workspaceId, id, now))) throw notFound();
-}
-
-/**
- * Spends one of the workspace's reads through the log's filter window (the contract's budget) before the
- * read, in one statement on the handle given. Past the budget a 429 that reads nothing and spends nothing.
- */
-export async function spendFilteredRead(db: Queryable, workspaceId: string, now: number): Promise<void> {
-  await countRefusal(db, guessBucket('filtered-log-reads', workspaceId), FILTERED_LOG_READS, now);
-}
-
-/**
- * The newest deliveries of an endpoint as the API shows them, optionally filtered; a removed endpoint's log
- * stays readable.
- */
-export async function deliveries(
-  db: Queryable,
-  workspaceId: string,
-  id: string,
-  limit: number,
-  filter: DeliveryLogFilter = {},
-): Promise<WebhookDelivery[]> {
-  const rows = await listNewestDeliveries(db, workspaceId, id, limit, filter);
-  if (!rows) throw notFound();
-  return rows;
 }
