@@ -134,8 +134,8 @@ describe.each(BACKENDS)('delivery rules on $name', (backend) => {
     await settle();
     expect(target.requests).toBe(0);
     expect(await deliveries(service, tenant, endpoint.id)).toEqual([]);
-    // The events themselves are recorded.
-    for (const event of whileOff) expect(await getEvent(store.db, event.id)).toBeDefined();
+    // Nor are the events themselves stored: no endpoint took them.
+    for (const event of whileOff) expect(await getEvent(store.db, event.id)).toBeUndefined();
 
     await setWorkspaceFlag(store.db, tenant.workspaceId, 'webhooks_enabled', true);
     const afterOn = await trigger(service, tenant, 'message.received');
@@ -147,6 +147,7 @@ describe.each(BACKENDS)('delivery rules on $name', (backend) => {
     expect(target.requests).toBe(1);
     expect(target.received[0]?.eventId).toBe(afterOn.id);
     expect((await deliveries(service, tenant, endpoint.id)).map((d) => d.event_id)).toEqual([afterOn.id]);
+    expect(await getEvent(store.db, afterOn.id)).toBeDefined();
   });
 
   it('pauses the endpoint at the 20th consecutive failure, dials nothing more, and resumes', async () => {
