@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
 import type { OpenedStore } from '../src/store/open.js';
 import { insertIdentity } from '../src/store/queries/identities.js';
+import { setWorkspaceFlag } from '../src/store/queries/workspaces.js';
 import { BACKENDS } from './support/backends.js';
+import { type StoredEvent, seedActiveEndpoint, takeEvents } from './support/endpoints.js';
 import {
   call,
   createTenant,
@@ -22,6 +24,7 @@ describe.each(BACKENDS)('POST /sandbox/events on $name', (backend) => {
   let service: TestService;
   let owner: Tenant;
   let reader: Tenant;
+  const taken = new Map<string, () => Promise<StoredEvent[]>>();
 
   beforeAll(async () => {
     store = await backend.open();
@@ -37,6 +40,7 @@ describe.each(BACKENDS)('POST /sandbox/events on $name', (backend) => {
         slug: `events-${id.slice(-8)}`,
         created_at: service.ctx.now(),
       });
+      taken.set(tenant.workspaceId, await takeEvents(store.db, service.ctx.secretBox, tenant.workspaceId));
     }
   });
   afterAll(async () => {
@@ -45,12 +49,7 @@ describe.each(BACKENDS)('POST /sandbox/events on $name', (backend) => {
   });
 
   const stored = async (workspaceId: string) =>
-    (
-      await store.db.query<{ body: string }>(
-        'SELECT body FROM events WHERE workspace_id = $1 ORDER BY created_at, id',
-        [workspaceId],
-      )
-    ).map((row) => JSON.parse(row.body) as { type: string; data: unknown });
+    (await taken.get(workspaceId)!()).map((row) => JSON.parse(row.body) as { type: string; data: unknown });
 
   it('needs service:workspace:admin, from a key or a member', async () => {
     const body = { type: 'contact.requested' };
@@ -95,5 +94,46 @@ describe.each(BACKENDS)('POST /sandbox/events on $name', (backend) => {
       data: { integration: 'tools', version: 3 },
     });
     expect(Object.keys(events.at(-1)!.data as object).sort()).toEqual(['integration', 'version']);
+  });
+
+  it('answers the event with webhooks off as with them on, and stores it only when on', async () => {
+    const tenant = await createTenant(service.ctx);
+    await insertIdentity(store.db, {
+      id: newId('idn'),
+      workspace_id: tenant.workspaceId,
+      slug: 'quiet',
+      created_at: service.ctx.now(),
+    });
+    // An endpoint that would take it: only the workspace's switch keeps the event from being stored.
+    await seedActiveEndpoint(
+      store.db,
+      service.ctx.secretBox,
+      tenant.workspaceId,
+      'https://hooks.example.com/q',
+    );
+    const trigger = () =>
+      call(service, 'POST', EVENTS, { auth: { key: tenant.key }, body: { type: 'contact.requested' } });
+    const rowsOf = async (id: string) =>
+      (await store.db.query<{ id: string }>('SELECT id FROM events WHERE id = $1', [id])).length;
+    const answered = (result: Awaited<ReturnType<typeof trigger>>) => {
+      expect(result.status).toBe(201);
+      const { event } = result.body as { event: { id: string } };
+      expect(event).toEqual({
+        id: expect.stringMatching(/^evt_/),
+        type: 'contact.requested',
+        created_at: expect.any(Number),
+        identity: 'quiet',
+      });
+      return event.id;
+    };
+    const off = answered(await trigger());
+    const [counted] = await store.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM events WHERE workspace_id = $1',
+      [tenant.workspaceId],
+    );
+    expect(counted!.n).toBe(0);
+    await setWorkspaceFlag(store.db, tenant.workspaceId, 'webhooks_enabled', true);
+    const on = answered(await trigger());
+    expect([await rowsOf(off), await rowsOf(on)]).toEqual([0, 1]);
   });
 });

@@ -13,6 +13,7 @@ import { PublicAddress } from '../../src/public-address.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import type { Backend } from '../support/backends.js';
+import { takeEvents } from '../support/endpoints.js';
 import { createTenant, testContext } from '../support/harness.js';
 
 /** One clock for every instance of a test, moved by hand: limits and windows become exact. */
@@ -121,6 +122,7 @@ export interface Party {
   instance: Instance;
   slug: string;
   identityId: string;
+  workspaceId: string;
   key: string;
   api: Client;
   /** The identity's current card and fingerprint, as its peer endpoint hands them out. */
@@ -150,6 +152,7 @@ export async function createParty(instance: Instance, slug: string): Promise<Par
     instance,
     slug: fullSlug,
     identityId,
+    workspaceId: tenant.workspaceId,
     key: tenant.key,
     api: new Client({
       apiKey: tenant.key,
@@ -160,6 +163,12 @@ export async function createParty(instance: Instance, slug: string): Promise<Par
     card: signer.card,
     fingerprint: signer.fingerprint,
   };
+}
+
+/** A reader of the events the party's workspace makes from now on, through an endpoint taking them all. */
+export function eventsFrom(party: Party) {
+  const { db, secretBox, now } = party.instance.ctx;
+  return takeEvents(db, secretBox, party.workspaceId, now());
 }
 
 /** A and B as active contacts: A asks, B approves. */

@@ -139,8 +139,8 @@ describe.each(BACKENDS)('delivery rules on $name', (backend) => {
     await settle();
     expect(target.requests).toBe(0);
     expect(await deliveries(service, tenant, endpoint.id)).toEqual([]);
-    // The events themselves are recorded.
-    for (const event of whileOff) expect(await eventStored(store.db, event.id)).toBe(true);
+    // Nor are the events themselves stored: no endpoint took them.
+    for (const event of whileOff) expect(await eventStored(store.db, event.id)).toBe(false);
 
     await setWorkspaceFlag(store.db, tenant.workspaceId, 'webhooks_enabled', true);
     const afterOn = await trigger(service, tenant, 'message.received');
@@ -152,6 +152,7 @@ describe.each(BACKENDS)('delivery rules on $name', (backend) => {
     expect(target.requests).toBe(1);
     expect(target.received[0]?.eventId).toBe(afterOn.id);
     expect((await deliveries(service, tenant, endpoint.id)).map((d) => d.event_id)).toEqual([afterOn.id]);
+    expect(await eventStored(store.db, afterOn.id)).toBe(true);
   });
 
   it('pauses the endpoint at the 20th consecutive failure, dials nothing more, and resumes', async () => {

@@ -177,7 +177,7 @@ describe.each(['pglite', 'postgres'] as const)('API keys and revocation on %s', 
   }
 
   it('writes no event for a key revoked after it was used (the trigger route reads it before writing)', async () => {
-    const key = await newKey(a);
+    const { endpoint, key } = await endpointAndKey('revoked-trigger');
     const trigger = async () => {
       const response = await fetch(`${b.baseUrl}/sandbox/events`, {
         method: 'POST',
@@ -187,11 +187,18 @@ describe.each(['pglite', 'postgres'] as const)('API keys and revocation on %s', 
       await response.arrayBuffer();
       return response.status;
     };
+    // Read through the endpoint's delivery rows: an event no endpoint takes is not stored.
     const events = async () =>
-      (await a.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events'))[0]!.n;
+      (
+        await a.ctx.db.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id WHERE d.endpoint_id = $1',
+          [endpoint.id],
+        )
+      )[0]!.n;
     expect(await trigger()).toBe(201);
     expect(await trigger()).toBe(201);
     const before = await events();
+    expect(before).toBe(2);
     expect(await revokeApiKey(a.ctx.db, SANDBOX_WORKSPACE_ID, key.id, Date.now())).toBe(true);
     expect(await trigger()).toBe(401);
     expect(await events()).toBe(before);

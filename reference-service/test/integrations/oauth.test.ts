@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAUTH_BINDING_COOKIE, stateBinding } from '../../src/features/integrations/oauth-binding.js';
 import type { OpenedStore } from '../../src/store/open.js';
-import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
+import { createParty, eventsFrom, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
+import type { StoredEvent } from '../support/endpoints.js';
 import { call, expectRefusal } from '../support/harness.js';
 import { rawCall } from '../support/raw-call.js';
 import { integrationEvents, startIntegrationInstance } from './support.js';
@@ -31,6 +32,7 @@ describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
   let two: Instance;
   let upstream: OAuthUpstream;
   let alice: Party;
+  let aliceEvents: () => Promise<StoredEvent[]>;
   let bob: Party;
 
   beforeAll(async () => {
@@ -39,6 +41,7 @@ describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
     one = await startIntegrationInstance(stores[0]!, clock, { allowLocalhost: true });
     two = await startIntegrationInstance(stores[1]!, clock, { allowLocalhost: false });
     alice = await createParty(one, 'alice');
+    aliceEvents = await eventsFrom(alice);
     bob = await createParty(two, 'bob');
     await bob.api.contacts.request(bob.slug, { card: alice.card });
     await alice.api.contacts.approve(alice.slug, bob.fingerprint, { preset: 'close' });
@@ -131,7 +134,7 @@ describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
     expect(new URL(again.authorization_url).searchParams.get('scope')).toBe('tools');
     expect(again.authorization_url).not.toBe(url.href);
 
-    expect((await integrationEvents(one, alice.slug)).map((event) => event.type)).toEqual([
+    expect((await integrationEvents(aliceEvents)).map((event) => event.type)).toEqual([
       'integration.created',
       'integration.authorized',
       'integration.exposure_updated',

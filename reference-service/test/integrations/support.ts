@@ -6,6 +6,7 @@ import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/se
 import { loggerOptions } from '../../src/http/logger.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import type { Instance, TestClock } from '../contacts/support.js';
+import type { StoredEvent } from '../support/endpoints.js';
 import { testContext } from '../support/harness.js';
 import { lineSink } from '../support/line-sink.js';
 
@@ -68,17 +69,14 @@ export async function startIntegrationInstance(
   };
 }
 
-/** The integration events of one identity, in order, with their data. */
+/** The integration events among those a workspace's endpoint took (contacts/support.ts, eventsFrom), in order. */
 export async function integrationEvents(
-  instance: Instance,
-  slug: string,
+  taken: () => Promise<StoredEvent[]>,
 ): Promise<{ type: string; data: Record<string, unknown> }[]> {
-  const rows = await instance.ctx.db.query<{ type: string; body: string }>(
-    `SELECT type, body FROM events WHERE identity = $1 AND type LIKE 'integration.%' ORDER BY created_at, id`,
-    [slug],
-  );
-  return rows.map((row) => ({
-    type: row.type,
-    data: (JSON.parse(row.body) as { data: Record<string, unknown> }).data,
-  }));
+  return (await taken())
+    .filter((row) => row.type.startsWith('integration.'))
+    .map((row) => ({
+      type: row.type,
+      data: (JSON.parse(row.body) as { data: Record<string, unknown> }).data,
+    }));
 }

@@ -2,13 +2,21 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { statfsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, open, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSession } from '../../src/features/accounts/session.js';
+import { sendAdminCommand } from '../../src/features/sandbox/admin-socket.js';
+import { SANDBOX_MEMBER_ID } from '../../src/features/sandbox/seed.js';
+import { SESSION_COOKIE } from '../../src/http/principal.js';
 import { DatabaseUnavailableError } from '../../src/store/db.js';
+import { openStore } from '../../src/store/open.js';
 import { openPglite } from '../../src/store/pglite.js';
 import { POSTGRES_ADMIN_URL } from '../support/backends.js';
+import { testContext } from '../support/harness.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
 import { buildEntryPoint, type ServiceProcess, spawnService } from '../support/service-process.js';
 import { until } from '../support/until.js';
@@ -60,7 +68,10 @@ async function fill(dir: string, leave: number): Promise<() => Promise<void>> {
 interface Backend {
   name: 'pglite' | 'postgres';
   /** Starts the service on a database whose files live on the small filesystem `dir`. */
-  start(dir: string, entry: string): Promise<{ service: ServiceProcess; eventIds(): Promise<Set<string>> }>;
+  start(
+    dir: string,
+    entry: string,
+  ): Promise<{ service: ServiceProcess; eventIds(): Promise<Set<string>>; ownerCookie(): Promise<string> }>;
   cleanUp(): Promise<void>;
 }
 
@@ -79,6 +90,11 @@ const pgliteBackend = (): Backend => {
       service = spawnService(entry, { SVC_DATA_DIR: dataDir, SVC_PORTAL_DIR: join(dir, 'none') });
       return {
         service,
+        // The sandbox's admin command, over the running service's socket (the data dir is its alone).
+        async ownerCookie() {
+          const answer = await sendAdminCommand(dataDir, 'session', []);
+          return /Cookie: (\S+)/.exec(answer?.text ?? '')![1]!;
+        },
         async eventIds() {
           // The data dir has one owner at a time: the service is stopped before it is read.
           service!.child.kill('SIGTERM');
@@ -124,6 +140,15 @@ const postgresBackend = (): Backend => {
       service = spawnService(entry, { DATABASE_URL: url.href, SVC_PORTAL_DIR: join(dir, 'none') });
       return {
         service,
+        async ownerCookie() {
+          const store = await openStore({ databaseUrl: url.href, dataDir: dir });
+          try {
+            const { token } = await openSession(testContext(store), SANDBOX_MEMBER_ID, true);
+            return `${SESSION_COOKIE}=${token}`;
+          } finally {
+            await store.close();
+          }
+        },
         async eventIds() {
           const client = new pg.Client({ connectionString: url.href });
           await client.connect();
@@ -152,13 +177,22 @@ describe.each([pgliteBackend(), postgresBackend()])('a full disk under the servi
   let entry: Awaited<ReturnType<typeof buildEntryPoint>>;
   let dir: string;
   let mounted = false;
+  const receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.end('ok'));
+  });
+  let receiverPort = 0;
 
   beforeAll(async () => {
     entry = await buildEntryPoint();
     dir = await mkdtemp(join(tmpdir(), 'svc-small-fs-'));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverPort = (receiver.address() as AddressInfo).port;
   }, 120_000);
   afterAll(async () => {
     await backend.cleanUp();
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
     if (mounted) unmount(dir);
     await rm(dir, { recursive: true, force: true });
     await entry?.remove();
@@ -170,6 +204,18 @@ describe.each([pgliteBackend(), postgresBackend()])('a full disk under the servi
     const baseUrl = await started.service.ready(120_000);
     await started.service.printed('API key (all scopes):');
     const key = /API key \(all scopes\):\s+(svc_\S+)/.exec(started.service.output())![1]!;
+    // Only an event some endpoint takes is stored: one that always answers 200 (so never paused) takes
+    // them all, and each write below is an event and its delivery row.
+    const created = await fetch(`${baseUrl}/v1/workspace/webhooks`, {
+      method: 'POST',
+      headers: {
+        cookie: await started.ownerCookie(),
+        origin: new URL(baseUrl).origin,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ url: `http://localhost:${receiverPort}/events`, events: [] }),
+    });
+    expect(created.status).toBe(201);
     let version = 0;
     const write = async () => {
       const response = await fetch(`${baseUrl}/sandbox/events`, {

@@ -8,7 +8,7 @@ import { seedActiveEndpoint } from '../support/endpoints.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
 describe.each(BACKENDS)('a burst of events in one statement on $name', (backend) => {
-  it('writes every event and exactly the outbox rows the fan-out rules ask for, and wakes the workers once', async () => {
+  it('writes every event an endpoint takes and exactly the outbox rows the rules ask for, and wakes the workers once', async () => {
     const store = await backend.open();
     try {
       const box = createSecretBox(randomBytes(32));
@@ -54,8 +54,14 @@ describe.each(BACKENDS)('a burst of events in one statement on $name', (backend)
       expect(events).toHaveLength(450);
       expect(new Set(events.map((event) => event.id)).size).toBe(450);
 
-      const [counted] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
-      expect(counted!.n).toBe(450);
+      // The workspace with webhooks off keeps none of its 50: no endpoint takes them.
+      const stored = await store.db.query<{ id: string }>('SELECT id FROM events ORDER BY id');
+      expect(stored.map((row) => row.id)).toEqual(
+        events
+          .slice(0, 400)
+          .map((event) => event.id)
+          .sort(),
+      );
       const rows = await store.db.query<{ endpoint_id: string; event_type: string; n: number }>(
         `SELECT endpoint_id, event_type, count(*)::int AS n FROM webhook_deliveries
           WHERE status = 'pending' GROUP BY endpoint_id, event_type ORDER BY endpoint_id, event_type`,
@@ -74,6 +80,60 @@ describe.each(BACKENDS)('a burst of events in one statement on $name', (backend)
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(notified.length - before).toBe(1);
       await stop();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stores no event that no endpoint takes, answers its id all the same, and wakes no worker for it', async () => {
+    const store = await backend.open();
+    try {
+      const box = createSecretBox(randomBytes(32));
+      const taking = await seedWorkspace(store.db);
+      const bare = await seedWorkspace(store.db);
+      const narrow = await seedWorkspace(store.db);
+      await seedActiveEndpoint(store.db, box, taking, 'https://hooks.example.com/taking');
+      // Each of narrow's endpoints passes the event over: its filter, its status, its creation after it.
+      await seedActiveEndpoint(store.db, box, narrow, 'https://hooks.example.com/filter', [
+        'contact.approved',
+      ]);
+      const paused = await seedActiveEndpoint(store.db, box, narrow, 'https://hooks.example.com/paused');
+      await setEndpointStatus(store.db, narrow, paused.id, 'paused', Date.now());
+      await seedActiveEndpoint(
+        store.db,
+        box,
+        narrow,
+        'https://hooks.example.com/later',
+        [],
+        Date.now() + 60_000,
+      );
+      const made = (workspaceId: string) => ({
+        workspaceId,
+        identity: 'alice',
+        type: 'integration.created' as const,
+        data: { integration: 'x' },
+        createdAt: Date.now(),
+      });
+
+      const notified: string[] = [];
+      const stop = await store.db.listen(DELIVERY_CHANNEL, (payload) => notified.push(payload));
+      const before = notified.length;
+      const untaken = await insertEvents(store.db, [made(bare), made(narrow)]);
+      expect(untaken.map((event) => event.id)).toEqual([
+        expect.stringMatching(/^evt_/),
+        expect.stringMatching(/^evt_/),
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(notified.length - before).toBe(0);
+      await stop();
+
+      const [taken] = await insertEvents(store.db, [made(taking), made(bare), made(narrow)]);
+      const stored = await store.db.query<{ id: string; workspace_id: string }>(
+        'SELECT id, workspace_id FROM events',
+      );
+      expect(stored).toEqual([{ id: taken!.id, workspace_id: taking }]);
+      const [rows] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries');
+      expect(rows!.n).toBe(1);
     } finally {
       await store.close();
     }

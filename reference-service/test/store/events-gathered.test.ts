@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   DELIVERIES_PER_WORKSPACE,
@@ -7,8 +8,10 @@ import {
 import { RateLimitedError } from '../../src/domain/errors.js';
 import type { Db, Queryable } from '../../src/store/db.js';
 import { insertEvent, type NewEvent } from '../../src/store/queries/events.js';
+import { createSecretBox } from '../../src/store/secret-box.js';
 import { TurnBatch } from '../../src/store/turn-batch.js';
 import { BACKENDS } from '../support/backends.js';
+import { seedActiveEndpoint } from '../support/endpoints.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
 /** The pool with its event inserts counted (a pool still: it keeps `transaction`). */
@@ -29,6 +32,13 @@ function counted(db: Db): { db: Db; inserts: () => number } {
   };
 }
 
+/** A workspace with an endpoint taking every event: only an event some endpoint takes is stored. */
+async function seedTakingWorkspace(db: Db): Promise<string> {
+  const workspaceId = await seedWorkspace(db);
+  await seedActiveEndpoint(db, createSecretBox(randomBytes(32)), workspaceId, 'https://hooks.example.com/e');
+  return workspaceId;
+}
+
 const event = (workspaceId: string, i: number): NewEvent => ({
   workspaceId,
   identity: 'alice',
@@ -41,7 +51,7 @@ describe.each(BACKENDS)('events written outside a transaction on $name', (backen
   it('share one statement when made in the same turn, each with its own id', async () => {
     const store = await backend.open();
     try {
-      const ws = await seedWorkspace(store.db);
+      const ws = await seedTakingWorkspace(store.db);
       const { db, inserts } = counted(store.db);
       const written = await Promise.all(Array.from({ length: 20 }, (_, i) => insertEvent(db, event(ws, i))));
       expect(new Set(written.map((row) => row.id)).size).toBe(20);
@@ -58,7 +68,7 @@ describe.each(BACKENDS)('events written outside a transaction on $name', (backen
   it('are never gathered inside a transaction: they commit or roll back with it', async () => {
     const store = await backend.open();
     try {
-      const ws = await seedWorkspace(store.db);
+      const ws = await seedTakingWorkspace(store.db);
       const { db, inserts } = counted(store.db);
       await expect(
         db.transaction(async (tx) => {
@@ -77,15 +87,16 @@ describe.each(BACKENDS)('events written outside a transaction on $name', (backen
   it('fail alone when the database refuses one of them, the others written', async () => {
     const store = await backend.open();
     try {
-      const ws = await seedWorkspace(store.db);
+      const ws = await seedTakingWorkspace(store.db);
       const outcomes = await Promise.allSettled([
         insertEvent(store.db, event(ws, 1)),
-        // No such workspace: the foreign key refuses it.
-        insertEvent(store.db, event('ws_missing', 2)),
+        // No identity: the column's NOT NULL refuses it (an event of no workspace is taken by no endpoint,
+        // so it is not written at all, and its foreign key never refuses it).
+        insertEvent(store.db, { ...event(ws, 2), identity: null as unknown as string }),
         insertEvent(store.db, event(ws, 3)),
       ]);
       expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-      expect(((outcomes[1] as PromiseRejectedResult).reason as { code?: string }).code).toBe('23503');
+      expect(((outcomes[1] as PromiseRejectedResult).reason as { code?: string }).code).toBe('23502');
       const [written] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM events');
       expect(written!.n).toBe(2);
     } finally {
@@ -96,7 +107,7 @@ describe.each(BACKENDS)('events written outside a transaction on $name', (backen
   it('are refused alone when their workspace is past its backlog bound, the others of the batch written', async () => {
     const store = await backend.open();
     try {
-      const [behind, other] = [await seedWorkspace(store.db), await seedWorkspace(store.db)];
+      const [behind, other] = [await seedTakingWorkspace(store.db), await seedTakingWorkspace(store.db)];
       const now = Date.now();
       // The workspace's bucket one row past the bound, as if that many rows waited for its pace.
       const debt = WORKSPACE_BACKLOG_MS * DELIVERIES_PER_WORKSPACE.perMs + 1;

@@ -7,12 +7,13 @@ import {
   newEndpointRow,
   type WebhookEndpointRow,
 } from '../../src/store/queries/webhook-endpoints.js';
+import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
 import type { SecretBox } from '../../src/store/secret-box.js';
 
 /**
- * An `active` endpoint written straight to the store (no session needed), created a second ago so that
- * events from now on fan out to it; no filter unless `events` names types. Answers its id and plaintext
- * secret.
+ * An `active` endpoint written straight to the store (no session needed), created a second ago (or at
+ * `createdAt`, for a test's own clock) so that events from then on fan out to it; no filter unless
+ * `events` names types. Answers its id and plaintext secret.
  */
 export async function seedActiveEndpoint(
   db: Queryable,
@@ -20,10 +21,10 @@ export async function seedActiveEndpoint(
   workspaceId: string,
   url: string,
   events: readonly string[] = [],
+  createdAt = Date.now() - 1_000,
 ): Promise<{ id: string; secret: string }> {
   const id = newId('whk');
   const secret = `whsec_${randomBytes(24).toString('base64url')}`;
-  const createdAt = Date.now() - 1_000;
   await insertEndpoint(
     db,
     newEndpointRow(
@@ -33,6 +34,32 @@ export async function seedActiveEndpoint(
     ),
   );
   return { id, secret };
+}
+
+/** An event as stored: `body` is the exact text signed and sent. */
+export type StoredEvent = { id: string; type: string; identity: string; body: string };
+
+/**
+ * Turns the workspace's webhooks on and gives it an endpoint taking every event from `createdAt` on: an
+ * event no endpoint takes is not stored (store/queries/fan-out.ts), so a test that checks which events an
+ * operation made needs one. Answers a reader of the events it took, through its delivery rows (one per
+ * event), oldest first.
+ */
+export async function takeEvents(
+  db: Queryable,
+  secretBox: SecretBox,
+  workspaceId: string,
+  createdAt?: number,
+): Promise<() => Promise<StoredEvent[]>> {
+  await setWorkspaceFlag(db, workspaceId, 'webhooks_enabled', true);
+  const url = 'https://hooks.example.com/takes-every-event';
+  const { id } = await seedActiveEndpoint(db, secretBox, workspaceId, url, [], createdAt);
+  return () =>
+    db.query<StoredEvent>(
+      `SELECT ev.id, ev.type, ev.identity, ev.body FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
+        WHERE d.endpoint_id = $1 ORDER BY ev.created_at, ev.id`,
+      [id],
+    );
 }
 
 /** A `pending` delivery row of `eventId` for the endpoint, as insertDelivery takes it (it makes the id). */

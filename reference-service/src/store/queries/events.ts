@@ -47,10 +47,11 @@ const POOLED_WRITERS = 4;
  * Records an event and its outbox rows, inside the transaction of the change that causes it (transactional
  * outbox): both commit together or neither does, and `pg_notify` reaches the workers only at commit.
  *
- * Fan-out happens here, at event time, paced per workspace and per destination host (fan-out.ts): an event
- * recorded while the workspace's `webhooks_enabled` flag is off has no delivery rows, so it is never sent,
- * even after the flag is turned on. An event of a workspace too far behind its pace is refused (429) before
- * anything is written, unless `backlog` says the caller checked already.
+ * Fan-out happens here, at event time, paced per workspace and per destination host (fan-out.ts): an
+ * event made while the workspace's `webhooks_enabled` flag is off has no delivery rows, so it is never
+ * sent, even after the flag is turned on, nor stored (no endpoint takes it). An event of a workspace too
+ * far behind its pace is refused (429) before anything is written, unless `backlog` says the caller
+ * checked already.
  */
 export async function insertEvent(
   db: Queryable,

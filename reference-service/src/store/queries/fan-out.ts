@@ -7,8 +7,8 @@ import {
 import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
 
 /**
- * The statement that records events (`$1`..`$6`, one array per column), their outbox rows and the wake-up
- * (`$7`), paced (`$8`: the time the buckets are read at, the latest event's).
+ * The statement that records events some endpoint takes (`$1`..`$6`, one array per column), their outbox
+ * rows and the wake-up (`$7`), paced (`$8`: the time the buckets are read at, the latest event's).
  *
  * Fan-out: one `pending` delivery per endpoint of the workspace that is live, `active`, created no later
  * than the event, and whose filter is empty or names the type, only while the workspace's
@@ -30,10 +30,6 @@ export const FAN_OUT = `WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
       AS i(id, workspace_id, identity, type, body, created_at)
   ),
-  written AS (
-    INSERT INTO events (id, workspace_id, identity, type, body, created_at)
-    SELECT id, workspace_id, identity, type, body, created_at FROM input
-  ),
   fanned AS MATERIALIZED (
     -- The id is a digest of the event and the endpoint (migration 0017): the primary key is the once rule.
     SELECT webhook_delivery_id(i.id, e.id) AS id, e.workspace_id, e.id AS endpoint_id, i.id AS event_id,
@@ -48,6 +44,12 @@ export const FAN_OUT = `WITH input AS (
        AND e.status = 'active'
        AND e.created_at <= i.created_at
        AND (cardinality(e.events) = 0 OR i.type = ANY (e.events))
+  ),
+  written AS (
+    -- An event is read only through its delivery rows (the claim, the log): one no endpoint takes is not kept
+    INSERT INTO events (id, workspace_id, identity, type, body, created_at)
+    SELECT id, workspace_id, identity, type, body, created_at FROM input
+     WHERE id IN (SELECT event_id FROM fanned)
   ),
   workspace_wanted AS (
     SELECT $10 || workspace_id AS bucket, max(in_workspace)::float8 AS n
