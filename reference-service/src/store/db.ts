@@ -39,11 +39,22 @@ export interface Db extends Queryable {
 }
 
 /**
+ * The members of `row` as column names. The types keep them to a table's columns; the check keeps a
+ * member that came from outside (a spread body, say) from ever becoming statement text.
+ */
+export function columnNames(row: object): string[] {
+  const columns = Object.keys(row);
+  const odd = columns.find((column) => !/^[a-z_][a-z0-9_]*$/.test(column));
+  if (odd !== undefined) throw new Error(`not a column name: ${JSON.stringify(odd)}`);
+  return columns;
+}
+
+/**
  * Inserts `row` into `table`, one column per member, named as the row's type names them: pass an object
  * literal of that type, where another member does not compile. `tail` follows the values (ON CONFLICT).
  */
 export async function insertRow(db: Queryable, table: string, row: object, tail = ''): Promise<void> {
-  const columns = Object.keys(row);
+  const columns = columnNames(row);
   const slots = columns.map((_, index) => `$${index + 1}`);
   await db.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${slots.join(', ')})${tail}`, [
     ...Object.values(row),

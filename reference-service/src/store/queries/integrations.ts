@@ -1,4 +1,4 @@
-import { insertRow, type Queryable } from '../db.js';
+import { columnNames, insertRow, type Queryable } from '../db.js';
 
 export type IntegrationStatus = 'healthy' | 'needs_authorization' | 'unreachable' | 'error';
 
@@ -38,10 +38,10 @@ export type IntegrationChange = Partial<Omit<IntegrationRow, 'id' | 'identity_id
  * (as with insertRow), so each caller's change has one text, and the texts are as few as the callers.
  */
 export async function updateIntegration(db: Queryable, id: string, change: IntegrationChange): Promise<void> {
-  const entries = Object.entries(change);
-  if (entries.length === 0) return;
-  const sets = entries.map(([column], index) => `${column} = $${index + 2}`).join(', ');
-  await db.query(`UPDATE integrations SET ${sets} WHERE id = $1`, [id, ...entries.map(([, value]) => value)]);
+  const columns = columnNames(change);
+  if (columns.length === 0) return;
+  const sets = columns.map((column, index) => `${column} = $${index + 2}`).join(', ');
+  await db.query(`UPDATE integrations SET ${sets} WHERE id = $1`, [id, ...Object.values(change)]);
 }
 
 const GET_INTEGRATION = 'SELECT * FROM integrations WHERE identity_id = $1 AND slug = $2';
