@@ -1,4 +1,4 @@
-import type { OutboundLimit } from '@svc-kit/contract';
+import { budget } from './door-limits.js';
 
 /**
  * The pace of webhook deliveries, decided when an event fans out (store/queries/fan-out.ts): every delivery
@@ -10,11 +10,7 @@ import type { OutboundLimit } from '@svc-kit/contract';
 
 const SECOND = 1_000;
 
-export const DELIVERIES_PER_WORKSPACE: OutboundLimit = {
-  capacity: 200,
-  perMs: 20 / SECOND,
-  what: 'deliveries of this workspace',
-};
+export const DELIVERIES_PER_WORKSPACE = budget(200, SECOND / 20, 'deliveries of this workspace');
 
 /**
  * How far a workspace may be behind its pace (its bucket's debt, in time of the pace): past it, an operation
@@ -34,11 +30,7 @@ export const PEER_BACKLOG_MS = WORKSPACE_BACKLOG_MS / 2;
  * Deliveries to one destination host, from every workspace together: wider than one workspace's pace, so one
  * tenant never spends a host shared with others.
  */
-export const DELIVERIES_PER_HOST: OutboundLimit = {
-  capacity: 500,
-  perMs: 50 / SECOND,
-  what: 'deliveries to this host',
-};
+export const DELIVERIES_PER_HOST = budget(500, SECOND / 50, 'deliveries to this host');
 
 /** The buckets' names in `outbound_budgets`. */
 export const WORKSPACE_PACE_PREFIX = 'deliveries-workspace:';

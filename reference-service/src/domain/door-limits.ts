@@ -8,29 +8,25 @@ import type { OutboundLimit } from '@svc-kit/contract';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
+
+/** A bucket of `capacity` tokens that refills by one every `everyMs`: the one shape every limit is written in. */
+export function budget(capacity: number, everyMs: number, what: string): OutboundLimit {
+  return { capacity, perMs: 1 / everyMs, what };
+}
 
 /**
  * Every `/peer/v1` call from one client address, counted first: wide, as one peer instance calls for all the
  * identities it hosts; the per-identity budgets below bound each identity.
  */
-export const PEER_CALLS_PER_ADDRESS: OutboundLimit = {
-  capacity: 120,
-  perMs: 2 / SECOND,
-  what: 'peer calls from this address',
-};
+export const PEER_CALLS_PER_ADDRESS = budget(120, SECOND / 2, 'peer calls from this address');
 
-export const PEER_CALLS_PER_IDENTITY: OutboundLimit = {
-  capacity: 60,
-  perMs: 5 / SECOND,
-  what: 'peer calls to this identity',
-};
+export const PEER_CALLS_PER_IDENTITY = budget(60, SECOND / 5, 'peer calls to this identity');
 
-export const STRANGER_CALLS_PER_IDENTITY: OutboundLimit = {
-  capacity: 20,
-  perMs: 20 / HOUR,
-  what: 'calls to this identity from parties that are not its contacts',
-};
+export const STRANGER_CALLS_PER_IDENTITY = budget(
+  20,
+  3 * MINUTE,
+  'calls to this identity from parties that are not its contacts',
+);
 
 /** Contact requests one identity can hold unanswered; a request beyond it is refused, nothing is evicted. */
 export const PENDING_REQUESTS_CAP = 100;
@@ -39,8 +35,8 @@ export const PENDING_REQUESTS_CAP = 100;
 export const PENDING_FULL_RETRY_SECONDS = 3_600;
 
 /** OAuth callbacks from one address whose `state` names no waiting authorization (a guess or a replay). */
-export const OAUTH_STATE_GUESSES: OutboundLimit = {
-  capacity: 10,
-  perMs: 1 / MINUTE,
-  what: 'OAuth callbacks with an unknown state from this address',
-};
+export const OAUTH_STATE_GUESSES = budget(
+  10,
+  MINUTE,
+  'OAuth callbacks with an unknown state from this address',
+);

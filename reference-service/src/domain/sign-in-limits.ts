@@ -1,32 +1,23 @@
 import { hash } from 'node:crypto';
-import type { OutboundLimit } from '@svc-kit/contract';
 import ipaddr from 'ipaddr.js';
+import { budget } from './door-limits.js';
 
 // The numbers and their reasons are on the open-choices page (Portal accounts).
 const MINUTE = 60_000;
 
-/** A bucket of `capacity` failures that refills by one every `everyMs`. */
-function failures(capacity: number, everyMs: number, what: string): OutboundLimit {
-  return { capacity, perMs: 1 / everyMs, what };
-}
-
-export const STEP_UP_FAILURES = failures(5, 10 * MINUTE, 'wrong MFA codes of this member');
-export const LOGIN_PAIR_FAILURES = failures(5, MINUTE, 'wrong passwords for this account from this address');
-export const LOGIN_ADDRESS_FAILURES = failures(30, MINUTE / 3, 'wrong passwords from this address');
+export const STEP_UP_FAILURES = budget(5, 10 * MINUTE, 'wrong MFA codes of this member');
+export const LOGIN_PAIR_FAILURES = budget(5, MINUTE, 'wrong passwords for this account from this address');
+export const LOGIN_ADDRESS_FAILURES = budget(30, MINUTE / 3, 'wrong passwords from this address');
 /** From addresses that never signed in to the account, so that spending it does not lock the owner out. */
-export const LOGIN_ACCOUNT_FAILURES = failures(20, 3 * MINUTE, 'wrong passwords for this account');
+export const LOGIN_ACCOUNT_FAILURES = budget(20, 3 * MINUTE, 'wrong passwords for this account');
 /**
  * Log-ins to one account, right or wrong, whatever the address: taken before scrypt, given back when the
  * password was wrong (the buckets above count those), so only the holder of the password can spend it.
  */
-export const LOGINS_PER_ACCOUNT: OutboundLimit = {
-  capacity: 10,
-  perMs: 1 / MINUTE,
-  what: 'log-ins to this account',
-};
+export const LOGINS_PER_ACCOUNT = budget(10, MINUTE, 'log-ins to this account');
 /** Live sessions per member: past it a new one ends the oldest; refusing would lock a new device out. */
 export const SESSIONS_PER_MEMBER = 10;
-export const CREDENTIAL_FAILURES = failures(30, 2_000, 'refused credentials from this address');
+export const CREDENTIAL_FAILURES = budget(30, 2_000, 'refused credentials from this address');
 
 /**
  * The address a limit counts: the socket's peer (or, behind a proxy listed in SVC_TRUSTED_PROXIES, the

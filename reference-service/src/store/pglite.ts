@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { DatabaseUnavailableError, type Db, type Queryable, unavailableIfNoSpace } from './db.js';
 import { EmbeddedDatabaseError, initialiseDataDir } from './pglite-init.js';
 import { PreparedStatements, STALE_PREPARED_STATEMENT } from './pglite-prepared.js';
@@ -71,7 +72,8 @@ export async function openPglite(
     statements = new PreparedStatements();
     broken = undefined;
     for (const [channel, set] of listeners) {
-      await session.exec(`LISTEN ${quoteIdentifier(channel)}`).catch(() => {});
+      // The channel names are the service's own, never input; quoting keeps them identifiers all the same.
+      await session.exec(`LISTEN ${pg.escapeIdentifier(channel)}`).catch(() => {});
       // Notifications sent while it was down are lost: listeners are told to look for themselves.
       for (const onNotify of set) queueMicrotask(() => onNotify(''));
     }
@@ -175,14 +177,14 @@ export async function openPglite(
       if (set === undefined) {
         set = new Set();
         listeners.set(channel, set);
-        await db.exec(`LISTEN ${quoteIdentifier(channel)}`);
+        await db.exec(`LISTEN ${pg.escapeIdentifier(channel)}`);
       }
       set.add(onNotify);
       return async () => {
         set.delete(onNotify);
         if (set.size > 0 || listeners.get(channel) !== set) return;
         listeners.delete(channel);
-        await db.exec(`UNLISTEN ${quoteIdentifier(channel)}`).catch(() => {});
+        await db.exec(`UNLISTEN ${pg.escapeIdentifier(channel)}`).catch(() => {});
       };
     },
     async close() {
@@ -204,9 +206,4 @@ export async function openPglite(
     withoutWaitLimit: () => db,
   };
   return db;
-}
-
-/** The channel names are the service's own, never input; quoting keeps them identifiers all the same. */
-function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }

@@ -32,7 +32,7 @@ export async function listenOnOwnConnection(
     });
     await next.connect();
     // The channel name is one of ours, never input; quoting keeps it an identifier all the same.
-    await next.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
+    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
     if (stopped) {
       await next.end();
       return;
