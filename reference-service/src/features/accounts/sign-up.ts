@@ -1,6 +1,5 @@
 import { PERMISSIONS } from '@svc-kit/contract';
 import type { ServiceContext } from '../../context.js';
-import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { ensureIdentityKey } from '../../peer/own-identity.js';
 import type { Queryable } from '../../store/db.js';
@@ -32,21 +31,16 @@ export async function createWorkspaceWithOwner(
     deletion_hold: false,
     created_at: now,
   });
-  try {
-    await insertAccount(tx, {
-      id: memberId,
-      workspace_id: workspaceId,
-      email: input.email,
-      password_hash: input.passwordHash,
-      permissions: [...PERMISSIONS],
-      owner: true,
-      created_at: now,
-    });
-  } catch (error) {
-    if ((error as { code?: string }).code === '23505')
-      throw new ServiceError('conflict', 'an account with this e-mail already exists; sign in instead');
-    throw error;
-  }
+  const account = {
+    id: memberId,
+    workspace_id: workspaceId,
+    email: input.email,
+    password_hash: input.passwordHash,
+    permissions: [...PERMISSIONS],
+    owner: true,
+    created_at: now,
+  };
+  await insertAccount(tx, account, 'an account with this e-mail already exists; sign in instead');
   const slugs = identitySlugsFor(name);
   for (const slug of slugs) {
     const id = newId('idn');
