@@ -17,7 +17,7 @@ export interface AccountRow extends MemberRow {
  */
 export async function insertAccount(
   db: Queryable,
-  row: Omit<AccountRow, 'mfa_secret_enc' | 'mfa_pending_enc' | 'removed_at'>,
+  row: Omit<AccountRow, 'mfa_pending_enc' | 'removed_at'>,
   taken: string,
 ): Promise<void> {
   await insertRow(db, 'members', row).catch(conflictIfTaken(taken));
@@ -33,10 +33,6 @@ export function conflictIfTaken(message: string) {
 
 /** getMember's statement reads every column, the ones migration 0012 added included. */
 export const getAccount = getMember as (db: Queryable, id: string) => Promise<AccountRow | undefined>;
-
-export async function markOwner(db: Queryable, memberId: string): Promise<void> {
-  await db.query('UPDATE members SET owner = TRUE WHERE id = $1', [memberId]);
-}
 
 export async function listAccounts(
   db: Queryable,

@@ -18,10 +18,12 @@ export async function createWorkspaceWithOwner(
   ctx: ServiceContext,
   tx: Queryable,
   input: { email: string; passwordHash: string | null; workspaceName: string | undefined },
+  /** The seeded sandbox's: its fixed ids and slugs, and its owner's MFA enrolled. */
+  sandbox?: { workspaceId: string; memberId: string; slugs: readonly string[]; mfaSecretEnc: string },
 ) {
   const now = ctx.now();
-  const workspaceId = newId('ws');
-  const memberId = newId('mem');
+  const workspaceId = sandbox?.workspaceId ?? newId('ws');
+  const memberId = sandbox?.memberId ?? newId('mem');
   const name = workspaceNameFor(input.workspaceName);
   await insertWorkspace(tx, {
     id: workspaceId,
@@ -37,14 +39,16 @@ export async function createWorkspaceWithOwner(
     email: input.email,
     password_hash: input.passwordHash,
     permissions: [...PERMISSIONS],
+    mfa_secret_enc: sandbox?.mfaSecretEnc ?? null,
     owner: true,
     created_at: now,
   };
   await insertAccount(tx, account, 'an account with this e-mail already exists; sign in instead');
-  const slugs = identitySlugsFor(name);
+  const slugs = sandbox ? [...sandbox.slugs] : identitySlugsFor(name);
   for (const slug of slugs) {
     const id = newId('idn');
     await insertIdentity(tx, { id, workspace_id: workspaceId, slug, created_at: now });
+    // Each identity gets its Ed25519 key pair now; its card is issued when the endpoint is known.
     await ensureIdentityKey(tx, ctx.secretBox, id, now);
   }
   return { workspaceId, memberId, slugs };
