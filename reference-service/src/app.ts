@@ -1,19 +1,26 @@
 import { type Operation, operations } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from './context.js';
-import { accountsPlugin } from './features/accounts/plugin.js';
-import { contactsPlugin } from './features/contacts/plugin.js';
+import { registerLoginRoutes } from './features/accounts/login-routes.js';
+import {
+  registerCredentialRoutes,
+  registerSessionAccountRoutes,
+} from './features/accounts/session-routes.js';
+import { registerWorkspaceRoutes } from './features/accounts/workspace-routes.js';
+import { registerPeerRoutes } from './features/contacts/peer-routes.js';
+import { contactRoutes } from './features/contacts/routes.js';
 import { registerIdentityCardRoute } from './features/identity-card/route.js';
-import { integrationsPlugin } from './features/integrations/plugin.js';
+import { registerOAuthCallback } from './features/integrations/oauth-callback.js';
+import { integrationRoutes } from './features/integrations/routes.js';
 import { IntegrationService } from './features/integrations/service.js';
 import { DEFAULT_INTEGRATION_SETTINGS, type IntegrationSettings } from './features/integrations/settings.js';
 import { registerRelayRoutes } from './features/listen/routes.js';
 import { portalPlugin } from './features/portal-static/plugin.js';
 import { registerSandboxRoutes } from './features/sandbox/trigger.js';
-import { webhooksPlugin } from './features/webhooks/plugin.js';
 import { registerWebhookPortalRoutes } from './features/webhooks/portal-routes.js';
+import { webhookRoutes } from './features/webhooks/routes.js';
 import { createHttpApp, type HttpOptions } from './http/base.js';
-import { type OperationEntry, registerOperations } from './http/operations.js';
+import { type OperationEntry, operationsOfGroup, registerOperations } from './http/operations.js';
 import { DEFAULT_PEER_SETTINGS, type PeerSettings } from './peer/settings.js';
 import type { Relay } from './relay/relay.js';
 
@@ -48,7 +55,14 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     operations: { ...operations, ...options.extraOperations },
   });
 
-  await app.register(accountsPlugin, { ctx, signUpOpen: options.signUpOpen ?? false });
+  // The portal's own account routes, outside the /v1 contract (listed in features/accounts/README.md).
+  await app.register(async (scope) => {
+    const accounts = { ctx, signUpOpen: options.signUpOpen ?? false };
+    registerLoginRoutes(scope, accounts);
+    registerSessionAccountRoutes(scope, accounts);
+    registerCredentialRoutes(scope, accounts);
+    registerWorkspaceRoutes(scope, accounts);
+  });
   await app.register(portalPlugin, { dir: options.portalDir });
   await app.register(async (scope) => registerIdentityCardRoute(scope, ctx));
   await app.register(async (scope) => registerWebhookPortalRoutes(scope, ctx));
@@ -71,13 +85,20 @@ export async function buildApp(ctx: ServiceContext, options: AppOptions): Promis
     ctx.publicAddress,
   );
   app.addHook('onClose', () => integrations.close());
-  await app.register(integrationsPlugin, { ctx, service: integrations });
-  await app.register(contactsPlugin, {
-    ctx,
-    peer: options.peer ?? DEFAULT_PEER_SETTINGS,
-    tools: integrations,
+  await app.register(async (scope) => {
+    // The OAuth callback is where upstreams send the owner's browser back.
+    registerOAuthCallback(scope, ctx, integrations);
+    registerOperations(scope, ctx, operationsOfGroup('integrations'), integrationRoutes(integrations));
   });
-  await app.register(webhooksPlugin, { ctx });
+  await app.register(async (scope) => {
+    const peer = options.peer ?? DEFAULT_PEER_SETTINGS;
+    registerOperations(scope, ctx, operationsOfGroup('contacts'), contactRoutes({ ...ctx, peer }));
+    // The peer protocol's inbound side; the identity offers its contacts its integrations' exposures.
+    await registerPeerRoutes(scope, ctx, integrations);
+  });
+  await app.register(async (scope) =>
+    registerOperations(scope, ctx, operationsOfGroup('webhooks'), webhookRoutes(ctx)),
+  );
   const extra = options.extraOperations;
   if (extra !== undefined) {
     await app.register(async (scope) => registerOperations(scope, ctx, extra, options.extraHandlers ?? {}));

@@ -168,10 +168,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (isStartRefusal(error)) {
-    console.error(`cannot start: ${error.message}`);
-  } else {
-    console.error('cannot start:', error);
-  }
+  // A refusal the operator can act on is its one line; anything else keeps its stack.
+  console.error('cannot start:', isStartRefusal(error) ? error.message : error);
   process.exit(1);
 });

@@ -9,6 +9,7 @@ import { passwordProblem } from './password-policy.js';
 import {
   type AccountRow,
   acceptInvite,
+  conflictIfTaken,
   findLiveInvite,
   getAccount,
   insertAccount,
@@ -81,16 +82,10 @@ export async function inviteMember(
     removed_at: null,
     created_at: now,
   };
-  try {
-    await ctx.db.transaction(async (tx) => {
-      await insertAccount(tx, row);
-      await insertInvite(tx, inviteRow(row.id, actor.id, token, now));
-    });
-  } catch (error) {
-    if ((error as { code?: string }).code === '23505')
-      throw new ServiceError('conflict', 'this e-mail already belongs to an account');
-    throw error;
-  }
+  await ctx.db.transaction(async (tx) => {
+    await insertAccount(tx, row, 'this e-mail already belongs to an account');
+    await insertInvite(tx, inviteRow(row.id, actor.id, token, now));
+  });
   // An address that already has an account is invited like any other (the inviter learns nothing about
   // other workspaces); the invite is refused when accepted.
   return { member: memberView(row, true), invite_token: token };
@@ -108,13 +103,11 @@ export async function acceptMemberInvite(
   const problem = passwordProblem(input.password, invite.email);
   if (problem) throw new ServiceError('invalid_request', `invalid body: ${problem}`);
   const passwordHash = await hashPassword(input.password, ctx.passwordCost);
-  const member = await acceptInvite(ctx.db, tokenHash, passwordHash, ctx.now()).catch((error: unknown) => {
-    if ((error as { code?: string }).code !== '23505') throw error;
-    throw new ServiceError(
-      'conflict',
+  const member = await acceptInvite(ctx.db, tokenHash, passwordHash, ctx.now()).catch(
+    conflictIfTaken(
       'this e-mail already has an account; a person belongs to one workspace, so sign in with it or ask for an invite to another address',
-    );
-  });
+    ),
+  );
   if (!member) throw new ServiceError('not_found', 'no such invite: it is unknown, expired or used');
   return member;
 }

@@ -1,6 +1,7 @@
-import type { Queryable } from '../../store/db.js';
+import { ServiceError } from '../../domain/errors.js';
+import { insertRow, type Queryable } from '../../store/db.js';
 import type { ApiKeyRow } from '../../store/queries/api-keys.js';
-import type { MemberRow } from '../../store/queries/members.js';
+import { getMember, type MemberRow } from '../../store/queries/members.js';
 import type { MemberStanding } from './rules.js';
 
 /** A member with the columns migration 0012 added, as the portal's account routes read it. */
@@ -10,26 +11,28 @@ export interface AccountRow extends MemberRow {
   removed_at: number | null;
 }
 
+/**
+ * Inserts a member; a unique index refusing it (the e-mail is taken) is answered 409 `conflict` with
+ * `taken` as the message.
+ */
 export async function insertAccount(
   db: Queryable,
-  row: Omit<AccountRow, 'mfa_secret_enc' | 'mfa_pending_enc' | 'removed_at'>,
+  row: Omit<AccountRow, 'mfa_pending_enc' | 'removed_at'>,
+  taken: string,
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO members (id, workspace_id, email, password_hash, permissions, owner, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [row.id, row.workspace_id, row.email, row.password_hash, row.permissions, row.owner, row.created_at],
-  );
+  await insertRow(db, 'members', row).catch(conflictIfTaken(taken));
 }
 
-/** A member not removed, by id. */
-export async function getAccount(db: Queryable, id: string): Promise<AccountRow | undefined> {
-  const rows = await db.query<AccountRow>('SELECT * FROM members WHERE id = $1 AND removed_at IS NULL', [id]);
-  return rows[0];
+/** A unique index refused the statement (23505): answered 409 `conflict` with `message`. */
+export function conflictIfTaken(message: string) {
+  return (error: unknown): never => {
+    if ((error as { code?: string }).code === '23505') throw new ServiceError('conflict', message);
+    throw error;
+  };
 }
 
-export async function markOwner(db: Queryable, memberId: string): Promise<void> {
-  await db.query('UPDATE members SET owner = TRUE WHERE id = $1', [memberId]);
-}
+/** getMember's statement reads every column, the ones migration 0012 added included. */
+export const getAccount = getMember as (db: Queryable, id: string) => Promise<AccountRow | undefined>;
 
 export async function listAccounts(
   db: Queryable,
@@ -148,11 +151,7 @@ export async function insertInvite(
   db: Queryable,
   row: { member_id: string; token_hash: string; invited_by: string; created_at: number; expires_at: number },
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO member_invites (member_id, token_hash, invited_by, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5)`,
-    [row.member_id, row.token_hash, row.invited_by, row.created_at, row.expires_at],
-  );
+  await insertRow(db, 'member_invites', row);
 }
 
 /**

@@ -1,6 +1,5 @@
 import { PERMISSIONS } from '@svc-kit/contract';
 import type { ServiceContext } from '../../context.js';
-import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { ensureIdentityKey } from '../../peer/own-identity.js';
 import type { Queryable } from '../../store/db.js';
@@ -19,10 +18,12 @@ export async function createWorkspaceWithOwner(
   ctx: ServiceContext,
   tx: Queryable,
   input: { email: string; passwordHash: string | null; workspaceName: string | undefined },
+  /** The seeded sandbox's: its fixed ids and slugs, and its owner's MFA enrolled. */
+  sandbox?: { workspaceId: string; memberId: string; slugs: readonly string[]; mfaSecretEnc: string },
 ) {
   const now = ctx.now();
-  const workspaceId = newId('ws');
-  const memberId = newId('mem');
+  const workspaceId = sandbox?.workspaceId ?? newId('ws');
+  const memberId = sandbox?.memberId ?? newId('mem');
   const name = workspaceNameFor(input.workspaceName);
   await insertWorkspace(tx, {
     id: workspaceId,
@@ -32,25 +33,22 @@ export async function createWorkspaceWithOwner(
     deletion_hold: false,
     created_at: now,
   });
-  try {
-    await insertAccount(tx, {
-      id: memberId,
-      workspace_id: workspaceId,
-      email: input.email,
-      password_hash: input.passwordHash,
-      permissions: [...PERMISSIONS],
-      owner: true,
-      created_at: now,
-    });
-  } catch (error) {
-    if ((error as { code?: string }).code === '23505')
-      throw new ServiceError('conflict', 'an account with this e-mail already exists; sign in instead');
-    throw error;
-  }
-  const slugs = identitySlugsFor(name);
+  const account = {
+    id: memberId,
+    workspace_id: workspaceId,
+    email: input.email,
+    password_hash: input.passwordHash,
+    permissions: [...PERMISSIONS],
+    mfa_secret_enc: sandbox?.mfaSecretEnc ?? null,
+    owner: true,
+    created_at: now,
+  };
+  await insertAccount(tx, account, 'an account with this e-mail already exists; sign in instead');
+  const slugs = sandbox ? [...sandbox.slugs] : identitySlugsFor(name);
   for (const slug of slugs) {
     const id = newId('idn');
     await insertIdentity(tx, { id, workspace_id: workspaceId, slug, created_at: now });
+    // Each identity gets its Ed25519 key pair now; its card is issued when the endpoint is known.
     await ensureIdentityKey(tx, ctx.secretBox, id, now);
   }
   return { workspaceId, memberId, slugs };

@@ -2,7 +2,6 @@ import type { Tool } from '@svc-kit/contract';
 import type { z } from 'zod';
 import { PEER_BACKLOG_MS } from '../../domain/delivery-limits.js';
 import { PENDING_FULL_RETRY_SECONDS, PENDING_REQUESTS_CAP } from '../../domain/door-limits.js';
-import { RateLimitedError } from '../../domain/errors.js';
 import type { VerifiedCard } from '../../peer/card.js';
 import { MAX_PEER_BODY_BYTES, type peerAnswers, type peerBodies } from '../../peer/protocol.js';
 import { PeerRefusal, type PeerRefusalCode } from '../../peer/refusal.js';
@@ -44,16 +43,12 @@ async function transition<A>(
 ): Promise<A> {
   const { identity_id: id, workspace_id, slug } = call.target;
   const identity = { id, workspace_id, slug };
-  const outcome = await call.db
-    .transaction(async (tx) => {
-      await refuseOverBacklog(tx, [workspace_id], call.now, PEER_BACKLOG_MS);
-      const rule = await ruleIn(tx);
-      return applyLocked(tx, identity, call.caller.fingerprint, call.now, rule, 'admitted');
-    })
-    .catch((error: unknown) => {
-      if (!(error instanceof RateLimitedError)) throw error;
-      throw new PeerRefusal('rate_limited', error.message, error.retryAfterSeconds);
-    });
+  // The backlog's RateLimitedError is answered as the peer protocol's 429 by peer-routes.ts.
+  const outcome = await call.db.transaction(async (tx) => {
+    await refuseOverBacklog(tx, [workspace_id], call.now, PEER_BACKLOG_MS);
+    const rule = await ruleIn(tx);
+    return applyLocked(tx, identity, call.caller.fingerprint, call.now, rule, 'admitted');
+  });
   if (rules.isRefusal(outcome)) {
     const wait = outcome.refused === 'requests_full' ? PENDING_FULL_RETRY_SECONDS : undefined;
     throw new PeerRefusal(outcome.refused, outcome.message, wait);

@@ -2,16 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { PERMISSIONS } from '@svc-kit/contract';
 import type { ServiceContext } from '../../context.js';
 import { mintApiKey } from '../../domain/api-key.js';
-import { newId } from '../../domain/ids.js';
+import { ServiceError } from '../../domain/errors.js';
 import { hashPassword } from '../../domain/password.js';
 import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
 import { generateTotpSecret } from '../../domain/totp.js';
-import { ensureIdentityKey, peerEndpointOf, signerFor } from '../../peer/own-identity.js';
+import { peerEndpointOf, signerFor } from '../../peer/own-identity.js';
 import { insertApiKey } from '../../store/queries/api-keys.js';
-import { insertIdentity, listIdentities } from '../../store/queries/identities.js';
-import { insertMember } from '../../store/queries/members.js';
-import { getWorkspace, insertWorkspace } from '../../store/queries/workspaces.js';
-import { markOwner } from '../accounts/queries.js';
+import { listIdentities } from '../../store/queries/identities.js';
+import { getWorkspace } from '../../store/queries/workspaces.js';
+import { createWorkspaceWithOwner } from '../accounts/sign-up.js';
 
 export { SANDBOX_WORKSPACE_ID };
 
@@ -37,30 +36,13 @@ export async function seedSandbox(ctx: ServiceContext): Promise<SeedResult> {
   const passwordHash = await hashPassword(password, ctx.passwordCost);
   try {
     await ctx.db.transaction(async (tx) => {
-      await insertWorkspace(tx, {
-        id: SANDBOX_WORKSPACE_ID,
-        name: 'Sandbox',
-        webhooks_enabled: true,
-        suspended: false,
-        deletion_hold: false,
-        created_at: now,
+      const owner = { email: SANDBOX_EMAIL, passwordHash, workspaceName: 'Sandbox' };
+      await createWorkspaceWithOwner(ctx, tx, owner, {
+        workspaceId: SANDBOX_WORKSPACE_ID,
+        memberId: SANDBOX_MEMBER_ID,
+        slugs: SANDBOX_IDENTITIES,
+        mfaSecretEnc: ctx.secretBox.seal(totpSecret, SANDBOX_MEMBER_ID),
       });
-      await insertMember(tx, {
-        id: SANDBOX_MEMBER_ID,
-        workspace_id: SANDBOX_WORKSPACE_ID,
-        email: SANDBOX_EMAIL,
-        password_hash: passwordHash,
-        permissions: [...PERMISSIONS],
-        mfa_secret_enc: ctx.secretBox.seal(totpSecret, SANDBOX_MEMBER_ID),
-        created_at: now,
-      });
-      await markOwner(tx, SANDBOX_MEMBER_ID);
-      for (const slug of SANDBOX_IDENTITIES) {
-        const id = newId('idn');
-        await insertIdentity(tx, { id, workspace_id: SANDBOX_WORKSPACE_ID, slug, created_at: now });
-        // Each identity gets its Ed25519 key pair now; its card is issued when the endpoint is known.
-        await ensureIdentityKey(tx, ctx.secretBox, id, now);
-      }
       await insertApiKey(tx, {
         id: key.id,
         workspace_id: SANDBOX_WORKSPACE_ID,
@@ -73,8 +55,10 @@ export async function seedSandbox(ctx: ServiceContext): Promise<SeedResult> {
       });
     });
   } catch (error) {
-    // Another instance on the same PostgreSQL database seeded first: theirs stands.
+    // Another instance on the same PostgreSQL database seeded first (the workspace id is taken), or an
+    // account holds the sandbox's e-mail (the owner's insert answers 409): what is there stands.
     if ((error as { code?: string }).code === '23505') return { seeded: false };
+    if (error instanceof ServiceError && error.code === 'conflict') return { seeded: false };
     throw error;
   }
   return { seeded: true, apiKey: key.token, password, totpSecret };
