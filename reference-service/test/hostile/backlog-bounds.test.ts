@@ -67,15 +67,7 @@ describe.each(BACKENDS)('the backlog’s bounds, on $name', (backend) => {
       });
       expect(created.status).toBe(201);
     }
-    const ask = (who: Stranger) =>
-      who.post(
-        service.baseUrl,
-        fingerprint,
-        'request',
-        JSON.stringify({ card: who.card(clock.at) }),
-        clock.at,
-        newId('n'),
-      );
+    const ask = (who: Stranger) => who.request(service.baseUrl, fingerprint, clock.at);
     const auth = { key: tenant.key };
     const path = (who: Stranger, action: string) =>
       `/v1/identities/${identity.slug}/contacts/${encodeURIComponent(who.fingerprint)}/${action}`;

@@ -60,15 +60,7 @@ describe.each(BACKENDS)('own calls cannot queue deliveries without bound, on $na
     clock.at += 1;
     // One contact row to rename: a stranger's request, which the owner has not answered.
     const caller = stranger();
-    const ask = (who: ReturnType<typeof stranger>) =>
-      who.post(
-        service.baseUrl,
-        fingerprint,
-        'request',
-        JSON.stringify({ card: who.card(clock.at) }),
-        clock.at,
-        newId('n'),
-      );
+    const ask = (who: ReturnType<typeof stranger>) => who.request(service.baseUrl, fingerprint, clock.at);
     expect((await ask(caller)).status).toBe(200);
 
     const path = `/v1/identities/${identity.slug}/contacts/${encodeURIComponent(caller.fingerprint)}/petname`;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { CARD_VALIDITY_MS, mintCard } from '../../src/peer/card.js';
 import { generateIdentityKeyPair, privateKeyFromPkcs8, signBytes } from '../../src/peer/keys.js';
 import { type PeerVerb, signingText } from '../../src/peer/protocol.js';
@@ -47,6 +48,11 @@ export function stranger() {
         },
         body,
       });
+    },
+    /** A contact request carrying its own card, under a fresh nonce. */
+    request(baseUrl: string, target: string, now: number): Promise<Response> {
+      const body = JSON.stringify({ card: this.card(now) });
+      return this.post(baseUrl, target, 'request', body, now, randomBytes(16).toString('hex'));
     },
     /** The same call, answered as its status and parsed body. */
     async send(baseUrl: string, target: string, verb: PeerVerb, body: string, now: number, nonce: string) {
