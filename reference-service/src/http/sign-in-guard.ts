@@ -9,8 +9,9 @@ export type GuessBuckets = readonly (readonly [bucket: string, limit: OutboundLi
  * Buckets the database answered empty, with the time (the service's clock) a token is back, per database
  * handle. Until then the same refusal is answered from memory: a flood of refused calls from one address
  * would otherwise cost statements at the rate it is sent, and slow every other tenant's. Only time or a
- * token given back refills a bucket, so memory never admits what the database would refuse; at worst it
- * refuses until the time the 429 already named. Bounded: the oldest entry goes first.
+ * token given back refills a bucket, so memory never admits what the database would refuse; a token given
+ * back here forgets the bucket's refusal (spendGuess), else it would refuse until the time the 429 named.
+ * Bounded: the oldest entry goes first.
  */
 const knownEmpty = new WeakMap<Queryable, Map<string, number>>();
 const KNOWN_EMPTY_CAP = 10_000;
@@ -56,7 +57,12 @@ export async function spendGuess(
   });
   // `which`: some of the buckets only, when the secret decides which of them counted (a log-in).
   return async (which = buckets) => {
-    for (const [bucket, limit] of which) await returnToken(db, bucket, limit);
+    for (const [bucket, limit] of which) {
+      await returnToken(db, bucket, limit);
+      // A token held by a call in flight made this bucket refuse another meanwhile: the refusal named
+      // the time of the next refill, but the bucket holds a token again now, so memory must not outlast it.
+      knownEmpty.get(db)?.delete(bucket);
+    }
   };
 }
 

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RateLimitedError } from '../../src/domain/errors.js';
+import { LOGINS_PER_ACCOUNT } from '../../src/domain/sign-in-limits.js';
+import { spendGuess } from '../../src/http/sign-in-guard.js';
+import type { OpenedStore } from '../../src/store/open.js';
+import { BACKENDS } from '../support/backends.js';
+
+// A refusal remembered in memory (http/sign-in-guard.ts) must not outlast the database's. Wrong passwords
+// hold an account's log-in tokens while their scrypt runs and give them back after: a log-in refused
+// meanwhile named a minute, and memory refused the owner for that minute although the tokens were back.
+
+describe.each(BACKENDS)('a remembered refusal of a bucket whose tokens come back, on $name', (backend) => {
+  let store: OpenedStore;
+  beforeAll(async () => {
+    store = await backend.open();
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('is forgotten when a token is given back', async () => {
+    const now = Date.now();
+    const buckets = [[`guess:login:given-back-${now}`, LOGINS_PER_ACCOUNT]] as const;
+    const held = [];
+    for (let i = 0; i < LOGINS_PER_ACCOUNT.capacity; i++) held.push(await spendGuess(store.db, buckets, now));
+    // Refused by the database while every token is held, and so remembered.
+    await expect(spendGuess(store.db, buckets, now)).rejects.toBeInstanceOf(RateLimitedError);
+    // One holder gives its token back at the same instant: the database has it, so a call must get it.
+    await held[0]!();
+    const again = await spendGuess(store.db, buckets, now);
+    expect(typeof again).toBe('function');
+    // And the bucket is empty again: memory admitted nothing the database would refuse.
+    await expect(spendGuess(store.db, buckets, now)).rejects.toBeInstanceOf(RateLimitedError);
+  });
+});
