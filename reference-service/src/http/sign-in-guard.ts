@@ -10,14 +10,24 @@ export type GuessBuckets = readonly (readonly [bucket: string, limit: OutboundLi
  * handle. Until then the same refusal is answered from memory: a flood of refused calls from one address
  * would otherwise cost statements at the rate it is sent, and slow every other tenant's. Only time or a
  * token given back refills a bucket, so memory never admits what the database would refuse; a token given
- * back here forgets the bucket's refusal (spendGuess), else it would refuse until the time the 429 named.
+ * back here forgets the bucket's refusal (spendGuess), and one given back elsewhere is seen within
+ * GIVEN_BACK_MEMORY_MS.
  * Bounded: the oldest entry goes first.
  */
-const knownEmpty = new WeakMap<Queryable, Map<string, number>>();
+const knownEmpty = new WeakMap<Queryable, Map<string, KnownEmpty>>();
 const KNOWN_EMPTY_CAP = 10_000;
+/**
+ * How long a bucket that may be given back is remembered empty (spendGuess's): another instance may give
+ * its token back, and only this one would forget. A second still spares the database all but one
+ * statement a second of a flood.
+ */
+const GIVEN_BACK_MEMORY_MS = 1_000;
 
-function emptyBuckets(db: Queryable): Map<string, number> {
-  const buckets = knownEmpty.get(db) ?? new Map<string, number>();
+/** When the database said a token is back, and when this instance asks it again. */
+type KnownEmpty = { refillAt: number; forgetAt: number };
+
+function emptyBuckets(db: Queryable): Map<string, KnownEmpty> {
+  const buckets = knownEmpty.get(db) ?? new Map<string, KnownEmpty>();
   knownEmpty.set(db, buckets);
   return buckets;
 }
@@ -27,9 +37,9 @@ export function refuseKnownEmpty(db: Queryable, buckets: GuessBuckets, now: numb
   const empty = knownEmpty.get(db);
   if (!empty) return;
   for (const [bucket, limit] of buckets) {
-    const until = empty.get(bucket);
-    if (until === undefined) continue;
-    if (until > now) throw refusal(limit, until - now);
+    const known = empty.get(bucket);
+    if (known === undefined) continue;
+    if (known.forgetAt > now) throw refusal(limit, known.refillAt - now);
     empty.delete(bucket);
   }
 }
@@ -53,7 +63,9 @@ export async function spendGuess(
 ): Promise<(which?: GuessBuckets) => Promise<void>> {
   refuseKnownEmpty(db, buckets, now);
   await db.transaction(async (tx) => {
-    for (const [bucket, limit] of buckets) await takeOrRefuse(tx, db, bucket, limit, now);
+    for (const [bucket, limit] of buckets) {
+      await takeOrRefuse(tx, db, bucket, limit, now, GIVEN_BACK_MEMORY_MS);
+    }
   });
   // `which`: some of the buckets only, when the secret decides which of them counted (a log-in).
   return async (which = buckets) => {
@@ -78,21 +90,25 @@ export async function countRefusal(
   now: number,
 ): Promise<void> {
   refuseKnownEmpty(db, [[bucket, limit]], now);
-  await takeOrRefuse(db, db, bucket, limit, now);
+  await takeOrRefuse(db, db, bucket, limit, now, Number.POSITIVE_INFINITY);
 }
 
-/** Takes a token on `handle` (a transaction of `db`, or `db` itself); an empty bucket is remembered. */
+/**
+ * Takes a token on `handle` (a transaction of `db`, or `db` itself); an empty bucket is remembered until a
+ * token is back, or for `rememberMs` if that is sooner.
+ */
 async function takeOrRefuse(
   handle: Queryable,
   db: Queryable,
   bucket: string,
   limit: OutboundLimit,
   now: number,
+  rememberMs: number,
 ): Promise<void> {
   const taken = await takeToken(handle, bucket, limit, now);
   if (taken.ok) return;
   const empty = emptyBuckets(db);
   if (empty.size >= KNOWN_EMPTY_CAP) empty.delete(empty.keys().next().value as string);
-  empty.set(bucket, now + taken.waitMs);
+  empty.set(bucket, { refillAt: now + taken.waitMs, forgetAt: now + Math.min(taken.waitMs, rememberMs) });
   throw refusal(limit, taken.waitMs);
 }

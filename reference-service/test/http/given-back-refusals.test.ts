@@ -3,6 +3,7 @@ import { RateLimitedError } from '../../src/domain/errors.js';
 import { LOGINS_PER_ACCOUNT } from '../../src/domain/sign-in-limits.js';
 import { spendGuess } from '../../src/http/sign-in-guard.js';
 import type { OpenedStore } from '../../src/store/open.js';
+import { returnToken } from '../../src/store/queries/rate-limits.js';
 import { BACKENDS } from '../support/backends.js';
 
 // A refusal remembered in memory (http/sign-in-guard.ts) must not outlast the database's. Wrong passwords
@@ -31,5 +32,23 @@ describe.each(BACKENDS)('a remembered refusal of a bucket whose tokens come back
     expect(typeof again).toBe('function');
     // And the bucket is empty again: memory admitted nothing the database would refuse.
     await expect(spendGuess(store.db, buckets, now)).rejects.toBeInstanceOf(RateLimitedError);
+  });
+
+  it('is asked of the database again within a second when another instance gives a token back', async () => {
+    const now = Date.now();
+    const [bucket, limit] = [`guess:login:elsewhere-${now}`, LOGINS_PER_ACCOUNT] as const;
+    const buckets = [[bucket, limit]] as const;
+    for (let i = 0; i < limit.capacity; i++) await spendGuess(store.db, buckets, now);
+    const refused = await spendGuess(store.db, buckets, now).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(RateLimitedError);
+    // Another instance's call gives its token back: this instance's memory does not see it.
+    await returnToken(store.db, bucket, limit);
+    const fromMemory = await spendGuess(store.db, buckets, now + 999).catch((error: unknown) => error);
+    expect(fromMemory).toBeInstanceOf(RateLimitedError);
+    // The same refusal, still naming the database's refill rather than the second memory keeps it.
+    expect((fromMemory as RateLimitedError).retryAfterSeconds).toBe(
+      (refused as RateLimitedError).retryAfterSeconds,
+    );
+    expect(typeof (await spendGuess(store.db, buckets, now + 1_000))).toBe('function');
   });
 });
