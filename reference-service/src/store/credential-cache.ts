@@ -36,10 +36,8 @@ export interface CredentialCache {
  * statement, and a key revoked on any instance is refused by the very next call everywhere.
  */
 export async function startCredentialCache(db: Db): Promise<CredentialCache> {
-  if (db.kind !== 'pglite') return readEveryTime();
   const entries = new Map<string, { row: KeyPrincipalRow; at: number }>();
   let generation = 0;
-  let listening = false;
   let hits = 0;
   let misses = 0;
 
@@ -59,8 +57,9 @@ export async function startCredentialCache(db: Db): Promise<CredentialCache> {
       if ((kind === 'member' ? row.member_id : row.workspace_id) === id) entries.delete(keyId);
     }
   };
-  const stopListening = await db.listen(CREDENTIALS_CHANNEL, forget);
-  listening = true;
+  // On PostgreSQL nothing listens, so nothing is kept: every lookup reads the database (see above).
+  const stopListening = db.kind === 'pglite' ? await db.listen(CREDENTIALS_CHANNEL, forget) : async () => {};
+  let listening = db.kind === 'pglite';
 
   return {
     async lookup(conn, keyId) {
@@ -85,18 +84,5 @@ export async function startCredentialCache(db: Db): Promise<CredentialCache> {
       entries.clear();
       await stopListening();
     },
-  };
-}
-
-/** PostgreSQL: every lookup reads the database (see above). */
-function readEveryTime(): CredentialCache {
-  let misses = 0;
-  return {
-    async lookup(conn, keyId) {
-      misses++;
-      return getKeyPrincipal(conn, keyId);
-    },
-    stats: () => ({ hits: 0, misses, size: 0, listening: false }),
-    async stop() {},
   };
 }
