@@ -20,12 +20,8 @@ export class TurnBatch<Input, Output> {
   #running = 0;
   #scheduled = false;
 
-  readonly #options: {
-    maxBatch: number;
-    inFlight: number;
-    maxWeight: number;
-    weigh?: (input: Input) => number;
-  };
+  // Typed by the constructor's assignment: the options with their defaults filled in.
+  readonly #options;
 
   constructor(
     private readonly writeMany: (inputs: readonly Input[]) => Promise<Output[]>,
