@@ -92,29 +92,25 @@ export async function openPglite(
     if (broken) throw broken;
     return thread.send(message);
   }
-  async function run(bytes: Uint8Array): Promise<object[]> {
-    const { rows, error } = await send({ bytes });
+  function rowsOf({ rows, error }: Answer): object[] {
     if (error) throw unavailableIfNoSpace(error);
     return rows;
   }
   let statements = new PreparedStatements();
   async function runStatement(sql: string, params: readonly unknown[]): Promise<object[]> {
     const prepared = statements.for(sql);
-    const { rows, error, parsed } = await send({ bytes: encodeStatement(sql, params, prepared) });
-    if (prepared?.parse) statements.settle(sql, parsed);
-    if (error?.code === STALE_PREPARED_STATEMENT && prepared) {
-      // A table it reads all columns of changed under it: from now on this text runs unnamed.
-      statements.forget(sql);
-      return run(encodeStatement(sql, params));
-    }
-    if (error) throw unavailableIfNoSpace(error);
-    return rows;
+    const answer = await send({ bytes: encodeStatement(sql, params, prepared) });
+    if (prepared?.parse) statements.settle(sql, answer.parsed);
+    if (answer.error?.code !== STALE_PREPARED_STATEMENT || !prepared) return rowsOf(answer);
+    // A table it reads all columns of changed under it: from now on this text runs unnamed.
+    statements.forget(sql);
+    return rowsOf(await send({ bytes: encodeStatement(sql, params) }));
   }
   const session: Queryable = {
     query: <Row extends object>(sql: string, params: readonly unknown[] = []) =>
       runStatement(sql, params) as Promise<Row[]>,
     exec: async (sql: string) => {
-      await run(encodeScript(sql));
+      rowsOf(await send({ bytes: encodeScript(sql) }));
     },
   };
 

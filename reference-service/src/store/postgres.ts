@@ -66,14 +66,12 @@ async function runQuery<Row extends object>(
   }
 }
 
-/** Without parameters pg uses the simple protocol, which accepts several statements. */
-async function runScript(client: pg.PoolClient, sql: string): Promise<void> {
-  await client.query(sql);
-}
-
 const onClient = (client: pg.PoolClient): Queryable => ({
   query: (sql, params) => runQuery(client, sql, params),
-  exec: (sql) => runScript(client, sql),
+  // Without parameters pg uses the simple protocol, which accepts several statements.
+  exec: async (sql) => {
+    await client.query(sql);
+  },
 });
 
 /**
@@ -155,7 +153,7 @@ export async function openPostgres(
         limitMs === undefined
           ? (sql, params) => runQuery(pool, sql, params)
           : (sql, params) => withClient(limitMs, (client) => runQuery(client, sql, params)),
-      exec: (sql) => withClient(limitMs, (client) => runScript(client, sql)),
+      exec: (sql) => withClient(limitMs, (client) => onClient(client).exec(sql)),
       async transaction(fn) {
         const client = await acquire(limitMs);
         try {
