@@ -46,7 +46,7 @@ const HEARTBEAT_MS = 1_000;
 /** A heartbeat older than this is a holder that is gone (it would have touched the file 5 times). */
 const STALE_MS = 5_000;
 
-function readOr(path: string, read: (path: string) => string): string | null {
+function readOr(path: string, read = (file: string) => readFileSync(file, 'utf8')): string | null {
   try {
     return read(path).trim();
   } catch {
@@ -55,7 +55,7 @@ function readOr(path: string, read: (path: string) => string): string | null {
 }
 
 function startTimeOf(pid: number): string | null {
-  const stat = readOr(`/proc/${pid}/stat`, (path) => readFileSync(path, 'utf8'));
+  const stat = readOr(`/proc/${pid}/stat`);
   // The command name (field 2) is in parentheses and may hold spaces: count fields after the last `)`.
   const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
   return fields?.[19] ?? null;
@@ -65,7 +65,7 @@ function currentHolder(): Holder {
   return {
     pid: process.pid,
     start: startTimeOf(process.pid),
-    boot: readOr('/proc/sys/kernel/random/boot_id', (path) => readFileSync(path, 'utf8')),
+    boot: readOr('/proc/sys/kernel/random/boot_id'),
     pidNamespace: readOr('/proc/self/ns/pid', readlinkSync),
   };
 }
@@ -91,10 +91,8 @@ function pidExists(pid: number): boolean {
   }
 }
 
-type Verdict = 'alive' | 'gone' | 'ask-heartbeat';
-
 /** Whether the recorded holder still runs, as far as this process can see it. */
-function judge(holder: Holder, me: Holder): Verdict {
+function judge(holder: Holder, me: Holder): 'alive' | 'gone' | 'ask-heartbeat' {
   if (holder.boot !== null && me.boot !== null && holder.boot !== me.boot) return 'gone';
   // Another PID namespace (another container on the same volume, or this container's previous life): its
   // PIDs mean nothing here, only the heartbeat tells.
@@ -150,7 +148,7 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
       return holdLock(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = parseHolder(readOr(path, (file) => readFileSync(file, 'utf8')) ?? '');
+      const holder = parseHolder(readOr(path) ?? '');
       if (holder) {
         const verdict = judge(holder, me);
         if (verdict === 'alive' || (verdict === 'ask-heartbeat' && (await heartbeatAlive(path)))) {

@@ -66,12 +66,7 @@ export interface Answer {
 }
 
 /** How long a repeat waits for a concurrent first call (which may be waiting on a peer) to answer. */
-export interface Patience {
-  waitMs: number;
-  pollMs: number;
-}
-
-const WAIT_FOR_FIRST: Patience = { waitMs: 30_000, pollMs: 50 };
+const WAIT_FOR_FIRST = { waitMs: 30_000, pollMs: 50 };
 
 /**
  * Runs an operation once per key. The operation and its stored answer share one transaction with the key's
@@ -141,7 +136,7 @@ export async function runIdempotentInSteps(
   call: IdempotentCall,
   run: () => Promise<Answer>,
   clock: () => number,
-  patience: Patience = WAIT_FOR_FIRST,
+  patience = WAIT_FOR_FIRST,
 ): Promise<Answer & { replayed: boolean }> {
   const deadline = clock() + patience.waitMs;
   const maxPolls = Math.ceil(patience.waitMs / patience.pollMs);
