@@ -49,9 +49,7 @@ const POOLED_WRITERS = 4;
  *
  * Fan-out happens here, at event time, paced per workspace and per destination host (fan-out.ts): an
  * event made while the workspace's `webhooks_enabled` flag is off has no delivery rows, so it is never
- * sent, even after the flag is turned on, nor stored (no endpoint takes it). An event of a workspace too
- * far behind its pace is refused (429) before anything is written, unless `backlog` says the caller
- * checked already.
+ * sent, even after the flag is turned on, nor stored (no endpoint takes it). `backlog`: see `Backlog`.
  */
 export async function insertEvent(
   db: Queryable,

@@ -15,12 +15,9 @@ export interface DeliveryLogFilter {
  * `DELIVERY_FILTER_WINDOW` (the contract's bound, a constant of the text), so that a filtered read of a long
  * log costs at most that many rows.
  */
-const NEWEST = `SELECT * FROM webhook_deliveries
+const newest = (limit: string | number) => `SELECT * FROM webhook_deliveries
    WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
-   ORDER BY created_at DESC, id DESC LIMIT $3`;
-const WINDOW = `SELECT * FROM webhook_deliveries
-   WHERE workspace_id = e.workspace_id AND endpoint_id = e.id
-   ORDER BY created_at DESC, id DESC LIMIT ${Math.trunc(DELIVERY_FILTER_WINDOW)}`;
+   ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
 const BY_EVENT = `SELECT * FROM webhook_deliveries
    WHERE id = webhook_delivery_id($6, e.id) AND workspace_id = e.workspace_id AND endpoint_id = e.id`;
 /** The status and type filters ($4, $5); an absent one is a null parameter, so the text stays fixed. */
@@ -42,8 +39,8 @@ function logSql(source: string, filters: string): string {
    WHERE e.workspace_id = $1 AND e.id = $2
    ORDER BY d.created_at DESC, d.id DESC`;
 }
-const NEWEST_LOG = logSql(NEWEST, '');
-const FILTERED_LOG = logSql(WINDOW, FILTERS);
+const NEWEST_LOG = logSql(newest('$3'), '');
+const FILTERED_LOG = logSql(newest(Math.trunc(DELIVERY_FILTER_WINDOW)), FILTERS);
 const LOG_BY_EVENT = logSql(BY_EVENT, FILTERS);
 
 /**
