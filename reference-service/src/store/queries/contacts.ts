@@ -1,55 +1,43 @@
-import type { ContactStatus } from '@svc-kit/contract';
+import { type Contact, type ContactStatus, contactSchema } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 
-export interface ContactRow {
+/** What a contact answer shows (features/contacts/record.ts): the contract's record, as it is stored. */
+export type ContactListRow = Omit<Contact, 'leaf' | 'root_cert' | 'address_claim'>;
+
+/** A row: what an answer shows, beside its owner, the card (up to 16 KiB), the key and the bookkeeping. */
+export type ContactRow = ContactListRow & {
   identity_id: string;
-  fingerprint: string;
   workspace_id: string;
-  display_name: string;
-  endpoint: string;
   public_key: string;
   card: string;
   card_expires_at: number;
-  status: ContactStatus;
   blocked_kind: 'contact' | 'declined' | null;
-  preset: string;
-  permissions: string[];
-  trust_flag: string;
-  petname: string;
   request_note: string | null;
-  last_seen_at: number;
-  acceptance_unheard_since: number | null;
-  created_at: number;
   updated_at: number;
-}
+};
+
+/** The record's columns, taken from the schema once, when this module loads: the texts are fixed. */
+const LIST_COLUMNS = Object.keys(contactSchema.shape).filter(
+  (column) => !['leaf', 'root_cert', 'address_claim'].includes(column),
+) as (keyof ContactListRow)[];
 
 /** A contact row's columns, as every read and write of a whole row names them (never `*`). */
-export const CONTACT_COLUMNS = [
+export const CONTACT_COLUMNS: readonly (keyof ContactRow)[] = [
   'identity_id',
-  'fingerprint',
+  ...LIST_COLUMNS,
   'workspace_id',
-  'display_name',
-  'endpoint',
   'public_key',
   'card',
   'card_expires_at',
-  'status',
   'blocked_kind',
-  'preset',
-  'permissions',
-  'trust_flag',
-  'petname',
   'request_note',
-  'last_seen_at',
-  'acceptance_unheard_since',
-  'created_at',
   'updated_at',
-] as const satisfies readonly (keyof ContactRow)[];
+];
 
 const SAVE_CONTACT = `INSERT INTO contacts (${CONTACT_COLUMNS.join(', ')})
   VALUES (${CONTACT_COLUMNS.map((_, index) => `$${index + 1}`).join(', ')})
   ON CONFLICT (identity_id, fingerprint) DO UPDATE
-  SET ${CONTACT_COLUMNS.slice(2)
+  SET ${CONTACT_COLUMNS.filter((column) => column !== 'identity_id' && column !== 'fingerprint')
     .map((column) => `${column} = EXCLUDED.${column}`)
     .join(', ')}`;
 
@@ -77,23 +65,6 @@ export async function getContact(
   ]);
   return rows[0];
 }
-
-const LIST_COLUMNS = [
-  'fingerprint',
-  'display_name',
-  'status',
-  'preset',
-  'permissions',
-  'trust_flag',
-  'petname',
-  'last_seen_at',
-  'created_at',
-  'endpoint',
-  'acceptance_unheard_since',
-] as const satisfies readonly (keyof ContactRow)[];
-
-/** What a contact answer shows (features/contacts/record.ts): the card (up to 16 KiB) and key stay inside. */
-export type ContactListRow = Pick<ContactRow, (typeof LIST_COLUMNS)[number]>;
 
 /**
  * The identity with its contacts joined: one statement tells a missing identity (no row) from one with no
