@@ -21,14 +21,9 @@ export const DEFAULT_PORT = 8080;
 /** Reads every setting (listed in the README) once at start-up: nothing else reads `process.env`. */
 export function readConfig(env: NodeJS.ProcessEnv) {
   const production = env.NODE_ENV === 'production';
-  const port = Number(env.PORT ?? String(DEFAULT_PORT));
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT must be 0 to 65535');
-  const lease = env.SVC_DELIVERY_LEASE_MS;
-  const deliveryLeaseMs = lease === undefined || lease === '' ? undefined : Number(lease);
-  if (deliveryLeaseMs !== undefined && (!Number.isInteger(deliveryLeaseMs) || deliveryLeaseMs < 1_000)) {
-    throw new ConfigError('SVC_DELIVERY_LEASE_MS must be a whole number of milliseconds, at least 1000');
-  }
   const read = settingsIn(env);
+  const port = read.whole('PORT', DEFAULT_PORT, 0, 65535);
+  const deliveryLeaseMs = read.whole('SVC_DELIVERY_LEASE_MS', undefined, 1_000, Infinity, ' of milliseconds');
   const databaseWaitMs = read.whole('SVC_DATABASE_WAIT_MS', 5_000, 100, 120_000, ' of milliseconds');
   const shutdownGraceMs = read.whole('SVC_SHUTDOWN_GRACE_MS', 25_000, 1_000, 600_000, ' of milliseconds');
   const retentionDays = read.whole('SVC_RETENTION_DAYS', RETENTION_DAYS_DEFAULT, 1, 3650, ' of days');
@@ -60,19 +55,15 @@ export function readConfig(env: NodeJS.ProcessEnv) {
     }
     return env[name] === '1' || reach.local;
   };
-  const metricsPort = env.SVC_METRICS_PORT;
-  // Where `/metrics` is served, on a port of its own; unset: no metrics are served.
-  let metrics: { host: string; port: number } | undefined;
-  if (metricsPort !== undefined && metricsPort !== '') {
-    const value = Number(metricsPort);
-    if (!/^(0|[1-9]\d*)$/.test(metricsPort) || value > 65535) {
-      throw new ConfigError('SVC_METRICS_PORT must be 0 to 65535');
-    }
-    if (value !== 0 && value === port) {
-      throw new ConfigError('SVC_METRICS_PORT must differ from PORT: /metrics never shares the API port');
-    }
-    metrics = { host: readListenHost(env.SVC_METRICS_HOST || '127.0.0.1', 'SVC_METRICS_HOST'), port: value };
+  const metricsPort = read.whole('SVC_METRICS_PORT', undefined, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError('SVC_METRICS_PORT must differ from PORT: /metrics never shares the API port');
   }
+  // Where `/metrics` is served, on a port of its own; unset: no metrics are served.
+  const metrics =
+    metricsPort === undefined
+      ? undefined
+      : { host: readListenHost(env.SVC_METRICS_HOST || '127.0.0.1', 'SVC_METRICS_HOST'), port: metricsPort };
   return {
     relay: relay === undefined ? !production : relay === 'on',
     host,

@@ -127,8 +127,7 @@ function firstStartSecrets(service: RunningService, cli: string): string[] {
 async function printSandboxCards(service: RunningService): Promise<void> {
   if (!service.seed) return;
   console.log('==== Contact cards of the sandbox identities (for requestContact) ====');
-  const cards = await sandboxCards(service.ctx, service.ctx.publicAddress.baseUrl);
-  for (const { slug, fingerprint, card } of cards) {
+  for (const { slug, fingerprint, card } of await sandboxCards(service.ctx)) {
     console.log(`contact card of ${slug} (${fingerprint}):\n  ${card}`);
   }
 }

@@ -6,7 +6,7 @@ import { ConfigError } from './env-settings.js';
 import { createDnsResolve } from './outbound/dns-resolve.js';
 import { PublicAddress } from './public-address.js';
 import { DataDirLockedError } from './store/data-dir-lock.js';
-import { type OpenedStore, openStore } from './store/open.js';
+import { openStore } from './store/open.js';
 import { createSecretBox } from './store/secret-box.js';
 import { loadSecretKey } from './store/secret-key.js';
 import { checkSecretKey, SecretKeyMismatchError } from './store/secret-key-check.js';
@@ -26,10 +26,7 @@ export function isStartRefusal(error: unknown): error is Error {
 }
 
 /** Opens the store and builds the context shared by the server and the admin CLI. */
-export async function openRuntime(
-  config: Config,
-  logger: Logger,
-): Promise<{ ctx: ServiceContext; store: OpenedStore }> {
+export async function openRuntime(config: Config, logger: Logger) {
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

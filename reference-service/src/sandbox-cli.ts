@@ -57,11 +57,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof AdminUsageError || isStartRefusal(error)) {
-      console.error(error.message);
-    } else {
-      console.error(error);
-    }
+    // A refusal the operator can act on is its one line; anything else keeps its stack.
+    console.error(error instanceof AdminUsageError || isStartRefusal(error) ? error.message : error);
     process.exitCode = 1;
   },
 );

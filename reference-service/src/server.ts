@@ -40,6 +40,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let delivery: RunningDelivery | undefined;
   let retention: ReturnType<typeof startRetention> | undefined;
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+  let credentials: CredentialCache | undefined;
   let closing = false;
   const metrics = config.metrics ? new ServiceMetrics(ctx.db) : undefined;
   if (metrics)
@@ -51,7 +52,17 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   // (delivery, the relay, the credential cache) waits as long as the database takes instead of failing.
   const background = ctx.db;
   ctx.db = background.withWaitLimit(config.databaseWaitMs);
-  let credentials: CredentialCache | undefined;
+  // What has started, in the order it stops: on close, or on a start that failed half-way.
+  const stopStarted = () =>
+    runShutdownSteps(config.shutdownGraceMs, [
+      ['closing the API port, with answers in progress', () => app?.close()],
+      ['closing the metrics port', () => metricsServer?.close()],
+      ['stopping the delivery worker', () => delivery?.stop()],
+      ['stopping retention', () => retention?.close()],
+      ['stopping the credential cache', () => credentials?.stop()],
+      ['closing the admin socket', () => adminSocket && once(adminSocket.close(), 'close')],
+      ['closing the database', () => store.close()],
+    ]);
   try {
     credentials = await startCredentialCache(background);
     ctx.credentials = credentials;
@@ -112,24 +123,11 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         // then); Fastify's own `server.close` still waits for the answers in progress. The metrics port stays
         // readable during the drain.
         started.server.close();
-        await runShutdownSteps(config.shutdownGraceMs, [
-          ['closing the API port, with answers in progress', () => started.close()],
-          ['closing the metrics port', () => metricsServer?.close()],
-          ['stopping the delivery worker', () => delivery?.stop()],
-          ['stopping retention', () => retention?.close()],
-          ['stopping the credential cache', () => credentials?.stop()],
-          ['closing the admin socket', () => adminSocket && once(adminSocket.close(), 'close')],
-          ['closing the database', () => store.close()],
-        ]);
+        await stopStarted();
       },
     };
   } catch (error) {
-    await metricsServer?.close();
-    await delivery?.stop();
-    await retention?.close();
-    await app?.close();
-    await credentials?.stop();
-    await store.close();
+    await stopStarted();
     throw error;
   }
 }

@@ -65,7 +65,7 @@ function isGlobalV4(address: ipaddr.IPv4): boolean {
 }
 
 /** The IPv4 addresses an IPv6 address stands for, if it is one of the embedding forms. */
-export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
   const p = address.parts as [number, number, number, number, number, number, number, number];
   if (address.match(IPV4_MAPPED) || address.match(IPV4_COMPATIBLE) || address.match(NAT64_WELL_KNOWN)) {
     return [v4From(p[6], p[7])];

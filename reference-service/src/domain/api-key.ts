@@ -8,17 +8,13 @@ import { API_KEY_PATTERN } from '@svc-kit/contract';
 export function mintApiKey(): { id: string; token: string; secretHash: string } {
   const id = randomBytes(8).toString('hex');
   const secret = randomBytes(32).toString('hex');
-  return { id, token: `svc_${id}_${secret}`, secretHash: hashSecret(secret) };
+  return { id, token: `svc_${id}_${secret}`, secretHash: hash('sha256', secret, 'hex') };
 }
 
 export function parseApiKey(token: string): { id: string; secret: string } | undefined {
   const match = API_KEY_PATTERN.exec(token);
   if (!match) return undefined;
   return { id: match[1]!, secret: match[2]! };
-}
-
-export function hashSecret(secret: string): string {
-  return hash('sha256', secret, 'hex');
 }
 
 /** Hashes of equal length compared in constant time, so timing says nothing about a near miss. */

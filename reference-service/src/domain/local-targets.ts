@@ -72,13 +72,11 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** The three kinds of outbound target, each with the opt-in that admits it on localhost outside a local sandbox. */
-export const LOCAL_TARGET_KINDS = {
+const LOCAL_TARGET_KINDS = {
   webhooks: { noun: 'a webhook receiver', flag: 'SVC_ALLOW_LOCALHOST_WEBHOOKS' },
   peers: { noun: 'a peer (a contact card’s endpoint)', flag: 'SVC_ALLOW_LOCALHOST_PEERS' },
   integrations: { noun: 'an MCP server', flag: 'SVC_ALLOW_LOCALHOST_INTEGRATIONS' },
 } as const;
-
-export type LocalTargetKind = keyof typeof LOCAL_TARGET_KINDS;
 
 /**
  * The words a refusal of a target on localhost ends with: what would admit it. Empty elsewhere, or when
@@ -86,7 +84,7 @@ export type LocalTargetKind = keyof typeof LOCAL_TARGET_KINDS;
  */
 export function localTargetHint(
   raw: string,
-  kind: LocalTargetKind,
+  kind: keyof typeof LOCAL_TARGET_KINDS,
   allowed: boolean,
   reach: Pick<Reach, 'production' | 'reachableBecause'> | undefined,
 ): string {

@@ -10,11 +10,7 @@ const scryptAsync = (password: string, salt: Buffer, keylen: number, options: Sc
       ),
   );
 
-interface ScryptCost {
-  N: number;
-  r: number;
-  p: number;
-}
+type ScryptCost = Record<'N' | 'r' | 'p', number>;
 
 export type PasswordCost = 'standard' | 'test';
 const COSTS: Record<PasswordCost, ScryptCost> = {

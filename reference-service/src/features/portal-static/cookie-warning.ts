@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js';
+import { isLoopbackHost } from '../../domain/local-targets.js';
 
 /**
  * Why a portal would not keep anyone signed in, if it would not: the session cookie is `__Host-` and
@@ -7,14 +7,8 @@ import ipaddr from 'ipaddr.js';
  * Answers the lines to print at start, or none.
  */
 export function insecureOriginWarning(origin: string): string[] {
-  const url = new URL(origin);
-  if (url.protocol === 'https:') return [];
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const loopback =
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    (ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback');
-  if (loopback) return [];
+  const { protocol, hostname } = new URL(origin);
+  if (protocol === 'https:' || isLoopbackHost(hostname) || hostname.endsWith('.localhost')) return [];
   return [
     `  WARNING: ${origin} is plain http on a host that is not loopback: browsers refuse the secure session`,
     '  cookie there, so nobody stays signed in. Serve it over https (SVC_PUBLIC_URL=https://…), or open',

@@ -10,7 +10,7 @@ import { AdminUsageError, runAdminCommand } from './admin.js';
  * itself. The server then answers admin commands on a Unix socket inside the data dir (mode 0600: only
  * the owner of the data dir may use it). Never a TCP port: nothing on the network can reach it.
  */
-export function adminSocketPath(dataDir: string): string {
+function adminSocketPath(dataDir: string): string {
   return join(dataDir, 'admin.sock');
 }
 

@@ -1,15 +1,20 @@
 import { PERMISSIONS } from '@svc-kit/contract';
 import type { ServiceContext } from '../../context.js';
-import { mintApiKey } from '../../domain/api-key.js';
 import { ServiceError } from '../../domain/errors.js';
+import { isPermission } from '../../domain/permissions.js';
 import { currentTotp } from '../../domain/totp.js';
 import { SESSION_COOKIE } from '../../http/principal.js';
-import { insertApiKey } from '../../store/queries/api-keys.js';
 import { getMember } from '../../store/queries/members.js';
 import { setWorkspaceFlag, type WorkspaceFlag } from '../../store/queries/workspaces.js';
 import { createWorkspaceForOwner } from '../accounts/operator.js';
 import { openSession } from '../accounts/session.js';
-import { SANDBOX_EMAIL, SANDBOX_MEMBER_ID, SANDBOX_WORKSPACE_ID, seedSandbox } from './seed.js';
+import {
+  insertSandboxKey,
+  SANDBOX_EMAIL,
+  SANDBOX_MEMBER_ID,
+  SANDBOX_WORKSPACE_ID,
+  seedSandbox,
+} from './seed.js';
 import { triggerEvent } from './trigger.js';
 
 /** `create-workspace <name> --owner <email>`: a workspace for someone where sign-up is closed. */
@@ -66,18 +71,18 @@ function onOff(value: string | undefined, command: string): boolean {
   throw new AdminUsageError(`usage: ${command} on|off`);
 }
 
+const notSeeded = () =>
+  new AdminUsageError('the sandbox workspace is not seeded yet; run the seed command first');
+
 async function setFlag(ctx: ServiceContext, flag: WorkspaceFlag, value: boolean): Promise<string> {
-  if (!(await setWorkspaceFlag(ctx.db, SANDBOX_WORKSPACE_ID, flag, value))) {
-    throw new AdminUsageError('the sandbox workspace is not seeded yet; run the seed command first');
-  }
+  if (!(await setWorkspaceFlag(ctx.db, SANDBOX_WORKSPACE_ID, flag, value))) throw notSeeded();
   return `${flag} = ${value}`;
 }
 
 /** The sandbox owner, or a usage error before the sandbox is seeded. */
 async function sandboxOwner(ctx: ServiceContext) {
   const member = await getMember(ctx.db, SANDBOX_MEMBER_ID);
-  if (!member)
-    throw new AdminUsageError('the sandbox workspace is not seeded yet; run the seed command first');
+  if (!member) throw notSeeded();
   return member;
 }
 
@@ -96,20 +101,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   'mint-key': async (ctx, args) => {
     const scopes = args[0] ? args[0].split(',') : [...PERMISSIONS];
-    const unknown = scopes.filter((scope) => !(PERMISSIONS as readonly string[]).includes(scope));
+    const unknown = scopes.filter((scope) => !isPermission(scope));
     if (unknown.length > 0) throw new AdminUsageError(`unknown scopes: ${unknown.join(', ')}`);
     await sandboxOwner(ctx);
-    const key = mintApiKey();
-    await insertApiKey(ctx.db, {
-      id: key.id,
-      workspace_id: SANDBOX_WORKSPACE_ID,
-      member_id: SANDBOX_MEMBER_ID,
-      name: 'sandbox-cli',
-      secret_hash: key.secretHash,
-      scopes,
-      created_at: ctx.now(),
-      revoked_at: null,
-    });
+    const key = await insertSandboxKey(ctx.db, 'sandbox-cli', scopes, ctx.now());
     return `API key (shown once): ${key.token}`;
   },
   session: async (ctx) => {

@@ -6,7 +6,8 @@ import { ServiceError } from '../../domain/errors.js';
 import { hashPassword } from '../../domain/password.js';
 import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
 import { generateTotpSecret } from '../../domain/totp.js';
-import { peerEndpointOf, signerFor } from '../../peer/own-identity.js';
+import { signerFor } from '../../peer/own-identity.js';
+import type { Queryable } from '../../store/db.js';
 import { insertApiKey } from '../../store/queries/api-keys.js';
 import { listIdentities } from '../../store/queries/identities.js';
 import { getWorkspace } from '../../store/queries/workspaces.js';
@@ -32,10 +33,9 @@ export async function seedSandbox(ctx: ServiceContext): Promise<SeedResult> {
   const now = ctx.now();
   const password = randomBytes(12).toString('base64url');
   const totpSecret = generateTotpSecret();
-  const key = mintApiKey();
   const passwordHash = await hashPassword(password, ctx.passwordCost);
   try {
-    await ctx.db.transaction(async (tx) => {
+    const key = await ctx.db.transaction(async (tx) => {
       const owner = { email: SANDBOX_EMAIL, passwordHash, workspaceName: 'Sandbox' };
       await createWorkspaceWithOwner(ctx, tx, owner, {
         workspaceId: SANDBOX_WORKSPACE_ID,
@@ -43,17 +43,9 @@ export async function seedSandbox(ctx: ServiceContext): Promise<SeedResult> {
         slugs: SANDBOX_IDENTITIES,
         mfaSecretEnc: ctx.secretBox.seal(totpSecret, SANDBOX_MEMBER_ID),
       });
-      await insertApiKey(tx, {
-        id: key.id,
-        workspace_id: SANDBOX_WORKSPACE_ID,
-        member_id: SANDBOX_MEMBER_ID,
-        name: 'sandbox',
-        secret_hash: key.secretHash,
-        scopes: [...PERMISSIONS],
-        created_at: now,
-        revoked_at: null,
-      });
+      return insertSandboxKey(tx, 'sandbox', [...PERMISSIONS], now);
     });
+    return { seeded: true, apiKey: key.token, password, totpSecret };
   } catch (error) {
     // Another instance on the same PostgreSQL database seeded first (the workspace id is taken), or an
     // account holds the sandbox's e-mail (the owner's insert answers 409): what is there stands.
@@ -61,19 +53,31 @@ export async function seedSandbox(ctx: ServiceContext): Promise<SeedResult> {
     if (error instanceof ServiceError && error.code === 'conflict') return { seeded: false };
     throw error;
   }
-  return { seeded: true, apiKey: key.token, password, totpSecret };
 }
 
-/** The sandbox identities' contact cards for an instance reachable at `baseUrl` (printed at start). */
-export async function sandboxCards(
-  ctx: ServiceContext,
-  baseUrl: string,
-): Promise<{ slug: string; fingerprint: string; card: string }[]> {
-  const identities = await listIdentities(ctx.db, SANDBOX_WORKSPACE_ID);
+/** A new API key of the sandbox owner, stored as its hash; its token is shown once. */
+export async function insertSandboxKey(db: Queryable, name: string, scopes: string[], now: number) {
+  const key = mintApiKey();
+  await insertApiKey(db, {
+    id: key.id,
+    workspace_id: SANDBOX_WORKSPACE_ID,
+    member_id: SANDBOX_MEMBER_ID,
+    name,
+    secret_hash: key.secretHash,
+    scopes,
+    created_at: now,
+    revoked_at: null,
+  });
+  return key;
+}
+
+/** The sandbox identities' contact cards at this instance's public address (printed at start). */
+export async function sandboxCards(ctx: ServiceContext) {
   const cards = [];
-  for (const identity of identities) {
-    const signer = await signerFor(ctx.db, ctx.secretBox, identity, peerEndpointOf(baseUrl), ctx.now());
-    cards.push({ slug: identity.slug, fingerprint: signer.fingerprint, card: signer.card });
+  for (const identity of await listIdentities(ctx.db, SANDBOX_WORKSPACE_ID)) {
+    const { peerEndpoint } = ctx.publicAddress;
+    const { fingerprint, card } = await signerFor(ctx.db, ctx.secretBox, identity, peerEndpoint, ctx.now());
+    cards.push({ slug: identity.slug, fingerprint, card });
   }
   return cards;
 }

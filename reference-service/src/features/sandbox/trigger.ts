@@ -1,9 +1,10 @@
 import { hash } from 'node:crypto';
-import { checkTriggeredEvent, type OutboundLimit, sampleEventData } from '@svc-kit/contract';
+import { checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
 import { type EventType, isEventType } from '@svc-kit/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
+import { budget } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
@@ -22,15 +23,15 @@ function sampleData(type: EventType): Record<string, unknown> {
   return sampleEventData(type, { contact, threadId: newId('thr') });
 }
 
-interface TriggerInput {
-  workspaceId: string;
-  type: string;
+const triggerBody = z.strictObject({
+  type: z.string(),
   /** Identity slug; default: the workspace's first identity by slug. */
-  identity?: string | undefined;
-  data?: Record<string, unknown> | undefined;
-  /** The service's clock: the event's `created_at`. */
-  now: number;
-}
+  identity: z.string().optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** The route's body (or the CLI's arguments), the workspace, and `now`: the event's `created_at`. */
+type TriggerInput = z.infer<typeof triggerBody> & { workspaceId: string; now: number };
 
 /**
  * Emits one catalogued event for an identity of the workspace, through the same outbox as real changes. A
@@ -71,17 +72,7 @@ export async function triggerEvent(
  * Test events per workspace: 10, then one every 10 seconds. Each fans out one POST per endpoint to hosts
  * the workspace names, so an unbudgeted trigger in a sandbox open to strangers is an HTTP amplifier.
  */
-export const TEST_EVENTS: OutboundLimit = {
-  capacity: 10,
-  perMs: 1 / 10_000,
-  what: 'test events of this workspace',
-};
-
-const triggerBody = z.strictObject({
-  type: z.string(),
-  identity: z.string().optional(),
-  data: z.record(z.string(), z.unknown()).optional(),
-});
+export const TEST_EVENTS = budget(10, 10_000, 'test events of this workspace');
 
 /**
  * `POST /sandbox/events`: emits a catalogued event for an identity of the caller's workspace. Outside

@@ -1,4 +1,4 @@
-import type { OutboundLimit } from '@svc-kit/contract';
+import { budget } from '../../domain/door-limits.js';
 import type { ActivityRow } from '../../store/queries/delivery-activity.js';
 
 /**
@@ -17,11 +17,7 @@ type ActivityWindow = keyof typeof ACTIVITY_WINDOWS;
  * requests and delivery claims. The endpoints list (a small chart per endpoint, at most twenty) and a log
  * page re-reading its chart as the live log changes stay below it.
  */
-export const ACTIVITY_READS: OutboundLimit = {
-  capacity: 60,
-  perMs: 1 / 1_000,
-  what: 'activity chart reads of this workspace',
-};
+export const ACTIVITY_READS = budget(60, 1_000, 'activity chart reads of this workspace');
 
 /** The signature header as an attempt's detail shows it: its form, never a value. */
 export const SIGNATURE_ELIDED = 't=<unix seconds>,v1=<elided>';

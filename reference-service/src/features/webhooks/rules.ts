@@ -1,5 +1,3 @@
-import { endpointCapRefusal, hostCapRefusal, ROTATION_OVERLAP_MS } from '@svc-kit/contract';
-
 /**
  * The webhook endpoint rules of spec 3.1 and 4.1 that need no I/O. Two live where their statement is:
  * - the pause: `FAILURES_BEFORE_PAUSE` failed deliveries in a row pause an endpoint. The statement
@@ -22,21 +20,4 @@ export function signingSecretOf(random: Uint8Array): string {
 /** An event filter is a set: repeats add nothing, and a stable order makes records comparable. */
 export function eventFilter(events: readonly string[]): string[] {
   return [...new Set(events)];
-}
-
-/** Until when a rotation started at `now` keeps the replaced secret verifying. */
-export function rotationEndsAt(now: number): number {
-  return now + ROTATION_OVERLAP_MS;
-}
-
-/**
- * Refused (403 `forbidden`) when the workspace already has the most live endpoints it may have, in all or
- * on the host of `url`; `liveUrls` are the URLs of its live endpoints (relay listeners left out).
- */
-export function capRefusal(
-  url: string,
-  liveUrls: readonly string[],
-): { code: 'forbidden'; message: string } | undefined {
-  const message = endpointCapRefusal(liveUrls.length) ?? hostCapRefusal(url, liveUrls);
-  return message === undefined ? undefined : { code: 'forbidden', message };
 }

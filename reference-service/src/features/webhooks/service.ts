@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import {
+  endpointCapRefusal,
+  hostCapRefusal,
   ID_PREFIXES,
   type NewWebhookEndpoint,
   newWebhookEndpoint,
+  ROTATION_OVERLAP_MS,
   type WebhookEndpoint,
 } from '@svc-kit/contract';
 import type { ServiceContext } from '../../context.js';
@@ -17,7 +20,7 @@ import {
   newEndpointRow,
   rotateEndpointSecret,
 } from '../../store/queries/webhook-endpoints.js';
-import { capRefusal, eventFilter, rotationEndsAt, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
+import { eventFilter, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
 
 export type WebhooksDeps = Pick<
   ServiceContext,
@@ -60,8 +63,9 @@ export async function createEndpoint(
   );
   const row = newEndpointRow(workspaceId, record, deps.secretBox.seal(secret, id));
   await db.transaction(async (tx) => {
-    const capped = capRefusal(row.url, await liveEndpointUrlsLocked(tx, workspaceId));
-    if (capped) throw new ServiceError(capped.code, capped.message);
+    const liveUrls = await liveEndpointUrlsLocked(tx, workspaceId);
+    const capped = endpointCapRefusal(liveUrls.length) ?? hostCapRefusal(row.url, liveUrls);
+    if (capped) throw new ServiceError('forbidden', capped);
     await insertEndpoint(tx, row);
   });
   return { record, secret };
@@ -77,7 +81,7 @@ export async function rotateSecret(
 ): Promise<{ secret: string; previousAcceptedUntil: number }> {
   const secret = newSigningSecret();
   const sealed = deps.secretBox.seal(secret, id);
-  const row = await rotateEndpointSecret(db, workspaceId, id, sealed, rotationEndsAt(now), now);
+  const row = await rotateEndpointSecret(db, workspaceId, id, sealed, now + ROTATION_OVERLAP_MS, now);
   if (!row || row.rotating_until === null) throw notFound();
   return { secret, previousAcceptedUntil: row.rotating_until };
 }
