@@ -13,13 +13,7 @@ import type { SecretBox } from '../../store/secret-box.js';
 import { OAUTH_CALLBACK_PATH, StoredOAuthProvider } from './oauth-provider.js';
 import { boundedResult, offeredTools } from './rules.js';
 import type { IntegrationSettings } from './settings.js';
-import {
-  callUpstreamTool,
-  listUpstreamTools,
-  type UpstreamTarget,
-  withDeadline,
-  withUpstream,
-} from './upstream.js';
+import { listUpstreamTools, type UpstreamTarget, withDeadline, withUpstream } from './upstream.js';
 import { classifyFailure, type UpstreamFailure } from './upstream-failure.js';
 
 /** The outcome of one connection to list an upstream's tools. */
@@ -170,13 +164,16 @@ export class IntegrationService {
     const row = tool.integration;
     try {
       const { target } = this.#target(this.db, row, {});
-      const outcome = await withUpstream(target, this.#guarded, this.settings, (client) =>
-        callUpstreamTool(client, tool.upstreamName, args, this.settings.timeoutMs),
+      const call =
+        args === undefined ? { name: tool.upstreamName } : { name: tool.upstreamName, arguments: args };
+      const result = await withUpstream(target, this.#guarded, this.settings, (client) =>
+        client.callTool(call, undefined, { timeout: this.settings.timeoutMs }),
       );
       if (row.status !== 'healthy') {
         await updateIntegration(this.db, row.id, { status: 'healthy', trouble: null, updated_at: now });
       }
-      return boundedResult(outcome);
+      // `ok` is false when the tool itself reports an error (`isError`).
+      return boundedResult({ ok: result.isError !== true, result });
     } catch (error) {
       const failure = classifyFailure(error);
       // The peer protocol's tool call runs on the service's own pool (no handler handle reaches it).
