@@ -26,7 +26,7 @@ interface StoredOAuthOptions {
   redirectUri: string;
   /** Starting a ceremony: stored tokens are ignored so that the SDK goes to the authorization server. */
   fresh?: boolean;
-  scope?: string;
+  scope?: string | undefined;
 }
 
 /**

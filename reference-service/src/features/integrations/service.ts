@@ -73,12 +73,7 @@ export class IntegrationService {
         : (JSON.parse(this.box.open(row.auth_enc, authBinding(row.id))) as { header: string; value: string });
     const authProvider =
       !auth && (options.mayStartAuthorization || row.oauth_tokens_enc !== null)
-        ? new StoredOAuthProvider({
-            db,
-            box: this.box,
-            row,
-            redirectUri: row.oauth_redirect_uri ?? this.redirectUri(),
-          })
+        ? this.oauthProvider(db, row)
         : undefined;
     const target: UpstreamTarget = {
       endpoint: row.endpoint,
@@ -89,9 +84,21 @@ export class IntegrationService {
     return { target, authProvider };
   }
 
-  /** The OAuth redirect URI the authorization server sends the owner back to. */
-  redirectUri(): string {
-    return `${this.publicAddress.baseUrl}${OAUTH_CALLBACK_PATH}`;
+  /**
+   * The SDK's OAuth state of `row`, kept in the row. A ceremony started (`start`) gives the authorization
+   * server this instance's callback address; one under way keeps the address it was started with.
+   */
+  oauthProvider(db: Queryable, row: IntegrationRow, start?: { scope: string | undefined }) {
+    const redirectUri =
+      (start ? undefined : row.oauth_redirect_uri) ?? `${this.publicAddress.baseUrl}${OAUTH_CALLBACK_PATH}`;
+    return new StoredOAuthProvider({
+      db,
+      box: this.box,
+      row,
+      redirectUri,
+      fresh: !!start,
+      scope: start?.scope,
+    });
   }
 
   /** Connects, lists the tools and records the outcome (status, trouble, catalog) on the row. */
