@@ -20,3 +20,14 @@ export class RateLimitedError extends ServiceError {
     super('rate_limited', message);
   }
 }
+
+/** The error and the errors it wraps (`cause`), outermost first: a library may wrap what it was handed. */
+export function causesOf(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}

@@ -26,12 +26,6 @@ const GIVEN_BACK_MEMORY_MS = 1_000;
 /** When the database said a token is back, and when this instance asks it again. */
 type KnownEmpty = { refillAt: number; forgetAt: number };
 
-function emptyBuckets(db: Queryable): Map<string, KnownEmpty> {
-  const buckets = knownEmpty.get(db) ?? new Map<string, KnownEmpty>();
-  knownEmpty.set(db, buckets);
-  return buckets;
-}
-
 /** Throws the 429 the database gave for any of `buckets` still empty at `now`, without a statement. */
 export function refuseKnownEmpty(db: Queryable, buckets: GuessBuckets, now: number): void {
   const empty = knownEmpty.get(db);
@@ -107,7 +101,8 @@ async function takeOrRefuse(
 ): Promise<void> {
   const taken = await takeToken(handle, bucket, limit, now);
   if (taken.ok) return;
-  const empty = emptyBuckets(db);
+  const empty = knownEmpty.get(db) ?? new Map<string, KnownEmpty>();
+  knownEmpty.set(db, empty);
   if (empty.size >= KNOWN_EMPTY_CAP) empty.delete(empty.keys().next().value as string);
   empty.set(bucket, { refillAt: now + taken.waitMs, forgetAt: now + Math.min(taken.waitMs, rememberMs) });
   throw refusal(limit, taken.waitMs);

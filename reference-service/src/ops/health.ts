@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Queryable } from '../store/db.js';
 import { loadMigrations } from '../store/migrate.js';
 import { SharedRead } from './shared-read.js';
@@ -27,7 +27,14 @@ export async function registerHealthRoutes(
     const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
     return row?.n ?? 0;
   }, CHECK_TIMEOUT_MS);
-  const report = reasonLog(app.log);
+  // Readiness is logged when its reason changes: a warning on each new reason, a line when ready again.
+  let lastReason: string | undefined;
+  const report = (reason: string | undefined, details: object = {}) => {
+    if (reason === lastReason) return;
+    if (reason === undefined) app.log.info('ready again');
+    else app.log.warn(details, `not ready: ${reason}`);
+    lastReason = reason;
+  };
   const send = (reply: FastifyReply, ok: boolean) =>
     reply
       .code(ok ? 200 : 503)
@@ -54,15 +61,4 @@ export async function registerHealthRoutes(
     report(undefined);
     return send(reply, true);
   });
-}
-
-/** Logs readiness when its reason changes: a warning on each new reason, a line when ready again. */
-function reasonLog(log: FastifyBaseLogger) {
-  let last: string | undefined;
-  return (reason: string | undefined, details: object = {}) => {
-    if (reason === last) return;
-    if (reason === undefined) log.info('ready again');
-    else log.warn(details, `not ready: ${reason}`);
-    last = reason;
-  };
 }

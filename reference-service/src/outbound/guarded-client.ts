@@ -1,6 +1,7 @@
 // The excerpt rule (bytes kept, no split character, no NULs) is the contract's, shared with the mock.
 import { excerptOf } from '@svc-kit/contract';
 import { Agent, type Dispatcher } from 'undici';
+import { causesOf } from '../domain/errors.js';
 import type { TargetPolicy } from '../domain/url-policy.js';
 import { guardedLookup } from './guarded-lookup.js';
 import { checkTargetUrl, OutboundBlockedError } from './target-policy.js';
@@ -38,12 +39,8 @@ export const DEFAULT_USER_AGENT = 'svc-kit-reference-service/0.1 (+webhooks)';
 
 /** The guard's refusal, wherever undici put it (it may wrap connector errors). */
 function blockedReason(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    if (current instanceof OutboundBlockedError) return current.message;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  const blocked = causesOf(error).find((cause) => cause instanceof OutboundBlockedError);
+  return blocked instanceof OutboundBlockedError ? blocked.message : undefined;
 }
 
 function failureReason(error: unknown): string {

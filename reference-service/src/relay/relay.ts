@@ -148,19 +148,21 @@ export class Relay {
   }
 
   /** Relays one claimed delivery; resolves with what the CLI reported, or why nothing was reported. */
-  deliver(delivery: RelayedDelivery & { endpoint_id: string }): Promise<PostOutcome> {
+  deliver({ endpoint_id, ...delivery }: RelayedDelivery & { endpoint_id: string }): Promise<PostOutcome> {
     const started = performance.now();
     const id = delivery.delivery_id;
     const outcome = this.#waiting.wait(id, started);
-    const stream = this.#streams.get(delivery.endpoint_id);
+    const stream = this.#streams.get(endpoint_id);
     if (stream !== undefined) {
-      this.#write(stream, delivery);
+      this.#waiting.get(id)!.streamId = stream.id;
+      this.#waiting.arm(id, this.settings.answerTimeoutMs, NO_REPORT);
+      stream.send(delivery);
     } else if (this.settings.soleInstance) {
       this.#waiting.settle(id, failed('no listener was connected', started));
     } else {
       this.#waiting.arm(id, this.settings.ackTimeoutMs, 'no listener was connected');
       void this.#notify(CHANNELS.deliver, {
-        endpoint_id: delivery.endpoint_id,
+        endpoint_id,
         delivery_id: id,
         headers: delivery.headers,
       }).catch((error: unknown) => {
@@ -176,18 +178,6 @@ export class Relay {
     this.#forwarded.delete(deliveryId);
     if (!this.#waiting.settle(deliveryId, outcome))
       await this.#notify(CHANNELS.answer, { delivery_id: deliveryId, outcome });
-  }
-
-  #write(stream: SseListenerStream, delivery: RelayedDelivery): void {
-    this.#waiting.get(delivery.delivery_id)!.streamId = stream.id;
-    this.#waiting.arm(delivery.delivery_id, this.settings.answerTimeoutMs, NO_REPORT);
-    stream.send({
-      delivery_id: delivery.delivery_id,
-      event_id: delivery.event_id,
-      event_type: delivery.event_type,
-      headers: delivery.headers,
-      body: delivery.body,
-    });
   }
 
   async #failPushedTo(streamId: string): Promise<void> {
@@ -211,13 +201,8 @@ export class Relay {
     if (row === undefined) return;
     this.#forwarded.set(deliveryId, stream.id);
     await this.#notify(CHANNELS.ack, { delivery_id: deliveryId });
-    stream.send({
-      delivery_id: row.id,
-      event_id: row.event_id,
-      event_type: row.event_type,
-      headers: message.headers as Record<string, string>,
-      body: row.body,
-    });
+    const { id, ...event } = row;
+    stream.send({ delivery_id: id, ...event, headers: message.headers as Record<string, string> });
   }
 
   #onAck(deliveryId: string): void {

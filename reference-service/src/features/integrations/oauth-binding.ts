@@ -13,6 +13,10 @@ import { readCookie } from '../../http/principal.js';
 export const OAUTH_BINDING_COOKIE = '__Host-svc_oauth';
 const BINDING_LIFETIME_S = 3600;
 
+/** Set and cleared with the same attributes: a browser only replaces a cookie of the same path. */
+const bindingCookie = (value: string, maxAgeS: number) =>
+  `${OAUTH_BINDING_COOKIE}=${value}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}`;
+
 export function stateBinding(state: string): string {
   return hash('sha256', `oauth-state\n${state}`, 'base64url');
 }
@@ -46,11 +50,7 @@ export async function setBindingCookie(
 ): Promise<unknown> {
   const state = reply.statusCode < 300 ? stateOfPayload(payload) : undefined;
   // Fastify adds a `set-cookie` to those already set, never in their place.
-  if (state !== undefined)
-    reply.header(
-      'set-cookie',
-      `${OAUTH_BINDING_COOKIE}=${stateBinding(state)}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=${BINDING_LIFETIME_S}`,
-    );
+  if (state !== undefined) reply.header('set-cookie', bindingCookie(stateBinding(state), BINDING_LIFETIME_S));
   return payload;
 }
 
@@ -60,5 +60,5 @@ export function carriesBinding(request: FastifyRequest, state: string): boolean 
 }
 
 export function clearBindingCookie(reply: FastifyReply): void {
-  reply.header('set-cookie', `${OAUTH_BINDING_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0`);
+  reply.header('set-cookie', bindingCookie('', 0));
 }

@@ -7,7 +7,6 @@ import {
   getIntegrationById,
   type IntegrationRow,
 } from '../../store/queries/integrations.js';
-import { StoredOAuthProvider } from './oauth-provider.js';
 import { recordAuthorized } from './records.js';
 import type { IntegrationService } from './service.js';
 import { classifyFailure } from './upstream-failure.js';
@@ -26,14 +25,7 @@ export async function startAuthorization(
   row: IntegrationRow,
   scope: string | undefined,
 ): Promise<string> {
-  const provider = new StoredOAuthProvider({
-    db,
-    box: service.box,
-    row,
-    redirectUri: service.redirectUri(),
-    fresh: true,
-    ...(scope === undefined ? {} : { scope }),
-  });
+  const provider = service.oauthProvider(db, row, { scope });
   const refused = (why: string) =>
     new ServiceError('upstream_failed', `the upstream’s OAuth could not be started: ${why}`);
   try {
@@ -63,12 +55,7 @@ export async function finishAuthorization(
   if (!row || row.oauth_redirect_uri === null) return undefined;
   // Before the code is traded (single-use): refused, the same callback may be loaded again later.
   await refuseOverBacklog(db, [row.workspace_id], now);
-  const provider = new StoredOAuthProvider({
-    db,
-    box: service.box,
-    row,
-    redirectUri: row.oauth_redirect_uri,
-  });
+  const provider = service.oauthProvider(db, row);
   try {
     await service.exchange((fetchFn) =>
       auth(provider, { serverUrl: row.endpoint, authorizationCode: code, fetchFn }),

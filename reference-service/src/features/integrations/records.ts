@@ -5,15 +5,8 @@ import { type IntegrationRow, updateIntegration } from '../../store/queries/inte
 import type { Identity } from '../shared/identity.js';
 
 /** The integration as the API shows it; every one reports the contract's permission (see the contract). */
-export function integrationRecord(row: IntegrationRow): Integration {
-  return {
-    id: row.id,
-    slug: row.slug,
-    transport: row.transport,
-    endpoint: row.endpoint,
-    status: row.status,
-    permission: INTEGRATION_PERMISSION,
-  };
+export function integrationRecord({ id, slug, transport, endpoint, status }: IntegrationRow): Integration {
+  return { id, slug, transport, endpoint, status, permission: INTEGRATION_PERMISSION };
 }
 
 export async function recordEvent(

@@ -13,13 +13,7 @@ import type { SecretBox } from '../../store/secret-box.js';
 import { OAUTH_CALLBACK_PATH, StoredOAuthProvider } from './oauth-provider.js';
 import { boundedResult, offeredTools } from './rules.js';
 import type { IntegrationSettings } from './settings.js';
-import {
-  callUpstreamTool,
-  listUpstreamTools,
-  type UpstreamTarget,
-  withDeadline,
-  withUpstream,
-} from './upstream.js';
+import { listUpstreamTools, type UpstreamTarget, withDeadline, withUpstream } from './upstream.js';
 import { classifyFailure, type UpstreamFailure } from './upstream-failure.js';
 
 /** The outcome of one connection to list an upstream's tools. */
@@ -79,12 +73,7 @@ export class IntegrationService {
         : (JSON.parse(this.box.open(row.auth_enc, authBinding(row.id))) as { header: string; value: string });
     const authProvider =
       !auth && (options.mayStartAuthorization || row.oauth_tokens_enc !== null)
-        ? new StoredOAuthProvider({
-            db,
-            box: this.box,
-            row,
-            redirectUri: row.oauth_redirect_uri ?? this.redirectUri(),
-          })
+        ? this.oauthProvider(db, row)
         : undefined;
     const target: UpstreamTarget = {
       endpoint: row.endpoint,
@@ -95,9 +84,21 @@ export class IntegrationService {
     return { target, authProvider };
   }
 
-  /** The OAuth redirect URI the authorization server sends the owner back to. */
-  redirectUri(): string {
-    return `${this.publicAddress.baseUrl}${OAUTH_CALLBACK_PATH}`;
+  /**
+   * The SDK's OAuth state of `row`, kept in the row. A ceremony started (`start`) gives the authorization
+   * server this instance's callback address; one under way keeps the address it was started with.
+   */
+  oauthProvider(db: Queryable, row: IntegrationRow, start?: { scope: string | undefined }) {
+    const redirectUri =
+      (start ? undefined : row.oauth_redirect_uri) ?? `${this.publicAddress.baseUrl}${OAUTH_CALLBACK_PATH}`;
+    return new StoredOAuthProvider({
+      db,
+      box: this.box,
+      row,
+      redirectUri,
+      fresh: !!start,
+      scope: start?.scope,
+    });
   }
 
   /** Connects, lists the tools and records the outcome (status, trouble, catalog) on the row. */
@@ -170,13 +171,16 @@ export class IntegrationService {
     const row = tool.integration;
     try {
       const { target } = this.#target(this.db, row, {});
-      const outcome = await withUpstream(target, this.#guarded, this.settings, (client) =>
-        callUpstreamTool(client, tool.upstreamName, args, this.settings.timeoutMs),
+      const call =
+        args === undefined ? { name: tool.upstreamName } : { name: tool.upstreamName, arguments: args };
+      const result = await withUpstream(target, this.#guarded, this.settings, (client) =>
+        client.callTool(call, undefined, { timeout: this.settings.timeoutMs }),
       );
       if (row.status !== 'healthy') {
         await updateIntegration(this.db, row.id, { status: 'healthy', trouble: null, updated_at: now });
       }
-      return boundedResult(outcome);
+      // `ok` is false when the tool itself reports an error (`isError`).
+      return boundedResult({ ok: result.isError !== true, result });
     } catch (error) {
       const failure = classifyFailure(error);
       // The peer protocol's tool call runs on the service's own pool (no handler handle reaches it).

@@ -3,6 +3,7 @@ import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AUTHORIZATION_NEEDED_TROUBLE } from '@svc-kit/contract';
+import { causesOf } from '../../domain/errors.js';
 import { AnswerTooLargeError } from '../../outbound/bounded-answer.js';
 import { OutboundBlockedError } from '../../outbound/target-policy.js';
 import type { IntegrationStatus } from '../../store/queries/integrations.js';
@@ -28,23 +29,13 @@ export class OverBound extends UpstreamFailure {
 export const tooLargeFailure = (maxBytes: number) =>
   new OverBound(`the upstream sent an answer over ${maxBytes} bytes; it was dropped unread`);
 
-function causes(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
-    chain.push(current);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return chain;
-}
-
 /**
  * Words for the owner, and only ours: the HTTP status, the MCP error code or the network error code, never
  * the upstream's own text nor an exception's message (which can quote a header value, a token or a body).
  */
 export function classifyFailure(error: unknown): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error;
-  const chain = causes(error);
+  const chain = causesOf(error);
   const blocked = chain.find((item) => item instanceof OutboundBlockedError);
   if (blocked instanceof Error) {
     return new UpstreamFailure('unreachable', `the upstream address is refused: ${blocked.message}`);

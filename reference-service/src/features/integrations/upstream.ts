@@ -144,18 +144,5 @@ export async function listUpstreamTools(client: Client, timeoutMs: number): Prom
     }
     cursor = page.nextCursor;
   } while (cursor !== undefined && tools.length < MAX_TOOLS);
-  return tools.slice(0, MAX_TOOLS);
-}
-
-/** Calls one upstream tool; `ok` is false when the tool itself reports an error (`isError`). */
-export async function callUpstreamTool(
-  client: Client,
-  name: string,
-  args: Record<string, unknown> | undefined,
-  timeoutMs: number,
-): Promise<{ ok: boolean; result: unknown }> {
-  const result = await client.callTool(args === undefined ? { name } : { name, arguments: args }, undefined, {
-    timeout: timeoutMs,
-  });
-  return { ok: result.isError !== true, result };
+  return tools;
 }
