@@ -26,6 +26,14 @@ export type ContactsDeps = Pick<ServiceContext, 'secretBox' | 'resolveHost' | 'p
   peer: PeerSettings;
 };
 
+/** An operation of the identity that calls a party: the instance's means, the database, its time. */
+export interface PartyCall {
+  deps: ContactsDeps;
+  db: Db;
+  identity: Identity;
+  now: number;
+}
+
 /**
  * Spends one token of each bucket that applies, all or none (one transaction): per contact, to
  * strangers when the party is not an active contact (the contract's `isStrangerCall`, given the row's
@@ -67,13 +75,10 @@ export function signer(
  * party on this same instance answers through the same database). `status` is the row's before the call.
  */
 export async function callParty<V extends PeerVerb>(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
+  { deps, db, identity, now }: PartyCall,
   party: PeerTarget & { status?: string | undefined },
   verb: V,
   payload: Record<string, unknown>,
-  now: number,
 ): Promise<PeerOutcome<V>> {
   await spend(db, identity, party.fingerprint, party.status, now);
   const from = await signer(deps, db, identity, now);
@@ -82,10 +87,8 @@ export async function callParty<V extends PeerVerb>(
 
 /** Writes the outcome of a call the party may have heard, in a short transaction: `admitted` (service.ts). */
 export function writeHeard<A>(
-  db: Db,
-  identity: Identity,
+  { db, identity, now }: PartyCall,
   fingerprint: string,
-  now: number,
   rule: (state: ContactState) => Outcome<ErrorCode, A>,
 ): Promise<Outcome<ErrorCode, A>> {
   return db.transaction((tx) => applyLocked(tx, identity, fingerprint, now, rule, 'admitted'));

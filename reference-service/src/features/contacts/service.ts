@@ -1,11 +1,11 @@
 import type { ContactPreset, ErrorCode } from '@svc-kit/contract';
-import type { Db, Queryable } from '../../store/db.js';
+import type { Queryable } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import type { ContactRow } from '../../store/queries/contacts.js';
 import type { Backlog } from '../../store/queries/events.js';
 import type { Identity } from '../shared/identity.js';
 import { label, update } from './edits.js';
-import { type ContactsDeps, callParty, writeHeard } from './outbound.js';
+import { callParty, type PartyCall, writeHeard } from './outbound.js';
 import { applyLocked, check, contactOf, refused } from './rows.js';
 import * as rules from './rules.js';
 
@@ -25,20 +25,18 @@ import * as rules from './rules.js';
 
 /** Answers a waiting request: approve (with a preset) or reject (the party is pinned as declined). */
 export async function answerRequest(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
+  call: PartyCall,
   fingerprint: string,
   answer: { approve: true; preset: ContactPreset } | { approve: false },
-  now: number,
 ): Promise<{ notified: boolean }> {
+  const { db, identity, now } = call;
   const row = await contactOf(db, identity, fingerprint);
   check(rules.mayAnswer(row));
   if (answer.approve) await refuseOverBacklog(db, [identity.workspace_id], now);
-  const outcome = await callParty(deps, db, identity, row, answer.approve ? 'accept' : 'reject', {}, now);
+  const outcome = await callParty(call, row, answer.approve ? 'accept' : 'reject', {});
   const notified = outcome.kind === 'ok';
   // Answered meanwhile (by a concurrent call): that answer stands, and this one changes nothing.
-  await writeHeard(db, identity, row.fingerprint, now, (state) =>
+  await writeHeard(call, row.fingerprint, (state) =>
     answer.approve
       ? rules.approve(state, { preset: answer.preset, notified, now })
       : rules.reject(state, { now }),
@@ -48,34 +46,24 @@ export async function answerRequest(
 
 /** Tells an active contact again that its request was approved (its first notice may have been lost). */
 export async function notifyAcceptance(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
+  call: PartyCall,
   fingerprint: string,
-  now: number,
 ): Promise<{ notified: boolean; refusal: string | null }> {
+  const { db, identity, now } = call;
   const row = await contactOf(db, identity, fingerprint);
   check(rules.mayUseContact(row));
   await refuseOverBacklog(db, [identity.workspace_id], now);
-  const outcome = await callParty(deps, db, identity, row, 'accept', {}, now);
+  const outcome = await callParty(call, row, 'accept', {});
   const notified = outcome.kind === 'ok';
-  await writeHeard(db, identity, row.fingerprint, now, (state) =>
-    rules.acceptanceTold(state, { notified, now }),
-  );
+  await writeHeard(call, row.fingerprint, (state) => rules.acceptanceTold(state, { notified, now }));
   return { notified, refusal: outcome.kind === 'refused' ? outcome.code : null };
 }
 
 /** Removes the contact here and tells the party (whether it heard is in `notified`). */
-export async function removeContact(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
-  fingerprint: string,
-  now: number,
-): Promise<{ notified: boolean }> {
-  const row = await contactOf(db, identity, fingerprint);
-  const outcome = await callParty(deps, db, identity, row, 'remove', {}, now);
-  await writeHeard(db, identity, row.fingerprint, now, rules.remove);
+export async function removeContact(call: PartyCall, fingerprint: string): Promise<{ notified: boolean }> {
+  const row = await contactOf(call.db, call.identity, fingerprint);
+  const outcome = await callParty(call, row, 'remove', {});
+  await writeHeard(call, row.fingerprint, rules.remove);
   return { notified: outcome.kind === 'ok' };
 }
 
