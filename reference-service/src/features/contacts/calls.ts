@@ -1,6 +1,6 @@
 import type { ResponseOf } from '@svc-kit/contract';
 import { RateLimitedError, ServiceError } from '../../domain/errors.js';
-import { cardOrRefusal, type VerifiedCard } from '../../peer/card.js';
+import { type VerifiedCard, verifyCard } from '../../peer/card.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { getContact } from '../../store/queries/contacts.js';
 import { refreshed } from './edits.js';
@@ -16,7 +16,7 @@ export async function requestContact(
   request: { card: string; note?: string | undefined },
 ): Promise<{ status: 'active' | 'pending'; card: VerifiedCard }> {
   const { deps, db, identity, now } = call;
-  const card = cardOrRefusal(request.card, now);
+  const card = verifyCard(request.card, now);
   if (typeof card === 'string') throw new ServiceError('invalid_request', `invalid card: ${card}`);
   const refused = await endpointRefusal(deps, card.endpoint);
   if (refused) throw new ServiceError('invalid_request', `invalid card: its endpoint is refused: ${refused}`);
@@ -59,7 +59,7 @@ export async function refreshContact(
   const outcome = await callParty(call, row, 'card', {});
   if (outcome.kind === 'unreachable') return { outcome: 'unreachable', why: outcome.reason };
   if (outcome.kind === 'refused') return { outcome: 'refused', why: `${outcome.code}: ${outcome.message}` };
-  const card = cardOrRefusal(outcome.body.card, now);
+  const card = verifyCard(outcome.body.card, now);
   if (typeof card === 'string') return { outcome: 'refused', why: `the card sent back is invalid: ${card}` };
   if (card.fingerprint !== row.fingerprint) {
     return { outcome: 'refused', why: 'the card sent back is another identity’s' };
