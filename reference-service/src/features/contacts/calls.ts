@@ -54,7 +54,7 @@ export async function refreshContact(
   fingerprint: string,
 ): Promise<ResponseOf<'refreshContact'>> {
   const { deps, db, identity, now } = call;
-  const row = await contactOf(db, identity, fingerprint);
+  const row = await contactOf(call, fingerprint);
   await refuseOverBacklog(db, [identity.workspace_id], now);
   const outcome = await callParty(call, row, 'card', {});
   if (outcome.kind === 'unreachable') return { outcome: 'unreachable', why: outcome.reason };
@@ -99,7 +99,7 @@ export async function callTools<V extends 'tools/list' | 'tools/call'>(
   verb: V,
   payload: Record<string, unknown>,
 ) {
-  const row = await contactOf(call.db, call.identity, fingerprint);
+  const row = await contactOf(call, fingerprint);
   check(rules.mayUseContact(row));
   const outcome = await callParty(call, row, verb, payload);
   if (outcome.kind === 'unreachable') throw unreachable(row, outcome.reason);

@@ -18,7 +18,7 @@ import type { PeerSettings } from '../../peer/settings.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { takeToken } from '../../store/queries/rate-limits.js';
 import type { Identity } from '../shared/identity.js';
-import { applyLocked } from './rows.js';
+import { applyLocked, type ContactCall } from './rows.js';
 import type { ContactState, Outcome } from './rules.js';
 
 /** What the contacts feature needs from the instance to reach peers. */
@@ -26,12 +26,10 @@ export type ContactsDeps = Pick<ServiceContext, 'secretBox' | 'resolveHost' | 'p
   peer: PeerSettings;
 };
 
-/** An operation of the identity that calls a party: the instance's means, the database, its time. */
-export interface PartyCall {
+/** An operation that calls the party: it is given the pool, as it opens short transactions of its own. */
+export interface PartyCall extends ContactCall {
   deps: ContactsDeps;
   db: Db;
-  identity: Identity;
-  now: number;
 }
 
 /**

@@ -34,7 +34,7 @@ export function contactRoutes(deps: ContactsDeps) {
     updateContact: {
       transaction: 'one',
       run: forIdentity(async ({ db, params: { fingerprint }, body, now }, identity) => {
-        const row = await service.updateContact(db, identity, fingerprint, body, now);
+        const row = await service.updateContact({ db, identity, now }, fingerprint, body);
         return answer('updateContact', 200, { contact: contactRecord(row) });
       }),
     },
@@ -87,28 +87,28 @@ export function contactRoutes(deps: ContactsDeps) {
       // Block calls no peer: it runs in one transaction, the key's when there is one.
       transaction: 'one',
       run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
-        await service.blockContact(db, identity, fingerprint, now);
+        await service.blockContact({ db, identity, now }, fingerprint);
         return answer('blockContact', 200, { status: 'blocked', fingerprint });
       }),
     },
     unblockContact: {
       transaction: 'one',
       run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
-        const status = await service.unblockContact(db, identity, fingerprint, now);
+        const status = await service.unblockContact({ db, identity, now }, fingerprint);
         return answer('unblockContact', 200, { status, fingerprint });
       }),
     },
     setPetname: {
       transaction: 'one',
       run: forIdentity(async ({ db, params: { fingerprint }, body: { petname }, now }, identity) => {
-        await service.labelContact(db, identity, fingerprint, { petname }, now);
+        await service.labelContact({ db, identity, now }, fingerprint, { petname });
         return answer('setPetname', 200, null);
       }),
     },
     setTrust: {
       transaction: 'one',
       run: forIdentity(async ({ db, params: { fingerprint }, body: { trust }, now }, identity) => {
-        await service.labelContact(db, identity, fingerprint, { trust }, now);
+        await service.labelContact({ db, identity, now }, fingerprint, { trust });
         return answer('setTrust', 200, null);
       }),
     },

@@ -1,12 +1,10 @@
 import type { ContactPreset, ErrorCode } from '@svc-kit/contract';
-import type { Queryable } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import type { ContactRow } from '../../store/queries/contacts.js';
 import type { Backlog } from '../../store/queries/events.js';
-import type { Identity } from '../shared/identity.js';
 import { label, update } from './edits.js';
 import { callParty, type PartyCall, writeHeard } from './outbound.js';
-import { applyLocked, check, contactOf, refused } from './rows.js';
+import { applyLocked, type ContactCall, check, contactOf, refused } from './rows.js';
 import * as rules from './rules.js';
 
 /*
@@ -30,7 +28,7 @@ export async function answerRequest(
   answer: { approve: true; preset: ContactPreset } | { approve: false },
 ): Promise<{ notified: boolean }> {
   const { db, identity, now } = call;
-  const row = await contactOf(db, identity, fingerprint);
+  const row = await contactOf(call, fingerprint);
   check(rules.mayAnswer(row));
   if (answer.approve) await refuseOverBacklog(db, [identity.workspace_id], now);
   const outcome = await callParty(call, row, answer.approve ? 'accept' : 'reject', {});
@@ -50,7 +48,7 @@ export async function notifyAcceptance(
   fingerprint: string,
 ): Promise<{ notified: boolean; refusal: string | null }> {
   const { db, identity, now } = call;
-  const row = await contactOf(db, identity, fingerprint);
+  const row = await contactOf(call, fingerprint);
   check(rules.mayUseContact(row));
   await refuseOverBacklog(db, [identity.workspace_id], now);
   const outcome = await callParty(call, row, 'accept', {});
@@ -61,7 +59,7 @@ export async function notifyAcceptance(
 
 /** Removes the contact here and tells the party (whether it heard is in `notified`). */
 export async function removeContact(call: PartyCall, fingerprint: string): Promise<{ notified: boolean }> {
-  const row = await contactOf(call.db, call.identity, fingerprint);
+  const row = await contactOf(call, fingerprint);
   const outcome = await callParty(call, row, 'remove', {});
   await writeHeard(call, row.fingerprint, rules.remove);
   return { notified: outcome.kind === 'ok' };
@@ -71,57 +69,43 @@ const noSuchContact: rules.Refusal<ErrorCode> = { refused: 'not_found', message:
 
 /** Runs a rule on an existing contact, locked, in the caller's transaction; a refusal is thrown. */
 async function onContact<A>(
-  tx: Queryable,
-  identity: Identity,
+  { db, identity, now }: ContactCall,
   fingerprint: string,
-  now: number,
   rule: (row: ContactRow) => rules.Outcome<ErrorCode, A>,
   backlog: Backlog = 'refuse',
 ): Promise<rules.Transition<A>> {
-  const outcome = await applyLocked(
-    tx,
-    identity,
-    fingerprint,
-    now,
-    (state) => (state ? rule(state) : noSuchContact),
-    backlog,
-  );
+  const existing = (state: rules.ContactState) => (state ? rule(state) : noSuchContact);
+  const outcome = await applyLocked(db, identity, fingerprint, now, existing, backlog);
   if (rules.isRefusal(outcome)) throw refused(outcome);
   return outcome;
 }
 
 /** Block is silent: nothing is sent to the party. */
-export async function blockContact(tx: Queryable, identity: Identity, fingerprint: string, now: number) {
-  await onContact(tx, identity, fingerprint, now, (row) => rules.block(row, { now }), 'admitted');
+export async function blockContact(call: ContactCall, fingerprint: string) {
+  await onContact(call, fingerprint, (row) => rules.block(row, { now: call.now }), 'admitted');
 }
 
 export async function unblockContact(
-  tx: Queryable,
-  identity: Identity,
+  call: ContactCall,
   fingerprint: string,
-  now: number,
 ): Promise<'active' | 'forgotten'> {
-  return (await onContact(tx, identity, fingerprint, now, (row) => rules.unblock(row, { now }))).answer;
+  return (await onContact(call, fingerprint, (row) => rules.unblock(row, { now: call.now }))).answer;
 }
 
 export async function updateContact(
-  tx: Queryable,
-  identity: Identity,
+  call: ContactCall,
   fingerprint: string,
   change: { preset?: ContactPreset | undefined; permissions?: string[] | undefined },
-  now: number,
 ): Promise<ContactRow> {
-  const { state } = await onContact(tx, identity, fingerprint, now, (row) => update(row, { ...change, now }));
+  const { state } = await onContact(call, fingerprint, (row) => update(row, { ...change, now: call.now }));
   // An edit keeps the row: its state is never null.
   return state as ContactRow;
 }
 
 export async function labelContact(
-  tx: Queryable,
-  identity: Identity,
+  call: ContactCall,
   fingerprint: string,
   change: { petname?: string; trust?: string },
-  now: number,
 ): Promise<void> {
-  await onContact(tx, identity, fingerprint, now, (row) => label(row, { ...change, now }));
+  await onContact(call, fingerprint, (row) => label(row, { ...change, now: call.now }));
 }
