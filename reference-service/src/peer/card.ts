@@ -48,20 +48,6 @@ export interface VerifiedCard extends CardPayload {
   publicKeyObject: KeyObject;
 }
 
-export class CardError extends Error {
-  override name = 'CardError';
-}
-
-/** The verified card, or why it is refused (a `CardError`'s message). */
-export function cardOrRefusal(text: string, now: number): VerifiedCard | string {
-  try {
-    return verifyCard(text, now);
-  } catch (error) {
-    if (error instanceof CardError) return error.message;
-    throw error;
-  }
-}
-
 export function mintCard(payload: CardPayload, privateKey: KeyObject): string {
   const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
   const signed = `${CARD_PREFIX}${body}`;
@@ -75,46 +61,39 @@ function isCanonical(part: string): boolean {
 }
 
 /**
- * Checks, in order: size, shape, payload fields, that the fingerprint is the key's, the signature, and the
- * validity window. Throws `CardError` with a message fit for the caller; a forged card never gets past the
- * signature check and an expired one never past the window.
+ * The verified card, or why it is refused, in words fit for the caller. Checks, in order: size, shape,
+ * payload fields, that the fingerprint is the key's, the signature, and the validity window: a forged card
+ * never gets past the signature check and an expired one never past the window.
  */
-export function verifyCard(text: string, now: number): VerifiedCard {
-  if (text.length === 0 || text.length > MAX_CARD_LENGTH) {
-    throw new CardError(`a card is 1 to ${MAX_CARD_LENGTH} characters`);
-  }
-  if (!text.startsWith(CARD_PREFIX)) throw new CardError('not a contact card (expected svc-card.v1.…)');
+export function verifyCard(text: string, now: number): VerifiedCard | string {
+  if (text.length === 0 || text.length > MAX_CARD_LENGTH)
+    return `a card is 1 to ${MAX_CARD_LENGTH} characters`;
+  if (!text.startsWith(CARD_PREFIX)) return 'not a contact card (expected svc-card.v1.…)';
   const rest = text.slice(CARD_PREFIX.length).split('.');
   const [body, signature] = rest;
-  if (rest.length !== 2 || !body || !signature || !BASE64URL.test(body) || !BASE64URL.test(signature)) {
-    throw new CardError('the card must be svc-card.v1.<payload>.<signature>, both base64url');
-  }
+  if (rest.length !== 2 || !body || !signature || !BASE64URL.test(body) || !BASE64URL.test(signature))
+    return 'the card must be svc-card.v1.<payload>.<signature>, both base64url';
   // One text per card: non-canonical base64url (stray trailing bits) would give a second spelling.
-  if (!isCanonical(body) || !isCanonical(signature))
-    throw new CardError('the card is not canonical base64url');
+  if (!isCanonical(body) || !isCanonical(signature)) return 'the card is not canonical base64url';
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
   } catch {
-    throw new CardError('the card payload is not JSON');
+    return 'the card payload is not JSON';
   }
-  if (holdsNul(json)) throw new CardError('the card payload holds a NUL character (U+0000)');
+  if (holdsNul(json)) return 'the card payload holds a NUL character (U+0000)';
   const parsed = payloadSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new CardError(`the card payload is invalid: ${describeIssues(parsed.error.issues)}`);
-  }
+  if (!parsed.success) return `the card payload is invalid: ${describeIssues(parsed.error.issues)}`;
   const payload = parsed.data;
   const publicKeyObject = publicKeyFromRaw(payload.public_key);
-  if (!publicKeyObject) throw new CardError('the card’s public key is not an Ed25519 key');
-  if (fingerprintOf(Buffer.from(payload.public_key, 'base64url')) !== payload.fingerprint) {
-    throw new CardError('the card’s fingerprint does not match its public key');
-  }
+  if (!publicKeyObject) return 'the card’s public key is not an Ed25519 key';
+  if (fingerprintOf(Buffer.from(payload.public_key, 'base64url')) !== payload.fingerprint)
+    return 'the card’s fingerprint does not match its public key';
   const signed = Buffer.from(`${CARD_PREFIX}${body}`, 'ascii');
-  if (!verifyBytes(publicKeyObject, signed, Buffer.from(signature, 'base64url'))) {
-    throw new CardError('the card’s signature does not verify (forged or altered card)');
-  }
-  if (payload.expires_at <= payload.issued_at) throw new CardError('the card expires before it is issued');
-  if (payload.issued_at > now + ISSUE_SKEW_MS) throw new CardError('the card is issued in the future');
-  if (payload.expires_at <= now) throw new CardError('the card has expired');
+  if (!verifyBytes(publicKeyObject, signed, Buffer.from(signature, 'base64url')))
+    return 'the card’s signature does not verify (forged or altered card)';
+  if (payload.expires_at <= payload.issued_at) return 'the card expires before it is issued';
+  if (payload.issued_at > now + ISSUE_SKEW_MS) return 'the card is issued in the future';
+  if (payload.expires_at <= now) return 'the card has expired';
   return { ...payload, text, publicKeyObject };
 }

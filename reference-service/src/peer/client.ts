@@ -57,12 +57,10 @@ export async function callPeer<V extends PeerVerb>(
   payload: Record<string, unknown>,
   options: Pick<PeerSettings, 'allowLocalhost' | 'timeoutMs'> & { resolveHost: ResolveHost; now: number },
 ): Promise<PeerOutcome<V>> {
-  let url: URL;
-  try {
-    url = new URL(`${target.endpoint.replace(/\/+$/, '')}/identities/${target.fingerprint}/${verb}`);
-  } catch {
+  const href = `${target.endpoint.replace(/\/+$/, '')}/identities/${target.fingerprint}/${verb}`;
+  if (!URL.canParse(href))
     return { kind: 'unreachable', reason: 'the peer endpoint is refused: it is not an absolute URL' };
-  }
+  const url = new URL(href);
   const body = JSON.stringify({ ...payload, card: signer.card });
   const timestamp = String(options.now);
   const nonce = randomBytes(18).toString('base64url');

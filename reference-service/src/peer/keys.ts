@@ -11,20 +11,13 @@ import {
 /** An Ed25519 public key is 32 raw bytes; base64url without padding gives 43 characters. */
 export const PUBLIC_KEY_LENGTH = 32;
 
-export interface IdentityKeyPair {
-  /** Raw public key, base64url. */
-  publicKey: string;
-  /** PKCS#8 DER of the private key, base64url: the form that is sealed at rest. */
-  privateKeyPkcs8: string;
-  fingerprint: string;
-}
-
 /** `sha256:<hex>` of the raw public key bytes. */
 export function fingerprintOf(publicKeyRaw: Buffer): string {
   return `sha256:${hash('sha256', publicKeyRaw)}`;
 }
 
-export function generateIdentityKeyPair(): IdentityKeyPair {
+/** The raw public key and the PKCS#8 DER of the private key (the form sealed at rest), both base64url. */
+export function generateIdentityKeyPair() {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const raw = rawPublicKey(publicKey);
   return {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../store/db.js';
-import { cardOrRefusal, type VerifiedCard } from './card.js';
+import { type VerifiedCard, verifyCard } from './card.js';
 import { verifyBytes } from './keys.js';
 import {
   HEADER_NONCE,
@@ -48,7 +48,7 @@ export async function verifyPeerRequest(
   if (Math.abs(now - Number(timestamp)) > REPLAY_WINDOW_MS) {
     throw new PeerRefusal('stale_request', 'the request time is outside the 300 second window');
   }
-  const caller = cardOrRefusal(cardText, now);
+  const caller = verifyCard(cardText, now);
   if (typeof caller === 'string') throw new PeerRefusal('invalid_request', `caller card: ${caller}`);
   const path = request.url.split('?')[0] ?? '';
   const text = signingText(request.method, path, timestamp, nonce, rawBody);

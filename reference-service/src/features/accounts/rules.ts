@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import { domainToUnicode } from 'node:url';
-import type { OutboundLimit } from '@svc-kit/contract';
+import { budget } from '../../domain/door-limits.js';
 import { scopesBeyondMember } from '../../domain/permissions.js';
 import { base32Encode } from '../../domain/totp.js';
 
@@ -41,46 +41,26 @@ const EMAIL_PART = '[^\\s@\\p{Z}\\p{Cc}\\p{Cf}\\p{Co}\\p{Cn}\\p{Cs}]+';
 const EMAIL = new RegExp(`^${EMAIL_PART}@${EMAIL_PART}\\.${EMAIL_PART}$`, 'u');
 
 /** Sign-ups per client address: 5, then one more every 12 minutes (every attempt counts, not only failures). */
-export const SIGN_UP_ATTEMPTS: OutboundLimit = {
-  capacity: 5,
-  perMs: 1 / (12 * MINUTE),
-  what: 'sign-ups from this address',
-};
+export const SIGN_UP_ATTEMPTS = budget(5, 12 * MINUTE, 'sign-ups from this address');
 /** Wrong invite tokens per client address: 10, then one a minute (tokens carry 256 bits; this is hygiene). */
-export const INVITE_GUESSES: OutboundLimit = {
-  capacity: 10,
-  perMs: 1 / MINUTE,
-  what: 'wrong invite tokens from this address',
-};
+export const INVITE_GUESSES = budget(10, MINUTE, 'wrong invite tokens from this address');
 
 /** Invites sent per member: 20, then one every 10 minutes (each is a row, and was an e-mail oracle). */
-export const INVITES_SENT: OutboundLimit = {
-  capacity: 20,
-  perMs: 1 / (10 * MINUTE),
-  what: 'invites sent by this member',
-};
+export const INVITES_SENT = budget(20, 10 * MINUTE, 'invites sent by this member');
 
 /**
  * Invites sent in one workspace, by all its members: 50, then one every 10 minutes. The budget per member
  * alone multiplied: every member who joined could invite 20 more (41 members after one acceptance), so
  * the members list grew without bound.
  */
-export const WORKSPACE_INVITES_SENT: OutboundLimit = {
-  capacity: 50,
-  perMs: 1 / (10 * MINUTE),
-  what: 'invites sent in this workspace',
-};
+export const WORKSPACE_INVITES_SENT = budget(50, 10 * MINUTE, 'invites sent in this workspace');
 
 /**
  * API keys minted in one workspace, by any of its members: 20, then one every 10 minutes. Each is a row
  * that stays (a revoked key stays listed), and the key list is answered whole: unbounded, one stepped-up
  * session minted hundreds a second. Per workspace, not per member, because members can invite members.
  */
-export const KEYS_MINTED: OutboundLimit = {
-  capacity: 20,
-  perMs: 1 / (10 * MINUTE),
-  what: 'API keys minted in this workspace',
-};
+export const KEYS_MINTED = budget(20, 10 * MINUTE, 'API keys minted in this workspace');
 
 /** An invite can be accepted once, within 7 days. */
 export const INVITE_LIFETIME_MS = 7 * 24 * HOUR;
@@ -170,11 +150,7 @@ export function identitySlugsFor(workspaceName: string): [string, string] {
 }
 
 /** Wrong current passwords on a password change, per member: 5, then one every 10 minutes (as step-up). */
-export const PASSWORD_CHANGE_FAILURES: OutboundLimit = {
-  capacity: 5,
-  perMs: 1 / (10 * MINUTE),
-  what: 'wrong current passwords of this member',
-};
+export const PASSWORD_CHANGE_FAILURES = budget(5, 10 * MINUTE, 'wrong current passwords of this member');
 
 /**
  * Whose keys a member may revoke, by the rule of removal: their own always; the owner anyone's; any other

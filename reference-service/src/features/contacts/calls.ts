@@ -1,18 +1,10 @@
+import type { ResponseOf } from '@svc-kit/contract';
 import { RateLimitedError, ServiceError } from '../../domain/errors.js';
-import { cardOrRefusal, type VerifiedCard } from '../../peer/card.js';
-import type { Db } from '../../store/db.js';
+import { type VerifiedCard, verifyCard } from '../../peer/card.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { getContact } from '../../store/queries/contacts.js';
-import type { Identity } from '../shared/identity.js';
 import { refreshed } from './edits.js';
-import {
-  type ContactsDeps,
-  callParty,
-  endpointRefusal,
-  signer,
-  unreachable,
-  writeHeard,
-} from './outbound.js';
+import { callParty, endpointRefusal, type PartyCall, signer, unreachable, writeHeard } from './outbound.js';
 import { newContactRow } from './record.js';
 import { check, contactOf } from './rows.js';
 import * as rules from './rules.js';
@@ -20,13 +12,11 @@ import * as rules from './rules.js';
 // The contact operations that are mostly a call to the party: a request, a card refresh, its tools.
 
 export async function requestContact(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
+  call: PartyCall,
   request: { card: string; note?: string | undefined },
-  now: number,
 ): Promise<{ status: 'active' | 'pending'; card: VerifiedCard }> {
-  const card = cardOrRefusal(request.card, now);
+  const { deps, db, identity, now } = call;
+  const card = verifyCard(request.card, now);
   if (typeof card === 'string') throw new ServiceError('invalid_request', `invalid card: ${card}`);
   const refused = await endpointRefusal(deps, card.endpoint);
   if (refused) throw new ServiceError('invalid_request', `invalid card: its endpoint is refused: ${refused}`);
@@ -40,7 +30,7 @@ export async function requestContact(
   await refuseOverBacklog(db, [identity.workspace_id], now);
   const payload = request.note === undefined ? {} : { note: request.note };
   const party = { ...card, status: existing?.status };
-  const outcome = await callParty(deps, db, identity, party, 'request', payload, now);
+  const outcome = await callParty(call, party, 'request', payload);
   if (outcome.kind === 'unreachable') throw unreachable(card, outcome.reason);
   if (outcome.kind === 'refused') {
     // The other side's policy refused (a declined request, most often): 403, as a local block is.
@@ -54,30 +44,22 @@ export async function requestContact(
   const peerStatus = outcome.body.status === 'active' ? 'active' : 'pending';
   const owner = { identityId: identity.id, workspaceId: identity.workspace_id };
   const fresh = newContactRow(owner, card, 'pending_out', now);
-  await writeHeard(db, identity, card.fingerprint, now, (state) =>
-    rules.requested(state, { fresh, peerStatus, now }),
-  );
+  await writeHeard(call, card.fingerprint, (state) => rules.requested(state, { fresh, peerStatus, now }));
   return { status: outcome.body.status, card };
 }
 
-export type RefreshAnswer =
-  | { outcome: 'updated' | 'renewed' | 'unchanged' }
-  | { outcome: 'unreachable' | 'refused'; why: string };
-
 /** Fetches the party's card again; a card that cannot be taken is an answer, not an error. */
 export async function refreshContact(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
+  call: PartyCall,
   fingerprint: string,
-  now: number,
-): Promise<RefreshAnswer> {
-  const row = await contactOf(db, identity, fingerprint);
+): Promise<ResponseOf<'refreshContact'>> {
+  const { deps, db, identity, now } = call;
+  const row = await contactOf(call, fingerprint);
   await refuseOverBacklog(db, [identity.workspace_id], now);
-  const outcome = await callParty(deps, db, identity, row, 'card', {}, now);
+  const outcome = await callParty(call, row, 'card', {});
   if (outcome.kind === 'unreachable') return { outcome: 'unreachable', why: outcome.reason };
   if (outcome.kind === 'refused') return { outcome: 'refused', why: `${outcome.code}: ${outcome.message}` };
-  const card = cardOrRefusal(outcome.body.card, now);
+  const card = verifyCard(outcome.body.card, now);
   if (typeof card === 'string') return { outcome: 'refused', why: `the card sent back is invalid: ${card}` };
   if (card.fingerprint !== row.fingerprint) {
     return { outcome: 'refused', why: 'the card sent back is another identity’s' };
@@ -92,7 +74,7 @@ export async function refreshContact(
   };
   // Decided on the row read before the call, as the answer describes what the call found.
   const answer = refreshed(row, taken, now).answer;
-  await writeHeard(db, identity, row.fingerprint, now, (state) =>
+  await writeHeard(call, row.fingerprint, (state) =>
     state ? refreshed(state, taken, now) : rules.same(state, answer),
   );
   return { outcome: answer };
@@ -112,17 +94,14 @@ function refusedByPeer(
 
 /** A call to an active contact's tools (`tools/list` or `tools/call`), spent against its budgets. */
 export async function callTools<V extends 'tools/list' | 'tools/call'>(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
+  call: PartyCall,
   fingerprint: string,
   verb: V,
   payload: Record<string, unknown>,
-  now: number,
 ) {
-  const row = await contactOf(db, identity, fingerprint);
+  const row = await contactOf(call, fingerprint);
   check(rules.mayUseContact(row));
-  const outcome = await callParty(deps, db, identity, row, verb, payload, now);
+  const outcome = await callParty(call, row, verb, payload);
   if (outcome.kind === 'unreachable') throw unreachable(row, outcome.reason);
   if (outcome.kind === 'refused') {
     throw refusedByPeer(outcome, `the contact’s service refused (${outcome.code}: ${outcome.message})`);

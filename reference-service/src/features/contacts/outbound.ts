@@ -18,13 +18,19 @@ import type { PeerSettings } from '../../peer/settings.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { takeToken } from '../../store/queries/rate-limits.js';
 import type { Identity } from '../shared/identity.js';
-import { applyLocked } from './rows.js';
+import { applyLocked, type ContactCall } from './rows.js';
 import type { ContactState, Outcome } from './rules.js';
 
 /** What the contacts feature needs from the instance to reach peers. */
 export type ContactsDeps = Pick<ServiceContext, 'secretBox' | 'resolveHost' | 'publicAddress'> & {
   peer: PeerSettings;
 };
+
+/** An operation that calls the party: it is given the pool, as it opens short transactions of its own. */
+export interface PartyCall extends ContactCall {
+  deps: ContactsDeps;
+  db: Db;
+}
 
 /**
  * Spends one token of each bucket that applies, all or none (one transaction): per contact, to
@@ -67,13 +73,10 @@ export function signer(
  * party on this same instance answers through the same database). `status` is the row's before the call.
  */
 export async function callParty<V extends PeerVerb>(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
+  { deps, db, identity, now }: PartyCall,
   party: PeerTarget & { status?: string | undefined },
   verb: V,
   payload: Record<string, unknown>,
-  now: number,
 ): Promise<PeerOutcome<V>> {
   await spend(db, identity, party.fingerprint, party.status, now);
   const from = await signer(deps, db, identity, now);
@@ -82,10 +85,8 @@ export async function callParty<V extends PeerVerb>(
 
 /** Writes the outcome of a call the party may have heard, in a short transaction: `admitted` (service.ts). */
 export function writeHeard<A>(
-  db: Db,
-  identity: Identity,
+  { db, identity, now }: PartyCall,
   fingerprint: string,
-  now: number,
   rule: (state: ContactState) => Outcome<ErrorCode, A>,
 ): Promise<Outcome<ErrorCode, A>> {
   return db.transaction((tx) => applyLocked(tx, identity, fingerprint, now, rule, 'admitted'));

@@ -1,10 +1,11 @@
+import type { OutboundLimit } from '@svc-kit/contract';
 import {
   PEER_CALLS_PER_ADDRESS,
   PEER_CALLS_PER_IDENTITY,
   STRANGER_CALLS_PER_IDENTITY,
 } from '../../domain/door-limits.js';
 import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
-import { type GuessBuckets, spendGuess } from '../../http/sign-in-guard.js';
+import { spendGuess } from '../../http/sign-in-guard.js';
 import type { Db } from '../../store/db.js';
 import { getContact } from '../../store/queries/contacts.js';
 
@@ -32,11 +33,9 @@ export async function spendIdentityBudget(
 ): Promise<void> {
   const row = await getContact(db, target.identity_id, callerFingerprint);
   const known = row?.status === 'active' || row?.status === 'pending_out';
-  const buckets: GuessBuckets = [
+  const buckets: [string, OutboundLimit][] = [
     [guessBucket('peer-identity', target.fingerprint), PEER_CALLS_PER_IDENTITY],
-    ...(known
-      ? []
-      : [[guessBucket('peer-strangers', target.fingerprint), STRANGER_CALLS_PER_IDENTITY] as const]),
   ];
+  if (!known) buckets.push([guessBucket('peer-strangers', target.fingerprint), STRANGER_CALLS_PER_IDENTITY]);
   await spendGuess(db, buckets, now);
 }

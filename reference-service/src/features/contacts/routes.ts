@@ -22,7 +22,7 @@ export function contactRoutes(deps: ContactsDeps) {
     requestContact: {
       transaction: 'own',
       run: forIdentity(async ({ db, body, now }, identity) => {
-        const { status, card } = await requestContact(deps, db, identity, body, now);
+        const { status, card } = await requestContact({ deps, db, identity, now }, body);
         const contact = {
           fingerprint: card.fingerprint,
           endpoint: card.endpoint,
@@ -34,14 +34,14 @@ export function contactRoutes(deps: ContactsDeps) {
     updateContact: {
       transaction: 'one',
       run: forIdentity(async ({ db, params: { fingerprint }, body, now }, identity) => {
-        const row = await service.updateContact(db, identity, fingerprint, body, now);
+        const row = await service.updateContact({ db, identity, now }, fingerprint, body);
         return answer('updateContact', 200, { contact: contactRecord(row) });
       }),
     },
     removeContact: {
       transaction: 'own',
       run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
-        const { notified } = await service.removeContact(deps, db, identity, fingerprint, now);
+        const { notified } = await service.removeContact({ deps, db, identity, now }, fingerprint);
         return answer('removeContact', 200, { status: 'removed', fingerprint, notified });
       }),
     },
@@ -49,7 +49,7 @@ export function contactRoutes(deps: ContactsDeps) {
       transaction: 'own',
       run: forIdentity(async ({ db, params: { fingerprint }, body: { preset }, now }, identity) => {
         const approval = { approve: true, preset } as const;
-        const { notified } = await service.answerRequest(deps, db, identity, fingerprint, approval, now);
+        const { notified } = await service.answerRequest({ deps, db, identity, now }, fingerprint, approval);
         return answer('approveContact', 200, { status: 'approved', fingerprint, preset, notified });
       }),
     },
@@ -57,21 +57,21 @@ export function contactRoutes(deps: ContactsDeps) {
       transaction: 'own',
       run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
         const rejection = { approve: false } as const;
-        const { notified } = await service.answerRequest(deps, db, identity, fingerprint, rejection, now);
+        const { notified } = await service.answerRequest({ deps, db, identity, now }, fingerprint, rejection);
         return answer('rejectContact', 200, { status: 'rejected', fingerprint, notified });
       }),
     },
     notifyAcceptance: {
       transaction: 'own',
       run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
-        const told = await service.notifyAcceptance(deps, db, identity, fingerprint, now);
+        const told = await service.notifyAcceptance({ deps, db, identity, now }, fingerprint);
         return answer('notifyAcceptance', 200, { fingerprint, ...told });
       }),
     },
     listContactTools: {
       transaction: 'own',
       run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
-        const listed = await callTools(deps, db, identity, fingerprint, 'tools/list', {}, now);
+        const listed = await callTools({ deps, db, identity, now }, fingerprint, 'tools/list', {});
         return answer('listContactTools', 200, { tools: listed.tools });
       }),
     },
@@ -79,7 +79,7 @@ export function contactRoutes(deps: ContactsDeps) {
       transaction: 'own',
       run: forIdentity(async ({ db, params: { fingerprint }, body, now }, identity) => {
         // Sent as given: an absent `arguments` stays absent (JSON has no undefined).
-        const result = await callTools(deps, db, identity, fingerprint, 'tools/call', body, now);
+        const result = await callTools({ deps, db, identity, now }, fingerprint, 'tools/call', body);
         return answer('callContactTool', 200, { ok: result.ok, result: result.result ?? null });
       }),
     },
@@ -87,35 +87,35 @@ export function contactRoutes(deps: ContactsDeps) {
       // Block calls no peer: it runs in one transaction, the key's when there is one.
       transaction: 'one',
       run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
-        await service.blockContact(db, identity, fingerprint, now);
+        await service.blockContact({ db, identity, now }, fingerprint);
         return answer('blockContact', 200, { status: 'blocked', fingerprint });
       }),
     },
     unblockContact: {
       transaction: 'one',
       run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
-        const status = await service.unblockContact(db, identity, fingerprint, now);
+        const status = await service.unblockContact({ db, identity, now }, fingerprint);
         return answer('unblockContact', 200, { status, fingerprint });
       }),
     },
     setPetname: {
       transaction: 'one',
       run: forIdentity(async ({ db, params: { fingerprint }, body: { petname }, now }, identity) => {
-        await service.labelContact(db, identity, fingerprint, { petname }, now);
+        await service.labelContact({ db, identity, now }, fingerprint, { petname });
         return answer('setPetname', 200, null);
       }),
     },
     setTrust: {
       transaction: 'one',
       run: forIdentity(async ({ db, params: { fingerprint }, body: { trust }, now }, identity) => {
-        await service.labelContact(db, identity, fingerprint, { trust }, now);
+        await service.labelContact({ db, identity, now }, fingerprint, { trust });
         return answer('setTrust', 200, null);
       }),
     },
     refreshContact: {
       transaction: 'own',
       run: forIdentity(async ({ db, params: { fingerprint }, now }, identity) => {
-        const refreshed = await refreshContact(deps, db, identity, fingerprint, now);
+        const refreshed = await refreshContact({ deps, db, identity, now }, fingerprint);
         return answer('refreshContact', 200, refreshed);
       }),
     },

@@ -28,7 +28,14 @@ export async function contactsOf(
   return rows.map(contactRecord);
 }
 
-export async function contactOf(db: Queryable, identity: Identity, fingerprint: string): Promise<ContactRow> {
+/** An operation of the identity on its contacts: the database handle it runs on, and its time. */
+export interface ContactCall {
+  db: Queryable;
+  identity: Identity;
+  now: number;
+}
+
+export async function contactOf({ db, identity }: ContactCall, fingerprint: string): Promise<ContactRow> {
   const row = await getContact(db, identity.id, fingerprint);
   if (!row) throw new ServiceError('not_found', 'no such contact');
   return row;

@@ -1,12 +1,10 @@
 import type { ContactPreset, ErrorCode } from '@svc-kit/contract';
-import type { Db, Queryable } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import type { ContactRow } from '../../store/queries/contacts.js';
 import type { Backlog } from '../../store/queries/events.js';
-import type { Identity } from '../shared/identity.js';
 import { label, update } from './edits.js';
-import { type ContactsDeps, callParty, writeHeard } from './outbound.js';
-import { applyLocked, check, contactOf, refused } from './rows.js';
+import { callParty, type PartyCall, writeHeard } from './outbound.js';
+import { applyLocked, type ContactCall, check, contactOf, refused } from './rows.js';
 import * as rules from './rules.js';
 
 /*
@@ -25,20 +23,18 @@ import * as rules from './rules.js';
 
 /** Answers a waiting request: approve (with a preset) or reject (the party is pinned as declined). */
 export async function answerRequest(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
+  call: PartyCall,
   fingerprint: string,
   answer: { approve: true; preset: ContactPreset } | { approve: false },
-  now: number,
 ): Promise<{ notified: boolean }> {
-  const row = await contactOf(db, identity, fingerprint);
+  const { db, identity, now } = call;
+  const row = await contactOf(call, fingerprint);
   check(rules.mayAnswer(row));
   if (answer.approve) await refuseOverBacklog(db, [identity.workspace_id], now);
-  const outcome = await callParty(deps, db, identity, row, answer.approve ? 'accept' : 'reject', {}, now);
+  const outcome = await callParty(call, row, answer.approve ? 'accept' : 'reject', {});
   const notified = outcome.kind === 'ok';
   // Answered meanwhile (by a concurrent call): that answer stands, and this one changes nothing.
-  await writeHeard(db, identity, row.fingerprint, now, (state) =>
+  await writeHeard(call, row.fingerprint, (state) =>
     answer.approve
       ? rules.approve(state, { preset: answer.preset, notified, now })
       : rules.reject(state, { now }),
@@ -48,34 +44,24 @@ export async function answerRequest(
 
 /** Tells an active contact again that its request was approved (its first notice may have been lost). */
 export async function notifyAcceptance(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
+  call: PartyCall,
   fingerprint: string,
-  now: number,
 ): Promise<{ notified: boolean; refusal: string | null }> {
-  const row = await contactOf(db, identity, fingerprint);
+  const { db, identity, now } = call;
+  const row = await contactOf(call, fingerprint);
   check(rules.mayUseContact(row));
   await refuseOverBacklog(db, [identity.workspace_id], now);
-  const outcome = await callParty(deps, db, identity, row, 'accept', {}, now);
+  const outcome = await callParty(call, row, 'accept', {});
   const notified = outcome.kind === 'ok';
-  await writeHeard(db, identity, row.fingerprint, now, (state) =>
-    rules.acceptanceTold(state, { notified, now }),
-  );
+  await writeHeard(call, row.fingerprint, (state) => rules.acceptanceTold(state, { notified, now }));
   return { notified, refusal: outcome.kind === 'refused' ? outcome.code : null };
 }
 
 /** Removes the contact here and tells the party (whether it heard is in `notified`). */
-export async function removeContact(
-  deps: ContactsDeps,
-  db: Db,
-  identity: Identity,
-  fingerprint: string,
-  now: number,
-): Promise<{ notified: boolean }> {
-  const row = await contactOf(db, identity, fingerprint);
-  const outcome = await callParty(deps, db, identity, row, 'remove', {}, now);
-  await writeHeard(db, identity, row.fingerprint, now, rules.remove);
+export async function removeContact(call: PartyCall, fingerprint: string): Promise<{ notified: boolean }> {
+  const row = await contactOf(call, fingerprint);
+  const outcome = await callParty(call, row, 'remove', {});
+  await writeHeard(call, row.fingerprint, rules.remove);
   return { notified: outcome.kind === 'ok' };
 }
 
@@ -83,57 +69,43 @@ const noSuchContact: rules.Refusal<ErrorCode> = { refused: 'not_found', message:
 
 /** Runs a rule on an existing contact, locked, in the caller's transaction; a refusal is thrown. */
 async function onContact<A>(
-  tx: Queryable,
-  identity: Identity,
+  { db, identity, now }: ContactCall,
   fingerprint: string,
-  now: number,
   rule: (row: ContactRow) => rules.Outcome<ErrorCode, A>,
   backlog: Backlog = 'refuse',
 ): Promise<rules.Transition<A>> {
-  const outcome = await applyLocked(
-    tx,
-    identity,
-    fingerprint,
-    now,
-    (state) => (state ? rule(state) : noSuchContact),
-    backlog,
-  );
+  const existing = (state: rules.ContactState) => (state ? rule(state) : noSuchContact);
+  const outcome = await applyLocked(db, identity, fingerprint, now, existing, backlog);
   if (rules.isRefusal(outcome)) throw refused(outcome);
   return outcome;
 }
 
 /** Block is silent: nothing is sent to the party. */
-export async function blockContact(tx: Queryable, identity: Identity, fingerprint: string, now: number) {
-  await onContact(tx, identity, fingerprint, now, (row) => rules.block(row, { now }), 'admitted');
+export async function blockContact(call: ContactCall, fingerprint: string) {
+  await onContact(call, fingerprint, (row) => rules.block(row, { now: call.now }), 'admitted');
 }
 
 export async function unblockContact(
-  tx: Queryable,
-  identity: Identity,
+  call: ContactCall,
   fingerprint: string,
-  now: number,
 ): Promise<'active' | 'forgotten'> {
-  return (await onContact(tx, identity, fingerprint, now, (row) => rules.unblock(row, { now }))).answer;
+  return (await onContact(call, fingerprint, (row) => rules.unblock(row, { now: call.now }))).answer;
 }
 
 export async function updateContact(
-  tx: Queryable,
-  identity: Identity,
+  call: ContactCall,
   fingerprint: string,
   change: { preset?: ContactPreset | undefined; permissions?: string[] | undefined },
-  now: number,
 ): Promise<ContactRow> {
-  const { state } = await onContact(tx, identity, fingerprint, now, (row) => update(row, { ...change, now }));
+  const { state } = await onContact(call, fingerprint, (row) => update(row, { ...change, now: call.now }));
   // An edit keeps the row: its state is never null.
   return state as ContactRow;
 }
 
 export async function labelContact(
-  tx: Queryable,
-  identity: Identity,
+  call: ContactCall,
   fingerprint: string,
   change: { petname?: string; trust?: string },
-  now: number,
 ): Promise<void> {
-  await onContact(tx, identity, fingerprint, now, (row) => label(row, { ...change, now }));
+  await onContact(call, fingerprint, (row) => label(row, { ...change, now: call.now }));
 }
