@@ -273,5 +273,12 @@ describe('configuration', () => {
     );
     expect(defaultMaxConnections(file)).toBe(512);
     expect(defaultMaxConnections(join(dir, 'missing'))).toBe(4_096);
+    // A host that allows about a billion open files: the default stays one the setting accepts.
+    writeFileSync(
+      file,
+      'Limit                     Soft Limit           Hard Limit           Units     \n' +
+        'Max open files            1073741816           1073741816           files     \n',
+    );
+    expect(defaultMaxConnections(file)).toBe(1_000_000);
   });
 });

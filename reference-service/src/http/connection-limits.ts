@@ -20,9 +20,14 @@ export interface ConnectionLimits {
 
 const HEADERS_TIMEOUT_MS = 10_000;
 
+/** The most `SVC_MAX_CONNECTIONS` may be set to. */
+const MAX_CONNECTIONS = 1_000_000;
+
 /**
  * Half of the process's open-files limit (Linux), so that the other half stays for the database, the
  * delivery worker's sockets and the relay whatever the clients do; 4,096 where the limit cannot be read.
+ * Never above what the setting itself accepts: some container hosts allow about a billion open files, and
+ * a default the setting would refuse would stop the service from starting with nothing set.
  */
 export function defaultMaxConnections(limitsFile = '/proc/self/limits'): number {
   try {
@@ -30,7 +35,8 @@ export function defaultMaxConnections(limitsFile = '/proc/self/limits'): number 
       .split('\n')
       .find((text) => text.startsWith('Max open files'));
     const soft = Number(line?.split(/\s{2,}/)[1]);
-    if (Number.isInteger(soft) && soft > 0) return Math.max(16, Math.floor(soft / 2));
+    if (Number.isInteger(soft) && soft > 0)
+      return Math.min(MAX_CONNECTIONS, Math.max(16, Math.floor(soft / 2)));
   } catch {
     // No /proc: not Linux.
   }
@@ -45,7 +51,7 @@ export function readConnectionLimits(env: NodeJS.ProcessEnv): ConnectionLimits {
     requestTimeoutMs,
     headersTimeoutMs: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs),
     connectionTimeoutMs: read.whole('SVC_CONNECTION_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
-    maxConnections: read.whole('SVC_MAX_CONNECTIONS', defaultMaxConnections(), 1, 1_000_000),
+    maxConnections: read.whole('SVC_MAX_CONNECTIONS', defaultMaxConnections(), 1, MAX_CONNECTIONS),
     maxConnectionsPerAddress: read.whole('SVC_MAX_CONNECTIONS_PER_ADDRESS', 64, 1, 1_000_000),
   };
 }
