@@ -23,7 +23,13 @@ export function readConfig(env: NodeJS.ProcessEnv) {
   const production = env.NODE_ENV === 'production';
   const read = settingsIn(env);
   const port = read.whole('PORT', DEFAULT_PORT, 0, 65535);
-  const deliveryLeaseMs = read.whole('SVC_DELIVERY_LEASE_MS', undefined, 1_000, Infinity, ' of milliseconds');
+  const deliveryLeaseMs = read.whole(
+    'SVC_DELIVERY_LEASE_MS',
+    undefined,
+    1_000,
+    86_400_000,
+    ' of milliseconds',
+  );
   const databaseWaitMs = read.whole('SVC_DATABASE_WAIT_MS', 5_000, 100, 120_000, ' of milliseconds');
   const shutdownGraceMs = read.whole('SVC_SHUTDOWN_GRACE_MS', 25_000, 1_000, 600_000, ' of milliseconds');
   const retentionDays = read.whole('SVC_RETENTION_DAYS', RETENTION_DAYS_DEFAULT, 1, 3650, ' of days');

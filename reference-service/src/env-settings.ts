@@ -6,14 +6,13 @@ export class ConfigError extends Error {
 /** Readers of the settings in `env`, each throwing ConfigError with the setting's name. */
 export function settingsIn(env: NodeJS.ProcessEnv) {
   return {
-    /** A whole number from `min` to `max` (`Infinity`: no bound), `fallback` when unset or empty. */
+    /** A whole number from `min` to `max`, `fallback` when unset or empty. */
     whole<F extends number | undefined>(name: string, fallback: F, min: number, max: number, unit = '') {
       const text = env[name] || (fallback === undefined ? undefined : String(fallback));
       if (text === undefined) return fallback;
       const value = Number(text);
       if (!/^(0|[1-9]\d*)$/.test(text) || value < min || value > max) {
-        const range = max === Infinity ? `, at least ${min}` : ` from ${min} to ${max}`;
-        throw new ConfigError(`${name} must be a whole number${unit}${range}`);
+        throw new ConfigError(`${name} must be a whole number${unit} from ${min} to ${max}`);
       }
       return value;
     },

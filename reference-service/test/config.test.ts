@@ -137,10 +137,13 @@ describe('configuration', () => {
     expect(() => readConfig({ SVC_FIRST_START_SECRETS: 'screen' })).toThrow(ConfigError);
   });
 
-  it('reads the delivery lease, and refuses one that is not whole milliseconds of at least a second', () => {
+  it('reads the delivery lease, and refuses one that is not whole milliseconds from a second to a day', () => {
     expect(readConfig({}).deliveryLeaseMs).toBeUndefined();
     expect(readConfig({ SVC_DELIVERY_LEASE_MS: '4000' }).deliveryLeaseMs).toBe(4000);
-    for (const SVC_DELIVERY_LEASE_MS of ['999', '0', '-5000', '1.5e3x', '2500.5', 'soon'])
+    expect(readConfig({ SVC_DELIVERY_LEASE_MS: '86400000' }).deliveryLeaseMs).toBe(86_400_000);
+    // Past a day, and a number too long to be finite: the sweeper's timer would fire every millisecond.
+    const tooLong = ['86400001', `1${'0'.repeat(400)}`];
+    for (const SVC_DELIVERY_LEASE_MS of ['999', '0', '-5000', '1.5e3x', '2500.5', 'soon', ...tooLong])
       expect(() => readConfig({ SVC_DELIVERY_LEASE_MS })).toThrow(ConfigError);
   });
 

@@ -25,6 +25,7 @@ export function unresolvedReason(hostname: string, error: unknown): string {
 
 /** What a target is checked against, when registered (below) and when connected to (outbound/). */
 export interface TargetPolicy {
+  /** Every address of a name; injectable so that tests decide what a name resolves to. */
   resolve: ResolveHost;
   /** Sandbox opt-in: also admit http(s)://localhost and 127.0.0.1 targets. */
   allowLocalhost: boolean;

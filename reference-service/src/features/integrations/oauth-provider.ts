@@ -38,20 +38,26 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
   readonly #state = randomBytes(32).toString('base64url');
 
-  constructor(private readonly options: StoredOAuthOptions) {}
+  // Private to the class at run time too: the options hold the secret box and the sealed row, which an
+  // inspected or logged provider must not show.
+  readonly #options: StoredOAuthOptions;
+
+  constructor(options: StoredOAuthOptions) {
+    this.#options = options;
+  }
 
   get redirectUrl(): string {
-    return this.options.redirectUri;
+    return this.#options.redirectUri;
   }
 
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: 'svc-kit reference service',
-      redirect_uris: [this.options.redirectUri],
+      redirect_uris: [this.#options.redirectUri],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
-      ...(this.options.scope === undefined ? {} : { scope: this.options.scope }),
+      ...(this.#options.scope === undefined ? {} : { scope: this.#options.scope }),
     };
   }
 
@@ -60,16 +66,16 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async #current(): Promise<IntegrationRow> {
-    return (await getIntegrationById(this.options.db, this.options.row.id)) ?? this.options.row;
+    return (await getIntegrationById(this.#options.db, this.#options.row.id)) ?? this.#options.row;
   }
 
   #open<T>(row: IntegrationRow, sealed: string | null, what: string): T | undefined {
     if (sealed === null) return undefined;
-    return JSON.parse(this.options.box.open(sealed, bound(row, what))) as T;
+    return JSON.parse(this.#options.box.open(sealed, bound(row, what))) as T;
   }
 
   #seal(value: unknown, what: string): string {
-    return this.options.box.seal(JSON.stringify(value), bound(this.options.row, what));
+    return this.#options.box.seal(JSON.stringify(value), bound(this.#options.row, what));
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
@@ -80,23 +86,23 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       'oauth_client',
     );
     // A registration made for another callback address is of no use: register again.
-    return stored?.redirect_uri === this.options.redirectUri ? stored.info : undefined;
+    return stored?.redirect_uri === this.#options.redirectUri ? stored.info : undefined;
   }
 
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
-    await updateIntegration(this.options.db, this.options.row.id, {
-      oauth_client_enc: this.#seal({ redirect_uri: this.options.redirectUri, info }, 'oauth_client'),
+    await updateIntegration(this.#options.db, this.#options.row.id, {
+      oauth_client_enc: this.#seal({ redirect_uri: this.#options.redirectUri, info }, 'oauth_client'),
     });
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
-    if (this.options.fresh) return undefined;
+    if (this.#options.fresh) return undefined;
     const row = await this.#current();
     return this.#open<OAuthTokens>(row, row.oauth_tokens_enc, 'oauth_tokens');
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await updateIntegration(this.options.db, this.options.row.id, {
+    await updateIntegration(this.#options.db, this.#options.row.id, {
       oauth_tokens_enc: this.#seal(tokens, 'oauth_tokens'),
     });
   }
@@ -107,10 +113,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   /** Stored with the state it belongs to: the callback finds the row by state, then uses this verifier. */
   async saveCodeVerifier(verifier: string): Promise<void> {
-    await updateIntegration(this.options.db, this.options.row.id, {
+    await updateIntegration(this.#options.db, this.#options.row.id, {
       oauth_verifier_enc: this.#seal(verifier, 'oauth_verifier'),
       oauth_state: this.#state,
-      oauth_redirect_uri: this.options.redirectUri,
+      oauth_redirect_uri: this.#options.redirectUri,
     });
   }
 
@@ -123,7 +129,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     const all = scope === 'all';
-    await updateIntegration(this.options.db, this.options.row.id, {
+    await updateIntegration(this.#options.db, this.#options.row.id, {
       ...(all || scope === 'client' ? { oauth_client_enc: null } : {}),
       ...(all || scope === 'tokens' ? { oauth_tokens_enc: null } : {}),
       ...(all || scope === 'verifier' ? { oauth_verifier_enc: null, oauth_state: null } : {}),

@@ -1,8 +1,11 @@
 import { type Contact, type ContactStatus, contactSchema } from '@svc-kit/contract';
 import type { Queryable } from '../db.js';
 
-/** What a contact answer shows (features/contacts/record.ts): the contract's record, as it is stored. */
-export type ContactListRow = Omit<Contact, 'leaf' | 'root_cert' | 'address_claim'>;
+/** Members of the record made from the card when answered (features/contacts/record.ts), not stored. */
+const FROM_THE_CARD = ['leaf', 'root_cert', 'address_claim'] as const satisfies readonly (keyof Contact)[];
+
+/** What a contact answer shows: the contract's record, as it is stored. */
+export type ContactListRow = Omit<Contact, (typeof FROM_THE_CARD)[number]>;
 
 /** A row: what an answer shows, beside its owner, the card (up to 16 KiB), the key and the bookkeeping. */
 export type ContactRow = ContactListRow & {
@@ -18,7 +21,7 @@ export type ContactRow = ContactListRow & {
 
 /** The record's columns, taken from the schema once, when this module loads: the texts are fixed. */
 const LIST_COLUMNS = Object.keys(contactSchema.shape).filter(
-  (column) => !['leaf', 'root_cert', 'address_claim'].includes(column),
+  (column) => !(FROM_THE_CARD as readonly string[]).includes(column),
 ) as (keyof ContactListRow)[];
 
 /** A contact row's columns, as every read and write of a whole row names them (never `*`). */
