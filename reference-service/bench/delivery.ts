@@ -49,6 +49,8 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const RAW_PASSES = 3;
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
 const RECEIVER = process.env.BENCH_RECEIVER === 'inline' ? 'inline' : 'process';
+/** Read by the receiver's process (the inline receiver answers at once). */
+const RECEIVER_DELAY_MS = RECEIVER === 'process' ? Number(process.env.BENCH_RECEIVER_DELAY_MS ?? 0) : 0;
 /**
  * The raw loop's requests in flight: one workspace's cap of attempts in flight (`DEFAULT_CAPS`,
  * src/delivery/worker.ts), the most the worker gives the bench's one tenant, and the worker's whole
@@ -368,7 +370,7 @@ async function burstRound(
 const HEADER = ['measure', 'value', 'target', 'result'];
 
 export async function runDeliveryBench(backends: readonly string[] = BACKENDS): Promise<void> {
-  const machine = `Node ${process.versions.node}, ${cpus().length} cores, worker ${DEFAULT_CONCURRENCY} slots (caps ${DEFAULT_CAPS.endpoint} per endpoint, ${DEFAULT_CAPS.workspace} per workspace), one workspace's ${ENDPOINTS} endpoints, raw loop ${CONCURRENCY} in flight, receiver ${RECEIVER === 'process' ? 'in a process of its own' : 'in the bench process'}`;
+  const machine = `Node ${process.versions.node}, ${cpus().length} cores, worker ${DEFAULT_CONCURRENCY} slots (caps ${DEFAULT_CAPS.endpoint} per endpoint, ${DEFAULT_CAPS.workspace} per workspace), one workspace's ${ENDPOINTS} endpoints, raw loop ${CONCURRENCY} in flight, receiver ${RECEIVER === 'process' ? 'in a process of its own' : 'in the bench process'}${RECEIVER_DELAY_MS > 0 ? `, answering after ${RECEIVER_DELAY_MS} ms` : ''}`;
   if (backends.includes('pglite')) {
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
     try {
