@@ -17,7 +17,9 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
   const [contacts, setContacts] = useState<Contact[] | undefined>(undefined);
   const [pasted, setPasted] = useState('');
   const [note, setNote] = useState('');
-  const [said, setSaid] = useState('');
+  // What was said, with the identity it was said about: shown only beside that identity, so that no frame
+  // drawn before the effect below clears it shows it beside another.
+  const [said, setSaid] = useState<{ slug: string; text: string } | undefined>(undefined);
   const own = useAction();
   const load = useAction();
   const ask = useAction();
@@ -36,7 +38,7 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
     setCard(undefined);
     setContacts(undefined);
     // What was said about the last identity's request is not about this one.
-    setSaid('');
+    setSaid(undefined);
     ask.setProblem(undefined);
     void own.run(async () => setCard(await identityCard(slug)));
     void reload();
@@ -44,16 +46,17 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
 
   const request = async (event: Event) => {
     event.preventDefault();
-    setSaid('');
+    setSaid(undefined);
     const answer = await ask.run(() =>
       guard(() =>
         api.contacts.request(slug, { card: pasted.trim(), ...(note.trim() ? { note: note.trim() } : {}) }),
       ),
     );
     if (answer) {
-      setSaid(
-        `Requested ${answer.contact.display_name}: ${answer.status === 'active' ? 'already a contact' : 'waiting for approval'}.`,
-      );
+      setSaid({
+        slug,
+        text: `Requested ${answer.contact.display_name}: ${answer.status === 'active' ? 'already a contact' : 'waiting for approval'}.`,
+      });
       setPasted('');
       setNote('');
       void reload();
@@ -100,7 +103,7 @@ export function ContactsPage({ session, slug }: { session: SessionInfo; slug: st
         <button type="submit" disabled={ask.busy}>
           Send request
         </button>
-        <p role="status">{said}</p>
+        <p role="status">{said?.slug === slug ? said.text : ''}</p>
         <ProblemNote problem={ask.problem} />
       </form>
       <h2 id="contacts-title">Contacts of {slug}</h2>
