@@ -15,6 +15,7 @@ import { insertIdentity } from '../../src/store/queries/identities.js';
 import type { Backend } from '../support/backends.js';
 import { takeEvents } from '../support/endpoints.js';
 import { createTenant, testContext } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 /** One clock for every instance of a test, moved by hand: limits and windows become exact. */
 export class TestClock {
@@ -105,16 +106,14 @@ export function useTwoInstances(
   clock: TestClock,
   started: (one: Instance, two: Instance) => void,
 ): void {
-  const stores: OpenedStore[] = [];
+  const stores = [useStore(backend), useStore(backend)];
   const instances: Instance[] = [];
   beforeAll(async () => {
-    stores.push(await backend.open(), await backend.open());
     for (const store of stores) instances.push(await startInstance(store, clock));
     started(instances[0]!, instances[1]!);
   });
   afterAll(async () => {
     for (const instance of instances) await instance.close();
-    for (const store of stores) await store.close();
   });
 }
 

@@ -17,6 +17,7 @@ import type { SecretBox } from '../../src/store/secret-box.js';
 import type { Backend } from '../support/backends.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
 import { lineSink } from '../support/line-sink.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 export const WEBHOOKS = '/v1/workspace/webhooks';
 
@@ -170,18 +171,16 @@ export function useDeliveringService(
   backend: Backend,
   started: (store: OpenedStore, service: DeliveringService) => void,
 ): (kind?: 'express' | 'fastify') => Promise<Receiver> {
-  let store: OpenedStore | undefined;
+  const store = useStore(backend);
   let service: DeliveringService | undefined;
   const receivers: Receiver[] = [];
   beforeAll(async () => {
-    store = await backend.open();
     service = await startDeliveringService(store);
     started(store, service);
   });
   afterAll(async () => {
     await service?.close();
     await Promise.all(receivers.map((receiver) => receiver.close()));
-    await store?.close();
   });
   return async (kind = 'express') => {
     const receiver = kind === 'express' ? await startExpressReceiver() : await startFastifyReceiver();
