@@ -2,20 +2,18 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAdminCommand, startAdminSocket } from '../../src/features/sandbox/admin-socket.js';
 import { SANDBOX_EMAIL } from '../../src/features/sandbox/seed.js';
-import type { OpenedStore } from '../../src/store/open.js';
-import { BACKENDS } from '../support/backends.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { initialisedDataDir } from '../support/pglite-snapshot.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { cookieOf, expectError, freshAddress, PASSWORD, portalCall, uniqueEmail } from './support.js';
 
 describe('the operator creates workspaces where sign-up is closed', () => {
-  let store: OpenedStore;
+  const store = useStore();
   let service: TestService;
   let socket: Server;
   let dataDir: string;
 
   beforeAll(async () => {
-    store = await BACKENDS[0]!.open();
     service = await startTestService(store, { extra: { signUpOpen: false } });
     dataDir = await initialisedDataDir('svc-operator-');
     socket = await startAdminSocket(service.ctx, dataDir);
@@ -23,7 +21,6 @@ describe('the operator creates workspaces where sign-up is closed', () => {
   afterAll(async () => {
     await new Promise((resolve) => socket?.close(resolve));
     await service?.close();
-    await store?.close();
   });
 
   const admin = async (...args: string[]) => {

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PORTAL_CSP } from '../../src/features/portal-static/plugin.js';
 import { ANSWER_HEADERS } from '../../src/http/answer-headers.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { startTestService, type TestService } from '../support/harness.js';
-import { openMemoryStore } from '../support/pglite-snapshot.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 function expectPortalHeaders(response: Response): void {
   expect(response.headers.get('content-security-policy')).toBe(PORTAL_CSP);
@@ -15,7 +14,7 @@ function expectPortalHeaders(response: Response): void {
 }
 
 describe('the portal served at /', () => {
-  let store: OpenedStore;
+  const store = useStore();
   let built: TestService;
   let unbuilt: TestService;
   let dir: string;
@@ -28,14 +27,12 @@ describe('the portal served at /', () => {
       '<!doctype html><script type="module" src="/assets/app-1a2b.js"></script>',
     );
     await writeFile(join(dir, 'assets', 'app-1a2b.js'), 'console.log("portal")');
-    store = await openMemoryStore();
     built = await startTestService(store, { extra: { portalDir: dir } });
     unbuilt = await startTestService(store, { extra: { portalDir: join(dir, 'missing') } });
   });
   afterAll(async () => {
     await built?.close();
     await unbuilt?.close();
-    await store?.close();
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/domain/totp.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { openThrowawayPostgres } from '../support/backends.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import { rawCall } from '../support/raw-call.js';
+import { useStore } from '../support/service-lifecycle.js';
 import {
   cookieOf,
   enrolMfa,
@@ -19,19 +19,17 @@ const clock = { at: Date.now(), now: () => clock.at };
 
 /** Two instances on one PostgreSQL database: a removal made on one is refused by the other on its next call. */
 describe('removing a member, seen by another instance on PostgreSQL', () => {
-  let store: OpenedStore;
+  const store = useStore({ open: openThrowawayPostgres });
   let a: TestService;
   let b: TestService;
 
   beforeAll(async () => {
-    store = await openThrowawayPostgres();
     a = await startTestService(store, { now: clock.now, extra: { signUpOpen: true } });
     b = await startTestService(store, { now: clock.now, secretBox: a.ctx.secretBox });
   });
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    await store?.close();
   });
 
   it('refuses the removed member’s key and session on the other instance at once', async () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/domain/totp.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { dumpDatabase } from '../support/db-dump.js';
 import { startTestService, type TestService } from '../support/harness.js';
 import type { RawAnswer } from '../support/raw-call.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { cookieOf, expectError, freshAddress, PASSWORD, portalCall, uniqueEmail } from './support.js';
 
 const clock = { at: Date.now(), now: () => clock.at };
@@ -19,7 +19,7 @@ interface Planted {
 }
 
 describe.each(BACKENDS)('account secrets, guessing limits and cross-site calls on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   const answers: RawAnswer[] = [];
   let planted: Planted;
@@ -33,7 +33,6 @@ describe.each(BACKENDS)('account secrets, guessing limits and cross-site calls o
   };
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, { now: clock.now, extra: { signUpOpen: true } });
     const password = `${PASSWORD} owner ${Math.random()}`;
     const signedUp = await call('POST', '/v1/accounts', {
@@ -71,7 +70,6 @@ describe.each(BACKENDS)('account secrets, guessing limits and cross-site calls o
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   it('no secret is in an answer except the one that shows it once, in a log line, or in a plaintext row', async () => {

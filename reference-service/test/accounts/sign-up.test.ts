@@ -1,24 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { startTestService, type TestService } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { cookieOf, expectError, freshAddress, PASSWORD, portalCall, uniqueEmail } from './support.js';
 
 describe.each(BACKENDS)('sign-up, session and logout on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let closed: TestService;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, { extra: { signUpOpen: true } });
     closed = await startTestService(store, { extra: { signUpOpen: false } });
   });
   afterAll(async () => {
     await service?.close();
     await closed?.close();
-    await store?.close();
   });
 
   it('creates a workspace with webhooks on, two identities with keys, and its owner signed in', async () => {

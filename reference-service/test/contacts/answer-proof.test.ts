@@ -10,9 +10,9 @@ import {
   HEADER_NONCE,
   HEADER_TIMESTAMP,
 } from '../../src/peer/protocol.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, expectRefusal } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { createParty, type Instance, type Party, startInstance, TestClock } from './support.js';
 
 type Mode = 'genuine' | 'other-key' | 'unsigned' | 'replay';
@@ -96,14 +96,13 @@ describe.each(BACKENDS)(
   'peer answers are believed only when the card’s key signed them, on $name',
   (backend) => {
     const clock = new TestClock();
-    let store: OpenedStore;
+    const store = useStore(backend);
     let instance: Instance;
     let alice: Party;
     let bob: Party;
     let peer: Awaited<ReturnType<typeof startFakePeer>>;
 
     beforeAll(async () => {
-      store = await backend.open();
       instance = await startInstance(store, clock);
       alice = await createParty(instance, 'alice');
       bob = await createParty(instance, 'bob');
@@ -112,7 +111,6 @@ describe.each(BACKENDS)(
     afterAll(async () => {
       await peer?.close();
       await instance?.close();
-      await store?.close();
     });
 
     const contactRows = async () =>

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PeerVerb } from '../../src/peer/protocol.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { call } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { stranger } from '../support/stranger.js';
 import { createParty, type Instance, type Party, startInstance, TestClock } from './support.js';
 
@@ -18,18 +18,16 @@ const nextNonce = () => `nonce-${String(++nonces).padStart(16, '0')}`;
  */
 describe.each(BACKENDS)('payloads decoded from inside a request, on $name', (backend) => {
   const clock = new TestClock();
-  let store: OpenedStore;
+  const store = useStore(backend);
   let one: Instance;
   let alice: Party;
 
   beforeAll(async () => {
-    store = await backend.open();
     one = await startInstance(store, clock);
     alice = await createParty(one, 'alice');
   });
   afterAll(async () => {
     await one?.close();
-    await store?.close();
   });
 
   const contactRows = async () =>

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PEER_BODY_BYTES } from '../../src/peer/protocol.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { startFakePeer } from '../support/fake-peer.js';
 import { call, expectRefusal } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { createParty, type Instance, type Party, startInstance, TestClock } from './support.js';
 
 const LEVELS = 20_000;
@@ -17,7 +17,7 @@ const deep = `${'['.repeat(LEVELS)}${']'.repeat(LEVELS)}`;
  */
 describe.each(BACKENDS)('a peer answer nested too deep, on $name', (backend) => {
   const clock = new TestClock();
-  let store: OpenedStore;
+  const store = useStore(backend);
   let one: Instance;
   let alice: Party;
   let peer: Awaited<ReturnType<typeof startFakePeer>>;
@@ -28,7 +28,6 @@ describe.each(BACKENDS)('a peer answer nested too deep, on $name', (backend) => 
   };
 
   beforeAll(async () => {
-    store = await backend.open();
     one = await startInstance(store, clock);
     alice = await createParty(one, 'alice');
     peer = await startFakePeer(clock.now, (verb) => answers[verb] ?? '{}');
@@ -36,7 +35,6 @@ describe.each(BACKENDS)('a peer answer nested too deep, on $name', (backend) => 
   afterAll(async () => {
     await peer?.close();
     await one?.close();
-    await store?.close();
   });
 
   it('answers the listing and the call as an unreadable peer answer, never a 500', async () => {

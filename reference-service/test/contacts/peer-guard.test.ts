@@ -2,9 +2,9 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CARD_VALIDITY_MS, mintCard } from '../../src/peer/card.js';
 import { generateIdentityKeyPair, privateKeyFromPkcs8 } from '../../src/peer/keys.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { testResolve } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { createParty, type Instance, startInstance, statusesOf, TestClock } from './support.js';
 
 const REBINDING_NAME = 'rebind.peer.test';
@@ -32,7 +32,7 @@ function cardFor(endpoint: string, now: number): string {
  */
 describe.each(BACKENDS)('peer calls through the outbound guard on $name', (backend) => {
   const clock = new TestClock();
-  let store: OpenedStore;
+  const store = useStore(backend);
   let one: Instance;
   let listener: Server;
   let listenerPort = 0;
@@ -56,12 +56,10 @@ describe.each(BACKENDS)('peer calls through the outbound guard on $name', (backe
     });
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
     listenerPort = (listener.address() as AddressInfo).port;
-    store = await backend.open();
     one = await startInstance(store, clock, undefined, { resolveHost: rebindingResolve });
   });
   afterAll(async () => {
     await one?.close();
-    await store?.close();
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => listener.close(() => resolve()));
   });

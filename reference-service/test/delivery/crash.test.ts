@@ -4,7 +4,6 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDelivery } from '../../src/delivery/start.js';
 import { DEFAULT_CAPS } from '../../src/delivery/worker.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { insertEvent } from '../../src/store/queries/events.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
@@ -17,6 +16,7 @@ import {
 } from '../support/crash-burst.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
 import { createTenant, testContext } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { buildEntryPoint, type ServiceProcess } from '../support/service-process.js';
 import { until } from '../support/until.js';
 
@@ -92,13 +92,7 @@ describe.each(['pglite', 'postgres'] as const)('a service process killed mid-bur
 });
 
 describe.each(BACKENDS)('the lease sweeper on $name', (backend) => {
-  let store: OpenedStore;
-  beforeAll(async () => {
-    store = await backend.open();
-  });
-  afterAll(async () => {
-    await store?.close();
-  });
+  const store = useStore(backend);
 
   it('abandons a row claimed by a worker that stopped answering, once its lease runs out, without sending it', async () => {
     const secretBox = createSecretBox(randomBytes(32));

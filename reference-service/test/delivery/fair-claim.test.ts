@@ -2,9 +2,9 @@ import { DELIVERY_STATUSES, NOT_SENT_REMOVED } from '@svc-kit/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeliveryTuning, type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, startTestService, type TestService } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { startTarpit, type Tarpit } from '../support/tarpit.js';
 import {
   createDeliveryTenant,
@@ -25,14 +25,13 @@ const TUNING: DeliveryTuning = {
 const HOLD_MS = 1_500;
 
 describe.each(BACKENDS)('a tenant flooding a tarpit receiver, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let tarpit: Tarpit;
   let quick: Tarpit;
   const workers: RunningDelivery[] = [];
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, { allowLocalhostWebhooks: true, extra: { sandboxRoutes: true } });
     tarpit = await startTarpit({ holdMs: HOLD_MS, tickMs: 100 });
     quick = await startTarpit({ holdMs: 0 });
@@ -45,7 +44,6 @@ describe.each(BACKENDS)('a tenant flooding a tarpit receiver, on $name', (backen
     await service?.close();
     await tarpit?.close();
     await quick?.close();
-    await store?.close();
   });
 
   it("holds at most its caps of the slots, leaves the other tenant's deliveries quick, and still sends each once", async () => {

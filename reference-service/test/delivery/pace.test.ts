@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
 import { DELIVERIES_PER_WORKSPACE } from '../../src/domain/delivery-limits.js';
 import { SANDBOX_WORKSPACE_ID } from '../../src/domain/sandbox-workspace.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { startTestService, type Tenant, type TestService } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { startTarpit, type Tarpit, type TarpitArrival } from '../support/tarpit.js';
 import { createDeliveryTenant, createEndpoint, eventually, trigger } from './support.js';
 
@@ -34,13 +34,12 @@ function mostAheadOfPace(arrivals: readonly TarpitArrival[], from: number): numb
 }
 
 describe.each(BACKENDS)('the delivery pace over the service, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let receiver: Tarpit;
   let delivery: RunningDelivery;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, { allowLocalhostWebhooks: true, extra: { sandboxRoutes: true } });
     receiver = await startTarpit({ holdMs: 0 });
     // No poll to speak of: a row due later goes out because the worker wakes when it falls due.
@@ -50,7 +49,6 @@ describe.each(BACKENDS)('the delivery pace over the service, on $name', (backend
     await delivery?.stop();
     await service?.close();
     await receiver?.close();
-    await store?.close();
   });
 
   async function tenantWithEndpoints(prefix: string, count: number, workspaceId?: string) {

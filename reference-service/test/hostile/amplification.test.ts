@@ -6,7 +6,6 @@ import { STRANGER_CALLS_PER_IDENTITY } from '../../src/domain/door-limits.js';
 import { newId } from '../../src/domain/ids.js';
 import { TEST_EVENTS } from '../../src/features/sandbox/trigger.js';
 import { peerEndpointOf, signerFor } from '../../src/peer/own-identity.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { recordAttempt } from '../../src/store/queries/deliveries-claim.js';
 import { insertEvents } from '../../src/store/queries/events.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
@@ -19,6 +18,7 @@ import {
   type Tenant,
   type TestService,
 } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { stranger } from '../support/stranger.js';
 
 const WEBHOOKS = '/v1/workspace/webhooks';
@@ -30,12 +30,11 @@ const WEBHOOKS = '/v1/workspace/webhooks';
  * buy a fresh run of failures.
  */
 describe.each(BACKENDS)('a workspace cannot amplify its requests, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   const clock = { at: Date.now() };
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, {
       now: () => clock.at,
       extra: { sandboxRoutes: true, sandboxEventBudget: true },
@@ -43,7 +42,6 @@ describe.each(BACKENDS)('a workspace cannot amplify its requests, on $name', (ba
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const createWebhook = (tenant: Tenant, url: string) =>

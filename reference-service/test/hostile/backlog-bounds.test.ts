@@ -9,11 +9,11 @@ import {
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/settings.js';
 import { peerEndpointOf, signerFor } from '../../src/peer/own-identity.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { startStreamableUpstream, type Upstream } from '../integrations/upstreams.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, startTestService, type TestService } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { stranger } from '../support/stranger.js';
 
 /** Rows a workspace may have waiting for its pace before its owner's operations are refused. */
@@ -30,13 +30,12 @@ type Stranger = ReturnType<typeof stranger>;
  * the upstream before the backlog refused its event. The clock stands still, so every bound is exact.
  */
 describe.each(BACKENDS)('the backlog’s bounds, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let upstream: Upstream;
   const clock = { at: Date.now() };
 
   beforeAll(async () => {
-    store = await backend.open();
     upstream = await startStreamableUpstream();
     service = await startTestService(store, {
       allowLocalhostWebhooks: true,
@@ -47,7 +46,6 @@ describe.each(BACKENDS)('the backlog’s bounds, on $name', (backend) => {
   afterAll(async () => {
     await service?.close();
     await upstream?.close();
-    await store?.close();
   });
 
   /**

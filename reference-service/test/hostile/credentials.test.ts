@@ -11,6 +11,7 @@ import { dumpDatabase } from '../support/db-dump.js';
 import { takeEvents } from '../support/endpoints.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
 import { addIdentity } from '../support/identity.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 /** A planted credential: it must never come back in an answer, a log line or a plaintext row. */
 const PLANTED = `sk_live_${randomBytes(12).toString('hex')}`;
@@ -91,7 +92,7 @@ function withFailingEventInserts(store: OpenedStore, failing: () => boolean): Op
 }
 
 describe.each(BACKENDS)('credentials and upstream failures on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let tenant: Tenant;
   let upstream: Awaited<ReturnType<typeof startHostileUpstream>>;
@@ -108,7 +109,6 @@ describe.each(BACKENDS)('credentials and upstream failures on $name', (backend) 
 
   beforeAll(async () => {
     upstream = await startHostileUpstream();
-    store = await backend.open();
     service = await startTestService(
       withFailingEventInserts(store, () => failEventInserts),
       {
@@ -127,7 +127,6 @@ describe.each(BACKENDS)('credentials and upstream failures on $name', (backend) 
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
     await upstream?.close();
   });
 

@@ -1,11 +1,11 @@
 import { connect } from 'node:net';
 import { ERROR_CODES, errorBodySchema } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
 import { addIdentity } from '../support/identity.js';
 import { rawRequest } from '../support/raw-http.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 /** The answer is the spec's error body, with a request id, a code of the registry and its status. */
 function expectErrorBody(answer: { status: number; body: string }, status: number, code?: string) {
@@ -19,14 +19,13 @@ function expectErrorBody(answer: { status: number; body: string }, status: numbe
 }
 
 describe.each(BACKENDS)('refusals before any handler, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let tenant: Tenant;
   let host: string;
   const slug = 'hostile';
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store);
     tenant = await createTenant(service.ctx);
     await addIdentity(store.db, tenant.workspaceId, slug);
@@ -34,7 +33,6 @@ describe.each(BACKENDS)('refusals before any handler, on $name', (backend) => {
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   it.each([

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELIVERIES_PER_WORKSPACE, WORKSPACE_BACKLOG_MS } from '../../src/domain/delivery-limits.js';
 import { newId } from '../../src/domain/ids.js';
 import { peerEndpointOf, signerFor } from '../../src/peer/own-identity.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, startTestService, type TestService } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { stranger } from '../support/stranger.js';
 
 /** Rows a workspace may have waiting for its pace before an operation that records an event is refused. */
@@ -25,18 +25,16 @@ const MOST_RENAMES = 2 * Math.ceil((DELIVERIES_PER_WORKSPACE.capacity + BOUND) /
  * its own calls and its peers' alike, and a refused call writes nothing.
  */
 describe.each(BACKENDS)('own calls cannot queue deliveries without bound, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   // The service's clock, still unless moved: the pace refills nothing meanwhile, so the bound is exact.
   const clock = { at: Date.now() };
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, { allowLocalhostWebhooks: true, now: () => clock.at });
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   it('refuses a flood of contact renames once the backlog passes its bound, writing nothing', async () => {

@@ -15,11 +15,11 @@ import { ensureIdentityKey } from '../../src/peer/own-identity.js';
 import { peerBodies } from '../../src/peer/protocol.js';
 import { Relay } from '../../src/relay/relay.js';
 import { RELAY_TIMINGS } from '../../src/relay/types.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { databaseFingerprint, type Written } from '../support/db-dump.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
 import { addIdentity } from '../support/identity.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 /**
  * The hostile-input suite: every operation and every route of the service's own (sessions,
@@ -477,7 +477,7 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
 }
 
 describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let relay: Relay;
   let tenant: Tenant;
@@ -489,7 +489,6 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
   const statusesSeen = new Map<number, number>();
 
   beforeAll(async () => {
-    store = await backend.open();
     relay = new Relay(store.db, pino({ level: 'silent' }), {
       ...RELAY_TIMINGS,
       soleInstance: backend.name === 'pglite',
@@ -532,7 +531,6 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   function headersFor(who: Credential, extra: Record<string, string>, type: string | undefined) {

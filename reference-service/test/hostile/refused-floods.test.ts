@@ -2,10 +2,10 @@ import { Histogram, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PEER_CALLS_PER_ADDRESS } from '../../src/domain/door-limits.js';
 import { timedDb } from '../../src/ops/timed-db.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { createTenant, startTestService, type TestService } from '../support/harness.js';
 import { expectRateLimited, rawCall } from '../support/raw-call.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 // Issue 40: a flood of calls the database had already refused still cost statements, one flood at the rate
 // it was sent, and slowed every other tenant's log-in. Once an address is refused, its next calls are
@@ -14,12 +14,11 @@ import { expectRateLimited, rawCall } from '../support/raw-call.js';
 const clock = { at: Date.now(), now: () => clock.at };
 
 describe.each(BACKENDS)('refused floods cost no statements, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let statements: Histogram;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, { now: clock.now });
     const registry = new Registry();
     statements = new Histogram({ name: 'statements', help: 'statements', registers: [registry] });
@@ -29,7 +28,6 @@ describe.each(BACKENDS)('refused floods cost no statements, on $name', (backend)
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const statementsSent = async () =>

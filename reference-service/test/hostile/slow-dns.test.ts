@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
 import { type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
 import { createDnsResolve, DNS_DEADLINE_MS } from '../../src/outbound/dns-resolve.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { createDeliveryTenant, eventually, trigger } from '../delivery/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
 import { call, expectRefusal, startTestService, type Tenant, type TestService } from '../support/harness.js';
 import { lineSink } from '../support/line-sink.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 const WEBHOOKS = '/v1/workspace/webhooks';
 /** What a slow name's server takes to answer: far beyond the resolver's bound and the connect timeout. */
@@ -29,7 +29,7 @@ const PROMPT_MS = 1_000;
  */
 describe.each(BACKENDS)("a tenant's slow DNS holds up no one else, on $name", (backend) => {
   let dns: TestDnsServer;
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let delivery: RunningDelivery;
   const { sink, lines: warnings } = lineSink();
@@ -42,7 +42,6 @@ describe.each(BACKENDS)("a tenant's slow DNS holds up no one else, on $name", (b
     });
     const config = readConfig({ SVC_DNS_SERVERS: dns.address });
     expect(config.dnsServers).toEqual([dns.address]);
-    store = await backend.open();
     service = await startTestService(store, {
       resolveHost: createDnsResolve({ servers: config.dnsServers }),
       extra: { sandboxRoutes: true },
@@ -55,7 +54,6 @@ describe.each(BACKENDS)("a tenant's slow DNS holds up no one else, on $name", (b
   afterAll(async () => {
     await delivery?.stop();
     await service?.close();
-    await store?.close();
     await dns?.close();
   });
 

@@ -10,7 +10,6 @@ import {
 import { OAUTH_BINDING_COOKIE, stateBinding } from '../../src/features/integrations/oauth-binding.js';
 import { OAUTH_CALLBACK_PATH } from '../../src/features/integrations/oauth-provider.js';
 import { HEADER_ANSWER_SIGNATURE, type PeerVerb } from '../../src/peer/protocol.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import {
   createParty,
   type Instance,
@@ -22,6 +21,7 @@ import {
 import { BACKENDS } from '../support/backends.js';
 import { call, startTestService } from '../support/harness.js';
 import { rawCall } from '../support/raw-call.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { stranger } from '../support/stranger.js';
 
 const HOUR = 3_600_000;
@@ -62,19 +62,17 @@ const pendingIn = async (party: Party) =>
  */
 describe.each(BACKENDS)('doors open to strangers are limited, on $name', (backend) => {
   const clock = new TestClock();
-  let store: OpenedStore;
+  const store = useStore(backend);
   let one: Instance;
   let twin: Instance;
 
   beforeAll(async () => {
-    store = await backend.open();
     one = await startInstance(store, clock);
     twin = await startInstance(store, clock, one);
   });
   afterAll(async () => {
     await twin?.close();
     await one?.close();
-    await store?.close();
   });
 
   it('limits calls to one identity from strangers; contacts it asked still get through', async () => {
@@ -193,12 +191,7 @@ describe.each(BACKENDS)('doors open to strangers are limited, on $name', (backen
 });
 
 describe('behind a trusted proxy, peer calls are counted per client it names', () => {
-  let store: OpenedStore;
-
-  beforeAll(async () => {
-    store = await BACKENDS[0]!.open();
-  });
-  afterAll(async () => store?.close());
+  const store = useStore();
 
   it('spends the named client’s budget, not the proxy’s', async () => {
     const at = Date.now();

@@ -5,11 +5,11 @@ import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/se
 import { createGuardedClient } from '../../src/outbound/guarded-client.js';
 import { createGuardedFetch } from '../../src/outbound/guarded-fetch.js';
 import { OutboundBlockedError, resolveCheckedAddresses } from '../../src/outbound/target-policy.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { startCountingListener } from '../support/counting-listener.js';
 import { call, createTenant, startTestService, TEST_DNS, type TestService } from '../support/harness.js';
 import { addIdentity } from '../support/identity.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { ADMITTED_FORMS, REFUSED_FORMS, SSRF_DOMAIN, ssrfDns } from '../support/ssrf-forms.js';
 
 const DNS = ssrfDns();
@@ -111,11 +111,10 @@ describe('the connection guard refuses every embedded form a lookup answers', ()
 
 /** Registration over HTTP, on both backends: every refused form is a 400 and leaves no row. */
 describe.each(BACKENDS)('registration refuses every embedded form on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   beforeAll(async () => {
     Object.assign(TEST_DNS, DNS);
-    store = await backend.open();
     service = await startTestService(store, {
       extra: {
         integrations: {
@@ -129,7 +128,6 @@ describe.each(BACKENDS)('registration refuses every embedded form on $name', (ba
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   it('createWebhook and createIntegration', async () => {
