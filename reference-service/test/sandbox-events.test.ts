@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { PERMISSIONS } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/domain/ids.js';
-import type { OpenedStore } from '../src/store/open.js';
 import { insertIdentity } from '../src/store/queries/identities.js';
 import { setWorkspaceFlag } from '../src/store/queries/workspaces.js';
 import { BACKENDS } from './support/backends.js';
@@ -15,19 +14,19 @@ import {
   type Tenant,
   type TestService,
 } from './support/harness.js';
+import { useStore } from './support/service-lifecycle.js';
 
 const EVENTS = '/sandbox/events';
 const contact = `sha256:${createHash('sha256').update('someone').digest('hex')}`;
 
 describe.each(BACKENDS)('POST /sandbox/events on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let owner: Tenant;
   let reader: Tenant;
   const taken = new Map<string, () => Promise<StoredEvent[]>>();
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, { extra: { sandboxRoutes: true } });
     owner = await createTenant(service.ctx);
     // The issue's key: a member of the same kind of workspace whose key only reads contacts.
@@ -45,7 +44,6 @@ describe.each(BACKENDS)('POST /sandbox/events on $name', (backend) => {
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const stored = async (workspaceId: string) =>

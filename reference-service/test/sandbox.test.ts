@@ -3,19 +3,17 @@ import { operations } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAdminCommand, startAdminSocket } from '../src/features/sandbox/admin-socket.js';
 import { SANDBOX_EMAIL } from '../src/features/sandbox/seed.js';
-import type { OpenedStore } from '../src/store/open.js';
-import { BACKENDS } from './support/backends.js';
 import { call, expectRefusal, startTestService, type TestService } from './support/harness.js';
 import { initialisedDataDir } from './support/pglite-snapshot.js';
+import { useStore } from './support/service-lifecycle.js';
 
 describe('the sandbox and its admin commands', () => {
-  let store: OpenedStore;
+  const store = useStore();
   let service: TestService;
   let socket: Server;
   let dataDir: string;
 
   beforeAll(async () => {
-    store = await BACKENDS[0]!.open();
     service = await startTestService(store);
     dataDir = await initialisedDataDir('svc-admin-');
     socket = await startAdminSocket(service.ctx, dataDir);
@@ -23,7 +21,6 @@ describe('the sandbox and its admin commands', () => {
   afterAll(async () => {
     await new Promise((resolve) => socket?.close(resolve));
     await service?.close();
-    await store?.close();
   });
 
   const admin = async (command: string, ...args: string[]) => {

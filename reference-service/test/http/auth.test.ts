@@ -2,7 +2,6 @@ import { buildOpenApiDocument, defineOperation, type Operation, operations } fro
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/domain/totp.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import {
   call,
@@ -12,21 +11,20 @@ import {
   TEST_PASSWORD,
   type TestService,
 } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 const WEBHOOKS = '/v1/workspace/webhooks';
 const HOOK = { url: 'https://hooks.example.com/in' };
 
 describe.each(BACKENDS)('authentication and policy on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store);
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   it('answers 401 without any credential', async () => {
@@ -372,17 +370,15 @@ const unserved = defineOperation({
 });
 
 describe('the rest of the surface', () => {
-  let store: OpenedStore;
+  const store = useStore();
   let service: TestService;
   beforeAll(async () => {
-    store = await BACKENDS[0]!.open();
     service = await startTestService(store, {
       extra: { extraOperations: { testUnserved: unserved as Operation } },
     });
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   it('serves the contract’s OpenAPI document', async () => {

@@ -8,22 +8,20 @@ import {
 import { EVENT_TYPES } from '@svc-kit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentTotp } from '../../src/domain/totp.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { createTenant, startTestService, type TestService } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 /** The published typed client against the real server: the contract, client and service agree. */
 describe.each(BACKENDS)('the typed client against the service on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store);
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const keyClient = (apiKey: string) =>

@@ -1,9 +1,8 @@
 import { defineOperation, type Operation } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationHandler } from '../../src/http/operations.js';
-import type { OpenedStore } from '../../src/store/open.js';
-import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, expectRefusal, startTestService, type TestService } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 /** A test-only operation whose handler fails the way a bug would. */
 const crash = defineOperation({
@@ -23,10 +22,9 @@ const crash = defineOperation({
 });
 
 describe('an unexpected failure', () => {
-  let store: OpenedStore;
+  const store = useStore();
   let service: TestService;
   beforeAll(async () => {
-    store = await BACKENDS[0]!.open();
     service = await startTestService(store, {
       extra: {
         extraOperations: { testCrash: crash as Operation },
@@ -43,7 +41,6 @@ describe('an unexpected failure', () => {
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   it('answers 500 with the error body, tells the caller nothing of the cause, and logs it under the request id', async () => {

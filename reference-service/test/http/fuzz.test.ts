@@ -1,22 +1,20 @@
 import { errorBodySchema, operations } from '@svc-kit/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
-import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 /**
  * Arbitrary JSON (and arbitrary text) thrown at every webhook operation: each answer is either the
  * operation's success or a 400 with the error body. Never a 500, never a hang.
  */
 describe('webhook operations under arbitrary input', () => {
-  let store: OpenedStore;
+  const store = useStore();
   let service: TestService;
   let tenant: Tenant;
   let endpointId: string;
 
   beforeAll(async () => {
-    store = await BACKENDS[0]!.open();
     service = await startTestService(store);
     tenant = await createTenant(service.ctx);
     const created = await call(service, 'POST', '/v1/workspace/webhooks', {
@@ -27,7 +25,6 @@ describe('webhook operations under arbitrary input', () => {
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const bodies = fc.oneof(

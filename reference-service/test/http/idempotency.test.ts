@@ -5,10 +5,10 @@ import * as z from 'zod/mini';
 import { ServiceError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import type { OperationHandler } from '../../src/http/operations.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity, listIdentities } from '../../src/store/queries/identities.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, expectRefusal, startTestService, type TestService } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 /**
  * A test-only operation flagged idempotent, registered through the same table mechanism as the contract's
@@ -44,11 +44,10 @@ const handler: OperationHandler<typeof testCreate> = async ({ db, workspace, par
 };
 
 describe.each(BACKENDS)('Idempotency-Key on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, {
       extra: {
         extraOperations: { testIdempotentCreate: testCreate as Operation },
@@ -60,7 +59,6 @@ describe.each(BACKENDS)('Idempotency-Key on $name', (backend) => {
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const post = (key: string, slug: string, body: unknown, idempotencyKey?: string) =>

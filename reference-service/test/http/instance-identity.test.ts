@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { verifyCard } from '../../src/peer/card.js';
 import { ensureIdentityKey } from '../../src/peer/own-identity.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { BACKENDS } from '../support/backends.js';
 import {
@@ -15,6 +14,7 @@ import {
   type TestService,
 } from '../support/harness.js';
 import { rawCall } from '../support/raw-call.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 const WEBHOOKS = '/v1/workspace/webhooks';
 const HOOK = { url: 'https://hooks.example.com/h', events: ['message.received'] };
@@ -29,18 +29,16 @@ const SPOOFED_HOST = {
 };
 
 describe.each(BACKENDS)('the instance’s identity comes from configuration, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let tenant: Tenant;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store);
     tenant = await createTenant(service.ctx);
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   it('signs cards naming its own endpoint, whatever Host or forwarded headers say', async () => {
@@ -90,13 +88,12 @@ describe.each(BACKENDS)('the instance’s identity comes from configuration, on 
 });
 
 describe.each(BACKENDS)('the cross-site rule for session calls, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let tenant: Tenant;
   let endpointId: string;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store);
     tenant = await createTenant(service.ctx);
     // createWebhook needs a step-up, so a session (the harness shows the service's origin).
@@ -108,7 +105,6 @@ describe.each(BACKENDS)('the cross-site rule for session calls, on $name', (back
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const endpointRow = async () =>

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGINS_PER_ACCOUNT, SESSIONS_PER_MEMBER } from '../../src/domain/sign-in-limits.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, startTestService, type TestService } from '../support/harness.js';
 import { expectRateLimited, type RawAnswer, rawCall } from '../support/raw-call.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 // Issue 40, item 1: right passwords were never limited (their tokens were given back), so one tenant
 // looping on its own log-in ran scrypt as fast as the cores allowed and wrote a 12-hour session each time.
@@ -12,16 +12,14 @@ import { expectRateLimited, type RawAnswer, rawCall } from '../support/raw-call.
 const clock = { at: Date.now(), now: () => clock.at };
 
 describe.each(BACKENDS)('the log-in budget of one account, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, { now: clock.now });
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const login = (email: string, password: string, localAddress = '127.0.60.1') =>

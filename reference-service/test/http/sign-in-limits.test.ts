@@ -7,6 +7,7 @@ import { type OpenedStore, openStore } from '../../src/store/open.js';
 import { BACKENDS, createEmptyPostgres } from '../support/backends.js';
 import { call, createTenant, expectRefusal, startTestService, type TestService } from '../support/harness.js';
 import { expectRateLimited, rawCall } from '../support/raw-call.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 const STEP_UP = '/v1/sessions/step-up';
 const LOGIN = '/v1/sessions';
@@ -27,16 +28,14 @@ function wrongCode(secret: string, now: number): string {
 const fakeKey = () => `svc_${randomBytes(8).toString('hex')}_${randomBytes(32).toString('hex')}`;
 
 describe.each(BACKENDS)('guessing limits of sign-in, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, { now: clock.now });
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const stepUp = (cookie: string, code: string) =>
@@ -167,16 +166,14 @@ describe.each(BACKENDS)('guessing limits of sign-in, on $name', (backend) => {
 });
 
 describe('behind a trusted proxy', () => {
-  let store: OpenedStore;
+  const store = useStore();
   let service: TestService;
 
   beforeAll(async () => {
-    store = await BACKENDS[0]!.open();
     service = await startTestService(store, { extra: { trustedProxies: ['127.0.0.1'] } });
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   it('counts the client the proxy names, and only a listed proxy is believed', async () => {

@@ -1,24 +1,22 @@
 import { FAILURES_BEFORE_PAUSE, operations } from '@svc-kit/contract';
 import { EVENT_TYPES, RESERVED_EVENT_TYPES } from '@svc-kit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { endpointRow, insertDelivery } from '../support/endpoints.js';
 import { call, createTenant, expectRefusal, startTestService, type TestService } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 const WEBHOOKS = '/v1/workspace/webhooks';
 
 describe.each(BACKENDS)('webhook operations on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store);
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   async function create(cookie: string, body: unknown) {
@@ -459,13 +457,7 @@ describe.each(BACKENDS)('webhook operations on $name', (backend) => {
 });
 
 describe('the sandbox localhost opt-in', () => {
-  let store: OpenedStore;
-  beforeAll(async () => {
-    store = await BACKENDS[0]!.open();
-  });
-  afterAll(async () => {
-    await store?.close();
-  });
+  const store = useStore();
 
   it('admits http://localhost and 127.0.0.1 only when opted in', async () => {
     const strict = await startTestService(store);

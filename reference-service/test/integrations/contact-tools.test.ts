@@ -1,9 +1,9 @@
 import { APIError } from '@svc-kit/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, eventsFrom, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
 import type { StoredEvent } from '../support/endpoints.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { integrationEvents, startIntegrationInstance } from './support.js';
 import { startStreamableUpstream, type Upstream } from './upstreams.js';
 
@@ -23,7 +23,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: number; cod
  */
 describe.each(BACKENDS)('contact tools served from an integration on $name', (backend) => {
   const clock = new TestClock();
-  let stores: OpenedStore[] = [];
+  const stores = [useStore(backend), useStore(backend)];
   let one: Instance & { logs(): string };
   let two: Instance;
   let upstream: Upstream;
@@ -36,7 +36,6 @@ describe.each(BACKENDS)('contact tools served from an integration on $name', (ba
   const pause = () => clock.advance(2000);
 
   beforeAll(async () => {
-    stores = [await backend.open(), await backend.open()];
     one = await startIntegrationInstance(stores[0]!, clock, { allowLocalhost: true });
     two = await startIntegrationInstance(stores[1]!, clock, { allowLocalhost: false });
     upstream = await startStreamableUpstream({ header: 'X-Api-Key', value: SECRET });
@@ -50,7 +49,6 @@ describe.each(BACKENDS)('contact tools served from an integration on $name', (ba
     await one?.close();
     await two?.close();
     await upstream?.close();
-    for (const store of stores) await store.close();
   });
 
   it('connects, exposes, lets a contact list and call, and follows exposure changes at once', async () => {

@@ -1,10 +1,10 @@
 import { errorBodySchema, operations } from '@svc-kit/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { call } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { startIntegrationInstance } from './support.js';
 import { startStreamableUpstream, type Upstream } from './upstreams.js';
 
@@ -13,7 +13,7 @@ import { startStreamableUpstream, type Upstream } from './upstreams.js';
  * 400 with the error body, never a 500; the exposure stays readable and schema-valid afterwards.
  */
 describe.each(BACKENDS)('integration operations under arbitrary input on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let one: Instance;
   let upstream: Upstream;
   let alice: Party;
@@ -21,7 +21,6 @@ describe.each(BACKENDS)('integration operations under arbitrary input on $name',
 
   beforeAll(async () => {
     upstream = await startStreamableUpstream();
-    store = await backend.open();
     one = await startIntegrationInstance(store, clock, { allowLocalhost: false });
     alice = await createParty(one, 'alice');
     // Stored directly: this instance refuses loopback upstreams, and nothing here needs to reach one.
@@ -36,7 +35,6 @@ describe.each(BACKENDS)('integration operations under arbitrary input on $name',
   afterAll(async () => {
     await one?.close();
     await upstream?.close();
-    await store?.close();
   });
 
   const extra = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });

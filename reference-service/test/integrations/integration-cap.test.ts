@@ -1,26 +1,23 @@
 import { MAX_INTEGRATIONS_PER_IDENTITY } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { call, expectRefusal } from '../support/harness.js';
-import { openMemoryStore } from '../support/pglite-snapshot.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { startIntegrationInstance } from './support.js';
 
 /** Attack finding F24 (its smaller half): each integration created makes outbound requests; they are capped. */
 describe('integrations per identity', () => {
   const clock = new TestClock();
-  let store: OpenedStore;
+  const store = useStore();
   let one: Instance;
   let eve: Party;
 
   beforeAll(async () => {
-    store = await openMemoryStore();
     one = await startIntegrationInstance(store, clock, { allowLocalhost: true });
     eve = await createParty(one, 'eve');
   });
   afterAll(async () => {
     await one?.close();
-    await store?.close();
   });
 
   it(`are capped at ${MAX_INTEGRATIONS_PER_IDENTITY}; deleting one makes room`, {

@@ -5,11 +5,11 @@ import {
   setBindingCookie,
   stateBinding,
 } from '../../src/features/integrations/oauth-binding.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { call } from '../support/harness.js';
 import { rawCall } from '../support/raw-call.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { startIntegrationInstance } from './support.js';
 import { type OAuthUpstream, startOAuthUpstream } from './upstreams.js';
 
@@ -23,21 +23,19 @@ describe.each(BACKENDS)(
   'the OAuth callback completes a ceremony only in the browser that started it, on $name',
   (backend) => {
     const clock = new TestClock();
-    let store: OpenedStore;
+    const store = useStore(backend);
     let one: Instance;
     let upstream: OAuthUpstream;
     let eve: Party;
 
     beforeAll(async () => {
       upstream = await startOAuthUpstream();
-      store = await backend.open();
       one = await startIntegrationInstance(store, clock, { allowLocalhost: true });
       eve = await createParty(one, 'eve');
     });
     afterAll(async () => {
       await one?.close();
       await upstream?.close();
-      await store?.close();
     });
 
     /** A browser at the upstream's consent page: the redirect back to our callback. */

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAUTH_BINDING_COOKIE, stateBinding } from '../../src/features/integrations/oauth-binding.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, eventsFrom, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
 import type { StoredEvent } from '../support/endpoints.js';
 import { call, expectRefusal } from '../support/harness.js';
 import { rawCall } from '../support/raw-call.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { integrationEvents, startIntegrationInstance } from './support.js';
 import { type OAuthUpstream, startOAuthUpstream } from './upstreams.js';
 
@@ -27,7 +27,7 @@ async function consent(
 
 describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
   const clock = new TestClock();
-  let stores: OpenedStore[] = [];
+  const stores = [useStore(backend), useStore(backend)];
   let one: Instance & { logs(): string };
   let two: Instance;
   let upstream: OAuthUpstream;
@@ -37,7 +37,6 @@ describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
 
   beforeAll(async () => {
     upstream = await startOAuthUpstream();
-    stores = [await backend.open(), await backend.open()];
     one = await startIntegrationInstance(stores[0]!, clock, { allowLocalhost: true });
     two = await startIntegrationInstance(stores[1]!, clock, { allowLocalhost: false });
     alice = await createParty(one, 'alice');
@@ -50,7 +49,6 @@ describe.each(BACKENDS)('an upstream behind OAuth on $name', (backend) => {
     await one?.close();
     await two?.close();
     await upstream?.close();
-    for (const store of stores) await store.close();
   });
 
   it('discovers, registers, runs PKCE through the callback, stores sealed tokens and uses them', async () => {

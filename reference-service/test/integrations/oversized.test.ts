@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CATALOG_BOUNDS } from '../../src/features/integrations/rules.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/features/integrations/settings.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { startIntegrationInstance } from './support.js';
 import {
   describedTools,
@@ -57,20 +57,18 @@ async function startHugeMetadataUpstream(bytes: number): Promise<{ url: string; 
 
 describe.each(BACKENDS)('answers and catalogs read from upstreams are bounded on $name', (backend) => {
   const clock = new TestClock();
-  let store: OpenedStore;
+  const store = useStore(backend);
   let one: Instance;
   let alice: Party;
   const upstreams: { close(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    store = await backend.open();
     one = await startIntegrationInstance(store, clock, { allowLocalhost: true });
     alice = await createParty(one, 'alice');
   });
   afterAll(async () => {
     await one?.close();
     for (const upstream of upstreams) await upstream.close();
-    await store?.close();
   });
 
   const started = async <U extends { close(): Promise<void> }>(upstream: Promise<U>): Promise<U> => {

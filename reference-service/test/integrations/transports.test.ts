@@ -1,9 +1,9 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, expectRefusal } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { startIntegrationInstance } from './support.js';
 import { startSseUpstream, startStreamableUpstream, type Upstream } from './upstreams.js';
 
@@ -18,20 +18,18 @@ async function closedPort(): Promise<number> {
 
 describe.each(BACKENDS)('integration transports, catalogue and validation on $name', (backend) => {
   const clock = new TestClock();
-  let store: OpenedStore;
+  const store = useStore(backend);
   let sse: Upstream;
   let streamable: Upstream;
   let one: Instance;
   let alice: Party;
   let bob: Party;
-  let peerStore: OpenedStore;
+  const peerStore = useStore(backend);
   let two: Instance;
 
   beforeAll(async () => {
     sse = await startSseUpstream();
     streamable = await startStreamableUpstream();
-    store = await backend.open();
-    peerStore = await backend.open();
     one = await startIntegrationInstance(store, clock, {
       allowLocalhost: true,
       catalogue: {
@@ -49,8 +47,6 @@ describe.each(BACKENDS)('integration transports, catalogue and validation on $na
     await two?.close();
     await sse?.close();
     await streamable?.close();
-    await store?.close();
-    await peerStore?.close();
   });
 
   it('connects an SSE upstream and forwards a contact’s call over it', async () => {

@@ -3,17 +3,17 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { DEFAULT_RETENTION, startRetention } from '../../src/ops/retention.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { insertEndpoint, newEndpointRow } from '../../src/store/queries/webhook-endpoints.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, startTestService, type Tenant, type TestService } from '../support/harness.js';
 import { addIdentity } from '../support/identity.js';
 import { lineSink } from '../support/line-sink.js';
+import { useStore } from '../support/service-lifecycle.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 describe.each(BACKENDS)('retention on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: TestService;
   let tenant: Tenant;
   /** The service's clock: real time moved by `offset`, so that data can be written as if long ago. */
@@ -21,7 +21,6 @@ describe.each(BACKENDS)('retention on $name', (backend) => {
   const now = () => Date.now() + offset;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startTestService(store, {
       now,
       extra: { sandboxRoutes: true, sandboxEventBudget: false },
@@ -31,7 +30,6 @@ describe.each(BACKENDS)('retention on $name', (backend) => {
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const count = async (sql: string, params: unknown[] = []) =>

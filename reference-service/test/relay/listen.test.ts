@@ -5,7 +5,6 @@ import { createServer as createHttpServer, type IncomingHttpHeaders, type Server
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
 import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
 import {
   createDeliveryTenant,
@@ -17,12 +16,13 @@ import {
 } from '../delivery/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, type Tenant } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { type CliProcess, cliOnce, freePort, listenerOf, runCli, startRelayService } from './support.js';
 
 type RelayService = Awaited<ReturnType<typeof startRelayService>>;
 
 describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: RelayService;
   let tenant: Tenant & { slug: string };
   const running: CliProcess[] = [];
@@ -30,7 +30,6 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
   const env = (on: RelayService = service) => ({ SVC_API_KEY: tenant.key, SVC_BASE_URL: on.baseUrl });
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startRelayService(store, { soleInstance: backend.name === 'pglite' });
   });
   afterEach(async () => {
@@ -42,7 +41,6 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   async function listen(forwardTo: string, extra: string[] = [], on: RelayService = service) {
@@ -287,10 +285,9 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
   // The relay's periodic check far off: a stream that ends within a test's time was ended by the
   // database's announcement of the change (features/listen/credential-watch.ts).
   describe('with the periodic check ten minutes away', () => {
-    let watchedStore: OpenedStore;
+    const watchedStore = useStore(backend);
     let watched: RelayService;
     beforeAll(async () => {
-      watchedStore = await backend.open();
       watched = await startRelayService(watchedStore, {
         soleInstance: backend.name === 'pglite',
         streamCheckMs: 10 * 60_000,
@@ -298,7 +295,6 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
     });
     afterAll(async () => {
       await watched?.close();
-      await watchedStore?.close();
     });
 
     it('stops with the reason as soon as its key is revoked, and the service closes the listener', async () => {

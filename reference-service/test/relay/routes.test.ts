@@ -1,23 +1,21 @@
 // The relay's own routes refuse what they must, in the spec's error body, and change nothing when they do.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_LISTENERS } from '../../src/features/listen/routes.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { createDeliveryTenant } from '../delivery/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, expectRefusal } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { startRelayService } from './support.js';
 
 describe.each(BACKENDS)('relay routes on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: Awaited<ReturnType<typeof startRelayService>>;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startRelayService(store, { soleInstance: backend.name === 'pglite' });
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   /** Live listeners of the workspace, straight from the database. */

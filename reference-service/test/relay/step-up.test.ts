@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { call, createTenant, expectRefusal } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { until } from '../support/until.js';
 import { startRelayService } from './support.js';
 
@@ -12,16 +12,14 @@ import { startRelayService } from './support.js';
  * (what the CLI uses) are unchanged.
  */
 describe.each(BACKENDS)('the relay asks a session of a member with MFA to step up, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let service: Awaited<ReturnType<typeof startRelayService>>;
 
   beforeAll(async () => {
-    store = await backend.open();
     service = await startRelayService(store, { soleInstance: backend.name === 'pglite' });
   });
   afterAll(async () => {
     await service?.close();
-    await store?.close();
   });
 
   const listeners = (workspaceId: string) =>

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/store/db.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { claimDeliveries } from '../../src/store/queries/deliveries-claim.js';
 import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
 const box = createSecretBox(randomBytes(32));
@@ -63,14 +63,8 @@ function claimAt(now: number, limit = 10) {
 }
 
 describe.each(BACKENDS)('the claim and the delivery pace, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
 
-  beforeAll(async () => {
-    store = await backend.open();
-  });
-  afterAll(async () => {
-    await store?.close();
-  });
   // Each test's rows only: a row left pending by one would be due in the next.
   beforeEach(async () => {
     await store.db.query('DELETE FROM webhook_deliveries');

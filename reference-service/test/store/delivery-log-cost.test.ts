@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/store/db.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { claimDeliveries, recordSuccesses } from '../../src/store/queries/deliveries-claim.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { seedWorkspace } from '../support/workspaces.js';
 
 const WORKER = 'wkr_cost';
@@ -88,11 +88,10 @@ async function fewestPagesToLogOne(db: Queryable, workspaceId: string): Promise<
 }
 
 describe.each(BACKENDS)('the success log on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let workspaceId: string;
 
   beforeAll(async () => {
-    store = await backend.open();
     workspaceId = await seedWorkspace(store.db, { createdAt: Date.now() - 60_000 });
     await seedActiveEndpoint(
       store.db,
@@ -100,9 +99,6 @@ describe.each(BACKENDS)('the success log on $name', (backend) => {
       workspaceId,
       'https://hooks.example.com/',
     );
-  });
-  afterAll(async () => {
-    await store?.close();
   });
 
   // Before PostgreSQL 18 a SQL function's statement is parsed and planned at every call: on the worker's hot
