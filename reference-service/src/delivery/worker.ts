@@ -111,7 +111,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       const room = concurrency - inFlight;
       if (!running || room < 1) return;
       const claimedAt = now();
-      const { rows, heldBack, dueAt } = await claimDeliveries(db, {
+      const { rows, heldBack, dueAt, unsettled } = await claimDeliveries(db, {
         limit: room,
         workerId: id,
         now: claimedAt,
@@ -123,8 +123,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       // Dialled even when the worker stopped meanwhile: `stop` waits for them as for any attempt in flight.
       for (const claimed of withSecrets(secretBox, rows, claimedAt)) launch(claimed);
       if (dueAt !== undefined && running) due.at(dueAt);
-      // Short: what was held back waits for room, which an attempt's logged outcome makes (`launch`).
-      if (rows.length < room) {
+      // Short: what was held back waits for room, which an attempt's logged outcome makes (`launch`). Rows
+      // left to settle are claimed again at once, a batch per claim: what others sent meanwhile goes first.
+      if (rows.length < room && !unsettled) {
         drained = !heldBack;
         return;
       }

@@ -492,16 +492,19 @@ BEGIN
       LEFT JOIN busy be ON be.endpoint_id = e.id
       LEFT JOIN busy_workspaces bw ON bw.workspace_id = e.workspace_id
   ),
-  -- Those with rows to take now: settled ones, and dialled ones with a row due and room left.
+  -- Those with rows to take now: settled ones, and dialled ones with a row due and room left. `settle` is
+  -- each settled endpoint's share of the claim's settling: together they settle about `p_limit` rows.
   targets AS MATERIALIZED (
-    SELECT f.*, count(*) OVER () AS open FROM fates f
+    SELECT f.*, count(*) OVER () AS open,
+           GREATEST(1, p_limit / NULLIF(count(*) FILTER (WHERE f.state <> 'dial') OVER (), 0)) AS settle
+      FROM fates f
      WHERE f.state <> 'dial' OR (f.due_at <= p_now AND f.room > 0 AND f.workspace_room > 0)
   ),
   -- Each such endpoint's pending rows in the index's order (due now first): a dialled endpoint's only up to
   -- now, no more than its room and its workspace's, nor than its share of the claim, so that one tenant
-  -- cannot take a whole claim while others wait. Settled rows go in batches of the claim's size.
+  -- cannot take a whole claim while others wait. Settled rows share one batch of the claim's size.
   picked AS (
-    SELECT r.*, t.state FROM targets t
+    SELECT r.*, t.state, t.settle FROM targets t
      CROSS JOIN LATERAL (
        SELECT d.id, d.event_id, d.event_type, d.endpoint_id, d.workspace_id, d.created_at
          FROM webhook_deliveries d
@@ -509,7 +512,7 @@ BEGIN
           AND coalesce(d.next_attempt_at, 0) <= CASE WHEN t.state = 'dial' THEN p_now
                                                      ELSE 9223372036854775807 END
         ORDER BY coalesce(d.next_attempt_at, 0), d.created_at, d.id
-        LIMIT CASE WHEN t.state <> 'dial' THEN p_limit
+        LIMIT CASE WHEN t.state <> 'dial' THEN t.settle
                    ELSE LEAST(t.room, t.workspace_room, GREATEST(1, p_limit / t.open)) END
         FOR UPDATE SKIP LOCKED
      ) r
@@ -563,6 +566,11 @@ BEGIN
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'capped', NULL
    WHERE EXISTS (SELECT FROM fates f
                   WHERE f.state = 'dial' AND f.due_at <= p_now AND (f.room <= 0 OR f.workspace_room <= 0))
+  UNION ALL
+  -- A settled endpoint that gave its whole share may have more rows to settle: claim again at once.
+  SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'unsettled', NULL
+   WHERE EXISTS (SELECT FROM picked p WHERE p.state <> 'dial'
+                  GROUP BY p.endpoint_id, p.settle HAVING count(*) >= p.settle)
   UNION ALL
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'unvisited', NULL
    WHERE (SELECT max(w.visited - w.due) FROM pending_endpoints w) >= 256

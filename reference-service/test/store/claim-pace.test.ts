@@ -86,7 +86,7 @@ describe.each(BACKENDS)('the claim and the delivery pace, on $name', (backend) =
     expect(first.rows.map((row) => row.id)).toEqual(now);
     // Nothing more is due: nothing is held back, and the claim says when the first row left falls due.
     const second = await claimDeliveries(store.db, claimAt(NOW));
-    expect(second).toEqual({ rows: [], heldBack: false, dueAt: NOW + 1_100 });
+    expect(second).toEqual({ rows: [], heldBack: false, dueAt: NOW + 1_100, unsettled: false });
 
     const third = await claimDeliveries(store.db, claimAt(NOW + 1_250));
     expect(third.rows.map((row) => row.id)).toEqual(later.slice(0, 2));
@@ -114,6 +114,7 @@ describe.each(BACKENDS)('the claim and the delivery pace, on $name', (backend) =
       rows: [],
       heldBack: false,
       dueAt: NOW + 60_050,
+      unsettled: false,
     });
   });
 
@@ -127,11 +128,50 @@ describe.each(BACKENDS)('the claim and the delivery pace, on $name', (backend) =
     expect(await setWorkspaceFlag(store.db, off.workspaceId, 'webhooks_enabled', false)).toBe(true);
 
     const claim = await claimDeliveries(store.db, claimAt(NOW));
-    expect(claim).toEqual({ rows: [], heldBack: false, dueAt: undefined });
+    expect(claim).toEqual({ rows: [], heldBack: false, dueAt: undefined, unsettled: false });
     const left = await store.db.query<{ endpoint_id: string; status: string; n: number }>(
       'SELECT endpoint_id, status, count(*)::int AS n FROM webhook_deliveries GROUP BY endpoint_id, status',
     );
     expect(left).toEqual([{ endpoint_id: paused.endpointId, status: 'not_sent_paused', n: 3 }]);
+  });
+
+  // PGlite runs one statement at a time: a claim that settled `limit` rows of every paused endpoint it
+  // visited (up to 512 of them) updated 65,536 rows in one statement, seconds during which every tenant's
+  // reads waited. The settled endpoints now share one batch, and the claim says when more are left.
+  it('settles about one claim of rows however many endpoints are paused, and says when more are left', async () => {
+    const endpoints = 12;
+    const perEndpoint = 50;
+    const limit = 24;
+    for (let i = 0; i < endpoints; i++) {
+      const { workspaceId, endpointId } = await endpointOfNewWorkspace();
+      // Half of them due at once, half paced for later: both are settled whatever their due time.
+      const due = i % 2 === 0 ? null : { from: NOW + 60_000, stepMs: 50 };
+      await queue(store.db, workspaceId, endpointId, perEndpoint, due);
+      await store.db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [endpointId]);
+    }
+    const settledSoFar = async () => {
+      const [row] = await store.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'not_sent_paused'`,
+      );
+      return row?.n ?? 0;
+    };
+
+    let claims = 0;
+    let before = 0;
+    for (;;) {
+      const claim = await claimDeliveries(store.db, claimAt(NOW, limit));
+      claims++;
+      const after = await settledSoFar();
+      // Before the fix the first claim settled `limit` rows of each endpoint: 288.
+      expect(after - before).toBeLessThanOrEqual(Math.max(limit, endpoints));
+      expect(claim.rows).toEqual([]);
+      before = after;
+      if (!claim.unsettled) break;
+      expect(claims).toBeLessThan(100);
+    }
+    expect(before).toBe(endpoints * perEndpoint);
+    // Each claim but the last settled a whole batch.
+    expect(claims).toBeLessThanOrEqual(Math.ceil((endpoints * perEndpoint) / limit) + 1);
   });
 
   /** The pages a claim reads and writes that takes one row due now beside the endpoint's rows due later. */

@@ -33,6 +33,11 @@ export interface Claim {
   heldBack: boolean;
   /** The earliest time (`now`'s clock) a row this claim saw but left for its pace becomes due, if any. */
   dueAt: number | undefined;
+  /**
+   * Rows of paused or removed endpoints (or of a workspace whose webhooks are off) may be left to settle:
+   * each claim settles one batch of them, so that no claim is a long statement. Claim again at once.
+   */
+  unsettled: boolean;
 }
 
 /**
@@ -42,14 +47,14 @@ export interface Claim {
  * for no more rows than it has free slots, so every `sending` row is on the wire or being logged.
  *
  * The statement is the database function `claim_webhook_deliveries` (its current definition is migration
- * 0023): one round trip, because a claim is on the delivery path of every event. Claims take turns across
+ * 0024): one round trip, because a claim is on the delivery path of every event. Claims take turns across
  * instances and count the rows in flight per endpoint and per workspace; those at `caps` are passed over.
  * Each endpoint with pending rows (one index probe each) gives its oldest rows due by `now` (the pace the
  * fan-out wrote in `next_attempt_at`), no more than its room and its share of the claim, and the oldest
  * of those up to `limit` are taken. It also settles the picked rows whose endpoint is no longer dialled
  * (paused or removed: a status of their own, no answer fields; webhooks switched off: deleted), whatever
- * their due time. `liveSince` is the lease: an older `sending` row belongs to a dead worker and is not
- * counted.
+ * their due time: about `limit` of them in all, `unsettled` when more may be left. `liveSince` is the
+ * lease: an older `sending` row belongs to a dead worker and is not counted.
  */
 export async function claimDeliveries(
   db: Queryable,
@@ -82,13 +87,15 @@ export async function claimDeliveries(
   const rows: ClaimedDelivery[] = [];
   let heldBack = false;
   let dueAt: number | undefined;
+  let unsettled = false;
   for (const { verdict, due_at, ...row } of picked) {
     if (verdict === 'dial') rows.push(row);
+    else if (verdict === 'unsettled') unsettled = true;
     else if (verdict === 'deferred' || verdict === 'capped' || verdict === 'unvisited') heldBack = true;
     else if (verdict === 'later' && due_at !== null) dueAt = due_at;
   }
   // A workspace's share of a claim is bounded: whoever took rows may find more.
-  return { rows, heldBack: heldBack || rows.length > 0, dueAt };
+  return { rows, heldBack: heldBack || rows.length > 0, dueAt, unsettled };
 }
 
 export interface AttemptResult {
