@@ -1,11 +1,11 @@
 import { NOT_SENT_PAUSED } from '@svc-kit/contract';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
-import type { OpenedStore } from '../../src/store/open.js';
 import { BACKENDS } from '../support/backends.js';
 import { seedActiveEndpoint } from '../support/endpoints.js';
 import { testContext } from '../support/harness.js';
+import { useStore } from '../support/service-lifecycle.js';
 import { seedWorkspace } from '../support/workspaces.js';
 import { eventually } from './support.js';
 
@@ -16,15 +16,11 @@ const SLOTS = 8;
 // statement that every tenant's reads wait behind on PGlite. The worker claims again at once while rows are
 // left to settle: with a poll too slow to help, the whole backlog is still settled, a batch per claim.
 describe.each(BACKENDS)('a paused endpoint with a backlog, on $name', (backend) => {
-  let store: OpenedStore;
+  const store = useStore(backend);
   let delivery: RunningDelivery | undefined;
-
-  beforeAll(async () => {
-    store = await backend.open();
-  });
+  // Registered after the store's own hooks, so it runs first: the worker stops before the store closes.
   afterAll(async () => {
     await delivery?.stop();
-    await store?.close();
   });
 
   it('has its backlog settled a batch per claim, without waiting for the poll', async () => {
