@@ -22,7 +22,7 @@ import {
   touchListeners,
 } from '../../store/queries/listeners.js';
 import { insertEndpoint, newEndpointRow, removeEndpoint } from '../../store/queries/webhook-endpoints.js';
-import { newSigningSecret } from '../webhooks/service.js';
+import { newSigningSecret, spendEndpointCreation } from '../webhooks/service.js';
 import { CredentialWatch } from './credential-watch.js';
 import { holdAndSupervise } from './stream-supervision.js';
 
@@ -120,6 +120,7 @@ async function openListener(
         `a workspace may have ${MAX_LISTENERS} listeners at once; stop one (Ctrl-C) or wait for an abandoned one to be removed`,
       );
     }
+    await spendEndpointCreation(tx, workspaceId, now);
     await insertEndpoint(tx, row);
     await touchListeners(tx, [id], now);
   });

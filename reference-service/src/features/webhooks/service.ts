@@ -12,7 +12,9 @@ import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { localTargetHint } from '../../domain/local-targets.js';
+import { guessBucket } from '../../domain/sign-in-limits.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
+import { countRefusal } from '../../http/sign-in-guard.js';
 import type { Db, Queryable } from '../../store/db.js';
 import {
   insertEndpoint,
@@ -20,7 +22,7 @@ import {
   newEndpointRow,
   rotateEndpointSecret,
 } from '../../store/queries/webhook-endpoints.js';
-import { eventFilter, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
+import { ENDPOINTS_CREATED, eventFilter, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
 
 export type WebhooksDeps = Pick<
   ServiceContext,
@@ -66,6 +68,7 @@ export async function createEndpoint(
     const liveUrls = await liveEndpointUrlsLocked(tx, workspaceId);
     const capped = endpointCapRefusal(liveUrls.length) ?? hostCapRefusal(row.url, liveUrls);
     if (capped) throw new ServiceError('forbidden', capped);
+    await spendEndpointCreation(tx, workspaceId, now);
     await insertEndpoint(tx, row);
   });
   return { record, secret };
@@ -84,4 +87,9 @@ export async function rotateSecret(
   const row = await rotateEndpointSecret(db, workspaceId, id, sealed, now + ROTATION_OVERLAP_MS, now);
   if (!row || row.rotating_until === null) throw notFound();
   return { secret, previousAcceptedUntil: row.rotating_until };
+}
+
+/** One of the workspace's new endpoints and listeners (`ENDPOINTS_CREATED`), in the creating transaction. */
+export async function spendEndpointCreation(tx: Queryable, workspaceId: string, now: number): Promise<void> {
+  await countRefusal(tx, guessBucket('endpoints-created', workspaceId), ENDPOINTS_CREATED, now);
 }
