@@ -25,7 +25,7 @@ import {
 } from '../../store/queries/integrations.js';
 import type { Identity } from '../shared/identity.js';
 import { integrationRecord, recordEvent } from './records.js';
-import { authBinding, type IntegrationService, type Refreshed } from './service.js';
+import { authBinding, type IntegrationService, type Refreshed, spendExchange } from './service.js';
 import { OverBound } from './upstream-failure.js';
 
 /**
@@ -104,6 +104,7 @@ export async function createIntegrationFor(
     }
     const capped = integrationCapRefusal(await countIntegrationsLocked(tx, identity.id));
     if (capped) throw new ServiceError('forbidden', capped);
+    await spendExchange(tx, identity.workspace_id, now);
     await insertIntegration(tx, row);
   });
   // The row must exist while the upstream is tried (an OAuth ceremony keeps its state in it), but the

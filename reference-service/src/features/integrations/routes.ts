@@ -13,7 +13,7 @@ import { createIntegrationFor } from './create.js';
 import { startAuthorization } from './oauth-ceremony.js';
 import { integrationRecord, recordEvent } from './records.js';
 import { catalogOf, entriesOf, staleTools } from './rules.js';
-import type { IntegrationService } from './service.js';
+import { type IntegrationService, spendExchange } from './service.js';
 
 /** The identity of the path and its integration `name`, read locked when asked. */
 async function integrationAt(
@@ -52,7 +52,7 @@ export function integrationRoutes(service: IntegrationService) {
     },
     authorizeIntegration: {
       transaction: 'own',
-      run: async ({ db, workspace, params, body }) => {
+      run: async ({ db, workspace, params, body, now }) => {
         const { row } = await integrationAt(db, workspace.id, params);
         if (row.auth_enc !== null) {
           throw new ServiceError(
@@ -60,6 +60,7 @@ export function integrationRoutes(service: IntegrationService) {
             'this integration uses a static credential; delete it and connect it again to use OAuth',
           );
         }
+        await spendExchange(db, workspace.id, now);
         const url = await startAuthorization(service, db, row, body.scope);
         return answer('authorizeIntegration', 200, { authorization_url: url });
       },
@@ -70,6 +71,7 @@ export function integrationRoutes(service: IntegrationService) {
         const { row } = await integrationAt(db, workspace.id, params);
         // The catalog is refreshed on each read, so that a vanished tool shows as stale; an upstream that
         // cannot be reached leaves the last catalog in place (and the status says why).
+        await spendExchange(db, workspace.id, now);
         await service.refresh(row, now, { db });
         const { row: current } = await integrationAt(db, workspace.id, params);
         return answer('getExposure', 200, {

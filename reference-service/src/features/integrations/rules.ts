@@ -1,9 +1,18 @@
 import type { ExposureEntry, Tool } from '@svc-kit/contract';
+import { budget } from '../../domain/door-limits.js';
 import { MAX_PEER_BODY_BYTES } from '../../peer/protocol.js';
 import type { IntegrationRow } from '../../store/queries/integrations.js';
 
 // The integration rules without I/O. The statuses an exchange leaves are classifyFailure's
 // (upstream-failure.ts, beside the transport errors it reads); the exposure limits are the contract's.
+
+/**
+ * Exchanges with upstreams a workspace's own calls start (createIntegration, getExposure, which re-lists the
+ * tools on every read, authorizeIntegration): 60, then one a second. Each is several requests to a host the
+ * workspace names and up to a 1 MiB catalog parsed and written; unbudgeted, one key made the service dial as
+ * fast as it sent requests. A contact's tool call is bounded by the peer budgets instead.
+ */
+export const UPSTREAM_EXCHANGES = budget(60, 1_000, 'exchanges with upstreams started by this workspace');
 
 export function catalogOf(row: IntegrationRow): Tool[] {
   return JSON.parse(row.catalog) as Tool[];

@@ -1,6 +1,8 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@svc-kit/contract';
+import { guessBucket } from '../../domain/sign-in-limits.js';
 import type { ResolveHost } from '../../domain/url-policy.js';
+import { countRefusal } from '../../http/sign-in-guard.js';
 import { createGuardedFetch, type GuardedFetch } from '../../outbound/guarded-fetch.js';
 import type { PublicAddress } from '../../public-address.js';
 import type { Db, Queryable } from '../../store/db.js';
@@ -11,7 +13,7 @@ import {
 } from '../../store/queries/integrations.js';
 import type { SecretBox } from '../../store/secret-box.js';
 import { OAUTH_CALLBACK_PATH, StoredOAuthProvider } from './oauth-provider.js';
-import { boundedResult, offeredTools } from './rules.js';
+import { boundedResult, offeredTools, UPSTREAM_EXCHANGES } from './rules.js';
 import type { IntegrationSettings } from './settings.js';
 import { listUpstreamTools, type UpstreamTarget, withDeadline, withUpstream } from './upstream.js';
 import { classifyFailure, type UpstreamFailure } from './upstream-failure.js';
@@ -191,4 +193,9 @@ export class IntegrationService {
       };
     }
   }
+}
+
+/** One of the workspace's exchanges with upstreams (`UPSTREAM_EXCHANGES`), spent before the upstream is dialled. */
+export async function spendExchange(db: Queryable, workspaceId: string, now: number): Promise<void> {
+  await countRefusal(db, guessBucket('upstream-exchanges', workspaceId), UPSTREAM_EXCHANGES, now);
 }
