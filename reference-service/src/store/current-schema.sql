@@ -408,6 +408,7 @@ CREATE INDEX webhook_deliveries_pending ON public.webhook_deliveries USING btree
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (id);
 CREATE INDEX webhook_deliveries_sending ON public.webhook_deliveries USING btree (claimed_at) WHERE (status = 'sending'::text);
 CREATE UNIQUE INDEX webhook_endpoints_in_workspace ON public.webhook_endpoints USING btree (workspace_id, id);
+CREATE INDEX webhook_endpoints_live_listeners ON public.webhook_endpoints USING btree (id) WHERE ((url = 'listen://svc-webhooks'::text) AND (deleted_at IS NULL));
 CREATE UNIQUE INDEX webhook_endpoints_pkey ON public.webhook_endpoints USING btree (id);
 CREATE INDEX webhook_endpoints_workspace ON public.webhook_endpoints USING btree (workspace_id, created_at, id);
 CREATE UNIQUE INDEX workspaces_pkey ON public.workspaces USING btree (id);

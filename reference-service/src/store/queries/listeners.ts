@@ -81,12 +81,15 @@ export async function touchListeners(db: Queryable, ids: readonly string[], now:
   await db.query('UPDATE webhook_endpoints SET listener_seen_at = $2 WHERE id = ANY($1::text[])', [ids, now]);
 }
 
-/** Removes listeners no stream has held since `before` (their CLI was killed without closing them). */
+/**
+ * Removes listeners no stream has held since `before` (their CLI was killed without closing them). The URL is
+ * written in the text, so that the live listeners' partial index (migration 0025) serves every plan.
+ */
 export async function removeAbandonedListeners(db: Queryable, before: number, now: number): Promise<number> {
   const rows = await db.query<{ id: string }>(
     `UPDATE webhook_endpoints
         SET deleted_at = $2, updated_at = $2, secret_enc = NULL, previous_secret_enc = NULL, rotating_until = NULL
-      WHERE listener_seen_at < $1 AND deleted_at IS NULL
+      WHERE url = '${LISTENER_URL}' AND deleted_at IS NULL AND listener_seen_at < $1
       RETURNING id`,
     [before, now],
   );
