@@ -15,6 +15,9 @@ export interface RetentionSettings {
 
 export const RETENTION_DAYS_DEFAULT = 30;
 
+/** Tables whose rows are rewritten in place, vacuumed by every pass on PGlite (it has no autovacuum). */
+const REWRITTEN_IN_PLACE = ['webhook_deliveries', 'integrations'];
+
 export const DEFAULT_RETENTION: RetentionSettings = {
   keepMs: RETENTION_DAYS_DEFAULT * 24 * 60 * 60 * 1000,
   everyMs: 10 * 60 * 1000,
@@ -49,10 +52,11 @@ export function startRetention(
       }
       if (count > 0) removed[kind.table] = count;
     }
-    // PGlite's delivery log is vacuumed every pass: its rows change state in place, and nothing else
-    // would ever make that space usable again. A table another instance is vacuuming is skipped.
+    // PGlite's delivery log and integrations are vacuumed every pass: their rows are rewritten in place
+    // (a delivery's state; a catalog or an exposure of up to 1 MiB with every exchange or edit), and
+    // nothing else would ever make that space usable again. A table another instance is vacuuming is skipped.
     const vacuumed =
-      db.kind === 'pglite' ? ['webhook_deliveries', ...Object.keys(removed)] : Object.keys(removed);
+      db.kind === 'pglite' ? [...REWRITTEN_IN_PLACE, ...Object.keys(removed)] : Object.keys(removed);
     for (const table of new Set(vacuumed)) {
       if (!closed) await db.exec(`VACUUM (SKIP_LOCKED) ${table}`);
     }

@@ -1,6 +1,8 @@
 import { exposureProblem } from '@svc-kit/contract';
 import { ServiceError } from '../../domain/errors.js';
+import { guessBucket } from '../../domain/sign-in-limits.js';
 import { answer, type OperationTable } from '../../http/operations.js';
+import { countRefusal } from '../../http/sign-in-guard.js';
 import type { Queryable } from '../../store/db.js';
 import {
   deleteIntegrationRow,
@@ -12,7 +14,7 @@ import { forIdentity, identityOf } from '../shared/identity.js';
 import { createIntegrationFor } from './create.js';
 import { startAuthorization } from './oauth-ceremony.js';
 import { integrationRecord, recordEvent } from './records.js';
-import { catalogOf, entriesOf, staleTools } from './rules.js';
+import { catalogOf, EXPOSURE_WRITES, entriesOf, staleTools } from './rules.js';
 import { type IntegrationService, spendExchange } from './service.js';
 
 /** The identity of the path and its integration `name`, read locked when asked. */
@@ -90,6 +92,7 @@ export function integrationRoutes(service: IntegrationService) {
         // The contract's exposure limits (500 entries, 256 KiB, a tool once, valid mapped names), as a 400.
         const problem = exposureProblem(body.entries);
         if (problem !== undefined) throw new ServiceError('invalid_request', problem);
+        await countRefusal(db, guessBucket('exposure-writes', workspace.id), EXPOSURE_WRITES, now);
         const version = row.exposure_version + 1;
         await updateIntegration(db, row.id, {
           exposure: JSON.stringify(body.entries),

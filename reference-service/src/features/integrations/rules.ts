@@ -14,6 +14,12 @@ import type { IntegrationRow } from '../../store/queries/integrations.js';
  */
 export const UPSTREAM_EXCHANGES = budget(60, 1_000, 'exchanges with upstreams started by this workspace');
 
+/**
+ * setExposure calls of a workspace: 30, then one every 5 seconds. Each rewrites up to 256 KiB on the row,
+ * and a person edits an exposure a few times a minute; unbudgeted, one key wrote 20 MB a second.
+ */
+export const EXPOSURE_WRITES = budget(30, 5_000, 'exposure changes in this workspace');
+
 export function catalogOf(row: IntegrationRow): Tool[] {
   return JSON.parse(row.catalog) as Tool[];
 }
