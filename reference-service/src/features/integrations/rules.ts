@@ -8,11 +8,12 @@ import type { IntegrationRow } from '../../store/queries/integrations.js';
 
 /**
  * Exchanges with upstreams a workspace's own calls start (createIntegration, getExposure, which re-lists the
- * tools on every read, authorizeIntegration): 60, then one a second. Each is several requests to a host the
- * workspace names and up to a 1 MiB catalog parsed and written; unbudgeted, one key made the service dial as
- * fast as it sent requests. A contact's tool call is bounded by the peer budgets instead.
+ * tools on every read, authorizeIntegration): 60, then one every 10 seconds. Each is several requests to a
+ * host the workspace names and up to a 1 MiB catalog parsed and rewritten (space PGlite reuses only after the
+ * next retention pass); unbudgeted, one key made the service dial as fast as it sent requests. The portal
+ * reads an exposure when its editor opens. A contact's tool call is bounded by the peer budgets instead.
  */
-export const UPSTREAM_EXCHANGES = budget(60, 1_000, 'exchanges with upstreams started by this workspace');
+export const UPSTREAM_EXCHANGES = budget(60, 10_000, 'exchanges with upstreams started by this workspace');
 
 /**
  * setExposure calls of a workspace: 30, then one every 5 seconds. Each rewrites up to 256 KiB on the row,
