@@ -65,8 +65,18 @@ export interface Answer {
   body: unknown;
 }
 
-/** How long a repeat waits for a concurrent first call (which may be waiting on a peer) to answer. */
-const WAIT_FOR_FIRST = { waitMs: 30_000, pollMs: 50 };
+/**
+ * How long a repeat waits for a concurrent first call (which may be waiting on a peer) to answer, and how
+ * often it looks: the pause doubles from `pollMs` up to `maxPollMs`, so that repeats of a call waiting on a
+ * silent peer cost the database a few dozen statements each over the wait, not one pair every 50 ms.
+ */
+const WAIT_FOR_FIRST: Patience = { waitMs: 30_000, pollMs: 50, maxPollMs: 1_000 };
+
+export interface Patience {
+  waitMs: number;
+  pollMs: number;
+  maxPollMs: number;
+}
 
 /**
  * Runs an operation once per key. The operation and its stored answer share one transaction with the key's
@@ -126,8 +136,8 @@ function settleOutcome(db: Db, write: (tx: Queryable) => Promise<unknown>): Prom
  * The same promises as `runIdempotent` (same table, window, 422 and replay) for an operation that opens its
  * own transactions (mode `own`, http/operations.ts), in three short steps: the claim is committed, the
  * operation runs with its own transactions and its peer call, then the answer is stored. A repeat arriving
- * meanwhile waits for that answer on the injected `clock`, and never for more polls than the wait holds on
- * real time: it sleeps on real timers, and a clock that stands still (a test's) would keep it polling for
+ * meanwhile waits for that answer on the injected `clock`, and never for longer than the wait holds in
+ * pauses slept: it sleeps on real timers, and a clock that stands still (a test's) would keep it polling for
  * ever. A final refusal is stored as the first answer; any other failure drops the claim, freeing the key as
  * the one-transaction form does.
  */
@@ -139,8 +149,8 @@ export async function runIdempotentInSteps(
   patience = WAIT_FOR_FIRST,
 ): Promise<Answer & { replayed: boolean }> {
   const deadline = clock() + patience.waitMs;
-  const maxPolls = Math.ceil(patience.waitMs / patience.pollMs);
-  for (let polls = 0; ; polls++) {
+  let pause = patience.pollMs;
+  for (let slept = 0; ; slept += pause, pause = Math.min(pause * 2, patience.maxPollMs)) {
     if (await claimIdempotencyKey(db, call)) {
       let answer: Answer;
       let refusal: ServiceError | undefined;
@@ -163,12 +173,12 @@ export async function runIdempotentInSteps(
     const replay = record && replayOf(record, call);
     if (replay) return replay;
     // The first call is still running (or just gave the key up): wait and look again.
-    if (clock() > deadline || polls >= maxPolls) {
+    if (clock() > deadline || slept >= patience.waitMs) {
       throw new ServiceError(
         'service_unavailable',
         'a call with this Idempotency-Key is still in progress; retry it later',
       );
     }
-    await sleep(patience.pollMs);
+    await sleep(pause);
   }
 }

@@ -42,7 +42,7 @@ describe.each(BACKENDS)('a repeat waiting for a first call in steps on $name', (
           return { status: 200, body: { ok: false } };
         },
         () => frozen,
-        { waitMs: 200, pollMs: 10 },
+        { waitMs: 200, pollMs: 10, maxPollMs: 10 },
       );
       // Without the bound on polls, a clock that never moves would keep the repeat polling for ever.
       await expect(repeat).rejects.toSatisfy(
@@ -58,6 +58,66 @@ describe.each(BACKENDS)('a repeat waiting for a first call in steps on $name', (
     }
   });
 });
+
+describe.each(BACKENDS)(
+  'repeats waiting on a first call that waits on a silent peer, on $name',
+  (backend) => {
+    it('look at the key less and less often, so that a wait costs a few dozen statements', async () => {
+      const store = await backend.open();
+      try {
+        const now = Date.now();
+        const workspaceId = await seedWorkspace(store.db, { createdAt: now });
+        const call: IdempotentCall = { workspaceId, key: 'k-silent', fingerprint: 'f1', now };
+        let release: () => void = () => {};
+        const held = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let started = false;
+        const first = runIdempotentInSteps(
+          store.db,
+          call,
+          async () => {
+            started = true;
+            await held;
+            return { status: 200, body: { ok: true } };
+          },
+          () => now,
+        );
+        while (!started) await new Promise((resolve) => setTimeout(resolve, 5));
+
+        let statements = 0;
+        const counted = new Proxy(store.db, {
+          get(target, name, receiver) {
+            const member = Reflect.get(target, name, receiver);
+            if (name !== 'query' || typeof member !== 'function') return member;
+            return (...args: unknown[]) => {
+              statements++;
+              return member.apply(target, args);
+            };
+          },
+        });
+        // A second of waiting: polled every 10 ms that would be a hundred looks of two statements each.
+        const repeat = runIdempotentInSteps(
+          counted,
+          call,
+          async () => ({ status: 200, body: { ok: false } }),
+          () => now,
+          { waitMs: 1_000, pollMs: 10, maxPollMs: 160 },
+        );
+        await expect(repeat).rejects.toSatisfy(
+          (error) => error instanceof ServiceError && error.code === 'service_unavailable',
+        );
+        expect(statements).toBeGreaterThan(0);
+        expect(statements).toBeLessThanOrEqual(30);
+
+        release();
+        await expect(first).resolves.toEqual({ status: 200, body: { ok: true }, replayed: false });
+      } finally {
+        await store.close();
+      }
+    });
+  },
+);
 
 describe('a call in steps on PostgreSQL whose connections are all taken once it has run', () => {
   it('still records its answer, waiting for a connection past the request limit', async () => {
