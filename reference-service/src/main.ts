@@ -158,12 +158,13 @@ async function main(): Promise<void> {
 
   // What a newcomer needs first (address, portal, secrets, mode) before the long cards.
   printBanner(service, config);
-  logger.info({ address: service.baseUrl }, 'service listening');
   // A stop during the cards closes the database under them: their failure is the stop's, not a crash.
   await printSandboxCards(service).catch((error: unknown) => {
     if (!stopping) throw error;
   });
   if (!stopping) console.log('Ready. Ctrl-C stops the service.');
+  // Logged once the banner is whole: the JSON line used to land between its headline and the cards.
+  logger.info({ address: service.baseUrl }, 'service listening');
 }
 
 main().catch((error: unknown) => {

@@ -103,6 +103,9 @@ describe('the local sandbox and its guard', () => {
     // The banner is the first thing printed: no JSON log line above it (Fastify's own "Server listening").
     expect(output.trimStart()).toMatch(/^svc-kit reference service listening on /);
     expect(output).not.toContain('Server listening');
+    // Nor inside it: the banner, the cards and the ready line are one block, the log lines come after.
+    const banner = output.slice(0, output.indexOf('Ctrl-C stops the service'));
+    expect(banner.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
     expect(output.indexOf('Mode: local sandbox')).toBeLessThan(output.indexOf('contact card of'));
     const seeded = firstStart(output);
     const api = new Client({ apiKey: seeded.apiKey, baseUrl, maxRetries: 0 });
