@@ -111,6 +111,10 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     await page.getByLabel('Receiver URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     receiver.trust('first', await shownOnce(page, 'signing-secret'));
+    // Which endpoint the secret is for is said inside its box, not in a line that looks like the next part.
+    expect(
+      await page.getByRole('region', { name: 'Signing secret' }).getByTestId('secret-note').textContent(),
+    ).toBe(`For the endpoint ${receiver.url}.`);
     await expectAccessible(page, 'webhook endpoints');
     await screenshot(page, 'webhooks', shots);
 
@@ -163,9 +167,9 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: /^Rotate secret of/ }).click();
     receiver.trust('second', await shownOnce(page, 'signing-secret'));
-    expect(await page.getByTestId('secret-note').textContent()).toMatch(
-      /previous secret keeps verifying until/,
-    );
+    expect(
+      await page.getByRole('region', { name: 'New signing secret' }).getByTestId('secret-note').textContent(),
+    ).toMatch(/previous secret keeps verifying until/);
     await page.getByRole('cell', { name: /old secret valid until/ }).waitFor();
 
     await page.getByRole('link', { name: 'Delivery log' }).click();

@@ -40,7 +40,11 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
     event.preventDefault();
     const created = await act.run(() => guard(() => api.webhooks.create({ url: url.trim(), events })));
     if (created) {
-      setSecret({ title: 'Signing secret', value: created.secret, note: `for ${created.endpoint.url}` });
+      setSecret({
+        title: 'Signing secret',
+        value: created.secret,
+        note: `For the endpoint ${created.endpoint.url}.`,
+      });
       setUrl('');
       setEvents([]);
       void reload();
@@ -53,7 +57,7 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
       setSecret({
         title: 'New signing secret',
         value: rotated.secret,
-        note: `for ${endpoint.url}; the previous secret keeps verifying until ${when(rotated.previous_accepted_until)}`,
+        note: `For the endpoint ${endpoint.url}. The previous secret keeps verifying until ${when(rotated.previous_accepted_until)}.`,
       });
       void reload();
     }
@@ -129,10 +133,12 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
       </form>
       <ProblemNote problem={act.problem} />
       {secret && (
-        <div>
-          <ShownOnce title={secret.title} value={secret.value} testId="signing-secret" />
-          <p data-testid="secret-note">{secret.note}</p>
-        </div>
+        <ShownOnce
+          title={secret.title}
+          value={secret.value}
+          testId="signing-secret"
+          note={{ text: secret.note, testId: 'secret-note' }}
+        />
       )}
       <h2>Endpoints</h2>
       <Table

@@ -23,11 +23,25 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
-/** A secret the service shows once: the value, a copy button, and the warning. */
-export function ShownOnce({ title, value, testId }: { title: string; value: string; testId: string }) {
+/**
+ * A secret the service shows once: the value, a copy button, and the warning. `note` says what the value
+ * belongs to (an endpoint's URL, say); it sits inside the box, before the value, not below it.
+ */
+export function ShownOnce({
+  title,
+  value,
+  testId,
+  note,
+}: {
+  title: string;
+  value: string;
+  testId: string;
+  note?: { text: string; testId: string };
+}) {
   return (
     <section class="shown-once" aria-label={title}>
       <h3>{title}</h3>
+      {note && <p data-testid={note.testId}>{note.text}</p>}
       <p>Shown this once: copy it now, the service keeps only a hash or a sealed copy.</p>
       <pre>
         <code data-testid={testId}>{value}</code>
