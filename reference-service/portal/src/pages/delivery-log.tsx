@@ -7,7 +7,7 @@ import {
 import { useEffect, useState } from 'preact/hooks';
 import type { DeliveryFilter } from '../api/live-deliveries.js';
 import { type SentRequest, webhookExtras } from '../api/webhook-extras.js';
-import { statusClass, statusLabel } from '../ui/delivery-status.js';
+import { NO_ANSWER, statusClass, statusLabel } from '../ui/delivery-status.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { Table } from '../ui/table.js';
 import { when } from '../ui/time.js';
@@ -204,10 +204,18 @@ function AttemptDetail({ endpointId, delivery }: { endpointId: string; delivery:
             {delivery.attempt} · <code>{delivery.id}</code>
           </dd>
         </dl>
-        <p>First {RESPONSE_EXCERPT_BYTES} bytes of the answer:</p>
-        <pre class="excerpt" data-testid="answer-excerpt">
-          {delivery.response_excerpt ?? '(none)'}
-        </pre>
+        {delivery.status === 'failed' &&
+        delivery.http_status === null &&
+        delivery.response_excerpt === null ? (
+          <p data-testid="no-answer">{NO_ANSWER}</p>
+        ) : (
+          <>
+            <p>First {RESPONSE_EXCERPT_BYTES} bytes of the answer:</p>
+            <pre class="excerpt" data-testid="answer-excerpt">
+              {delivery.response_excerpt ?? '(none)'}
+            </pre>
+          </>
+        )}
       </section>
     </div>
   );

@@ -29,3 +29,13 @@ export function statusOrder(statuses: Iterable<string>): string[] {
   const others = [...new Set(statuses)].filter((s) => !known.includes(s)).sort();
   return [...known, ...others];
 }
+
+/**
+ * What to read into a failed attempt that got no answer. The record keeps only the endpoint's answer
+ * (delivery-contract.md), so the portal cannot say which cause it was; it names the candidates and where
+ * the service wrote the one it saw.
+ */
+export const NO_ANSWER =
+  'No answer came back: the connection was refused or dropped, the receiver took longer than 10 seconds, ' +
+  'or the service refused to dial the address. The delivery log keeps no reason; the service’s own log ' +
+  'names it ("delivery not answered" or "delivery blocked", with this delivery’s id).';

@@ -1,0 +1,74 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OpenedStore } from '../../src/store/open.js';
+import { openMemoryStore } from '../support/pglite-snapshot.js';
+import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
+import { type PortalInstance, startPortalInstance } from './support/instance.js';
+import { enrolMfa, shownOnce, signUp } from './support/pages.js';
+import { authenticator } from './support/totp.js';
+
+const PASSWORD = 'a long pass phrase for the portal';
+
+/** A loopback port nothing listens on any more: a receiver that is not running. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A newcomer's first failure: the receiver is not running when the test event goes out. The row says
+ * failed, and the attempt says in words why there is no answer to show (rather than "(none)"). Words of
+ * the portal, not of the store: PGlite alone.
+ */
+describe('a delivery to a receiver that is not running, in the portal', { timeout: 60_000 }, () => {
+  let store: OpenedStore;
+  let service: PortalInstance;
+  let browser: Browser;
+  let page: Page;
+  let watch: { errors: string[] };
+  let url: string;
+
+  beforeAll(async () => {
+    [store, browser] = await Promise.all([openMemoryStore(), launchChromium()]);
+    service = await startPortalInstance(store);
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    watch = watchPage(page);
+    await signUp(page, service.baseUrl, 'failing@portal.example', PASSWORD, 'Failures');
+    await enrolMfa(page, (secret) => authenticator(secret).next());
+    url = `http://127.0.0.1:${await closedPort()}/hooks`;
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await service?.close();
+    await store?.close();
+  });
+
+  it('shows the failed attempt with why it has no answer', async () => {
+    await page.goto(`${service.baseUrl}/#/webhooks`);
+    await page.getByLabel('Receiver URL').fill(url);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await shownOnce(page, 'signing-secret');
+    await page.getByRole('link', { name: 'Delivery log' }).click();
+    await page.getByText('No delivery yet.').waitFor();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const row = page.locator('[data-testid="delivery-log"] tbody.attempt').first();
+    await row.and(page.locator('[data-status="failed"]')).waitFor({ timeout: 15_000 });
+    await row.getByRole('button', { name: /^Show/ }).click();
+    const detail = page.getByTestId('attempt-detail');
+    await detail.getByTestId('sent-body').waitFor();
+    expect(await detail.getByTestId('no-answer').textContent()).toMatch(
+      /^No answer came back: the connection was refused or dropped.*longer than 10 seconds.*"delivery not answered"/,
+    );
+    expect(await detail.getByTestId('answer-excerpt').count()).toBe(0);
+    // The service's log names the cause the page can only list, with this delivery's id.
+    const deliveryId = (await detail.locator('dd code').last().textContent())!;
+    expect(service.logs()).toMatch(new RegExp(`"delivery_id":"${deliveryId}".*delivery not answered`));
+    await expectAccessible(page, 'a failed attempt opened');
+    expect(watch.errors).toEqual([]);
+  });
+});
