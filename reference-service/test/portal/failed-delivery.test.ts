@@ -22,8 +22,8 @@ async function closedPort(): Promise<number> {
 
 /**
  * A newcomer's first failure: the receiver is not running when the test event goes out. The row says
- * failed, and the attempt says in words why there is no answer to show (rather than "(none)"). Words of
- * the portal, not of the store: PGlite alone.
+ * failed, the attempt says in words why there is no answer to show (rather than "(none)"), and the
+ * endpoint's run of failures reads as English at one. Words of the portal, not of the store: PGlite alone.
  */
 describe('a delivery to a receiver that is not running, in the portal', { timeout: 60_000 }, () => {
   let store: OpenedStore;
@@ -48,7 +48,7 @@ describe('a delivery to a receiver that is not running, in the portal', { timeou
     await store?.close();
   });
 
-  it('shows the failed attempt with why it has no answer', async () => {
+  it('shows the failed attempt with why it has no answer, and one failure as one', async () => {
     await page.goto(`${service.baseUrl}/#/webhooks`);
     await page.getByLabel('Receiver URL').fill(url);
     await page.getByRole('button', { name: 'Add endpoint' }).click();
@@ -69,6 +69,12 @@ describe('a delivery to a receiver that is not running, in the portal', { timeou
     const deliveryId = (await detail.locator('dd code').last().textContent())!;
     expect(service.logs()).toMatch(new RegExp(`"delivery_id":"${deliveryId}".*delivery not answered`));
     await expectAccessible(page, 'a failed attempt opened');
+
+    await page.reload();
+    await page.getByText('1 failed delivery in a row (20 pause it)').waitFor();
+    await page.goto(`${service.baseUrl}/#/webhooks`);
+    await page.getByRole('cell', { name: /^active \(1 failed delivery in a row\)$/ }).waitFor();
+    expect(await page.getByText(/1 failed deliveries|1 failures/).count()).toBe(0);
     expect(watch.errors).toEqual([]);
   });
 });

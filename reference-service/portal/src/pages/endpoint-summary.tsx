@@ -1,5 +1,6 @@
 import { FAILURES_BEFORE_PAUSE, type WebhookEndpoint } from '@svc-kit/contract';
 import { api } from '../api/service.js';
+import { failuresInARow } from '../ui/delivery-status.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
 import { when } from '../ui/time.js';
@@ -58,7 +59,7 @@ export function EndpointSummary({
         <dd>
           <span class={paused ? 'badge badge-paused' : 'badge badge-active'}>{endpoint.status}</span>
           {endpoint.consecutive_failures > 0 &&
-            ` · ${endpoint.consecutive_failures} failed deliveries in a row (${FAILURES_BEFORE_PAUSE} pause it)`}
+            ` · ${failuresInARow(endpoint.consecutive_failures)} (${FAILURES_BEFORE_PAUSE} pause it)`}
         </dd>
         <dt>Events</dt>
         <dd>{endpoint.events.length === 0 ? 'every event' : endpoint.events.join(', ')}</dd>

@@ -10,6 +10,7 @@ import { api } from '../api/service.js';
 import { type Activity, webhookExtras } from '../api/webhook-extras.js';
 import { ActivityChart } from '../ui/activity-chart.js';
 import { ShownOnce } from '../ui/copy-button.js';
+import { failuresInARow } from '../ui/delivery-status.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
 import { Table } from '../ui/table.js';
@@ -156,7 +157,7 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
               <span class={endpoint.status === 'paused' ? 'badge badge-paused' : 'badge badge-active'}>
                 {endpoint.status}
               </span>
-              {endpoint.consecutive_failures > 0 && ` (${endpoint.consecutive_failures} failures in a row)`}
+              {endpoint.consecutive_failures > 0 && ` (${failuresInARow(endpoint.consecutive_failures)})`}
             </td>
             <td>
               <EndpointSparkline endpointId={endpoint.id} />

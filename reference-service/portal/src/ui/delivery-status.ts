@@ -30,6 +30,11 @@ export function statusOrder(statuses: Iterable<string>): string[] {
   return [...known, ...others];
 }
 
+/** A run of failures as words: "1 failed delivery in a row", "3 failed deliveries in a row". */
+export function failuresInARow(count: number): string {
+  return `${count} failed ${count === 1 ? 'delivery' : 'deliveries'} in a row`;
+}
+
 /**
  * What to read into a failed attempt that got no answer. The record keeps only the endpoint's answer
  * (delivery-contract.md), so the portal cannot say which cause it was; it names the candidates and where
