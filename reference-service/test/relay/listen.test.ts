@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setWorkspaceFlag } from '../../src/store/queries/workspaces.js';
 import {
   createDeliveryTenant,
+  createEndpoint,
   deliveries,
   eventually,
   type Receiver,
@@ -85,6 +86,25 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
     expect(cli.stdout()).toContain('Listener closed.');
     const after = await call(service, 'GET', WEBHOOKS, { auth: { key: tenant.key } });
     expect((after.body as { endpoints: unknown[] }).endpoints).toEqual([]);
+  });
+
+  it('warns when an endpoint the service dials delivers to the same app, and not otherwise', async () => {
+    const app = await receiver();
+    const quiet = await listen(app.url);
+    app.setSecret(quiet.listener.secret);
+    await cliOnce(['trigger', 'message.received', '--identity', tenant.slug], env());
+    await quiet.cli.printed(/-> 200/);
+    expect(quiet.cli.stderr()).not.toContain('also delivers to');
+
+    // The quickstart's endpoint, registered as http://localhost:…, still there when `listen` starts on
+    // http://127.0.0.1:… (the same app): every event reaches the app twice, one of each pair refused.
+    tenant = await createDeliveryTenant(service);
+    const twin = await createEndpoint(service, tenant, `${app.url.replace('127.0.0.1', 'localhost')}/`);
+    const cli = runCli(['listen', '--forward-to', app.url], env());
+    running.push(cli);
+    await listenerOf(cli);
+    await cli.printed(`Endpoint ${twin.id} of this workspace also delivers to ${app.url}`);
+    expect(cli.stderr()).toContain('Pause or delete it in the portal while you listen.');
   });
 
   it('only forwards the event types named with --events', async () => {

@@ -10,6 +10,7 @@ import {
 } from './service-api';
 import { readSse } from './sse';
 import { clockTime, type Paint, paint } from './terminal';
+import { endpointsAtSameUrl } from './twin-endpoints';
 import { UsageError } from './usage-error';
 import type { CommandIo } from './verify-command';
 
@@ -315,6 +316,8 @@ class Listener {
           `Signing secret: ${ready.secret}\n` +
           dim(`Give it to your app, e.g. SVC_WEBHOOK_SECRET=${ready.secret}. Press Ctrl-C to stop.\n`),
       );
+      // Not tracked: Ctrl-C waits for deliveries, not for this advice (which never throws).
+      void this.#warnOfTwins(ready.listener_id);
     } else {
       this.io.stdout(`${green('Reconnected')} (listener ${ready.listener_id}).\n`);
     }
@@ -341,6 +344,19 @@ class Listener {
         ),
       );
     }
+  }
+
+  /** Says when an endpoint the service dials delivers to the same app with another secret. */
+  async #warnOfTwins(listenerId: string): Promise<void> {
+    const twins = await endpointsAtSameUrl(this.target, this.forwardTo, listenerId);
+    if (twins.length === 0) return;
+    this.io.stderr(
+      this.#paint.yellow(
+        `Endpoint ${twins.join(', ')} of this workspace also delivers to ${this.forwardTo}, signed with ` +
+          'its own secret: your app will refuse one of each pair of deliveries (a 401 there or here). ' +
+          'Pause or delete it in the portal while you listen.\n',
+      ),
+    );
   }
 
   #ended(end: { reason?: unknown; message?: unknown }): void {
