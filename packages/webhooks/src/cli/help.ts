@@ -11,7 +11,7 @@ Usage:
   svc-webhooks trigger <event-type> [--identity <slug>] [options]
   svc-webhooks events [options]
   svc-webhooks <command> --help
-  svc-webhooks --version
+  svc-webhooks help | version
 
 Commands:
   verify   Check a captured delivery and explain why it is accepted or refused.
@@ -26,6 +26,9 @@ ${DEFAULT_BASE_URL}), and an API key with service:workspace:admin from ${API_KEY
 The signing secret comes from the environment variable ${SECRET_ENV}, or from --secret. Prefer the
 environment variable: a secret typed on the command line stays in the shell history and is visible to
 other users in the process list. The secret is never printed.
+
+Through npx --no, write help and version as words: npx reads a flag that comes straight after the
+command's name (--help, --version) as its own.
 
 Exit codes: 0 accepted (verify) or printed (sign), 1 delivery refused, 2 usage error, 3 internal error.
 `;

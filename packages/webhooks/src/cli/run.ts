@@ -80,7 +80,7 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
     }
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
-      safeIo.stderr(`svc-webhooks: ${error.message}\nRun "svc-webhooks --help" for usage.\n`);
+      safeIo.stderr(`svc-webhooks: ${error.message}\nRun "svc-webhooks help" for usage.\n`);
       return EXIT.usage;
     }
     const message = error instanceof Error ? error.message : String(error);

@@ -327,7 +327,14 @@ describe('svc-webhooks usage', () => {
       expect(run.status).toBe(0);
       expect(run.stdout).toBe(`${version}\n`);
     }
-    expect(cli(['--help']).stdout).toContain('svc-webhooks --version');
+    expect(cli(['--help']).stdout).toContain('svc-webhooks help | version');
+  });
+
+  it('points a usage error at `help`, the spelling that also works through `npx --no`', () => {
+    // `npx --no svc-webhooks --help` prints npm's own help: npx takes a flag right after the name.
+    const run = cli(['check']);
+    expect(run.stderr).toContain('Run "svc-webhooks help" for usage.');
+    expect(cli(['help']).stdout).toContain('Through npx --no, write help and version as words');
   });
 
   it.each([
