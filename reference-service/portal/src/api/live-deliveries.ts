@@ -14,7 +14,10 @@ export const POLL_MS = 1500;
  * An endpoint's delivery log, kept live by polling listWebhookDeliveries with `If-None-Match` (the
  * choice and its reasons are on docs/guide/open-choices.md). Polling pauses while the tab is hidden.
  */
-export function useLiveDeliveries(endpointId: string, filter: DeliveryFilter = {}, limit = 50) {
+/** How many attempts the log page asks for: the newest ones (the operation has no paging). */
+export const LOG_LIMIT = 50;
+
+export function useLiveDeliveries(endpointId: string, filter: DeliveryFilter = {}, limit = LOG_LIMIT) {
   const [deliveries, setDeliveries] = useState<WebhookDelivery[] | undefined>(undefined);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [checkedAt, setCheckedAt] = useState<number | undefined>(undefined);

@@ -1,7 +1,7 @@
 import type { WebhookDelivery } from '@svc-kit/contract';
 import { useEffect, useState } from 'preact/hooks';
 import type { SessionInfo } from '../api/account.js';
-import { type DeliveryFilter, useLiveDeliveries } from '../api/live-deliveries.js';
+import { type DeliveryFilter, LOG_LIMIT, useLiveDeliveries } from '../api/live-deliveries.js';
 import { api } from '../api/service.js';
 import { type Activity, type ActivityWindow, webhookExtras } from '../api/webhook-extras.js';
 import { ActivityChart } from '../ui/activity-chart.js';
@@ -54,7 +54,15 @@ export function DeliveriesPage({ endpointId, session }: { endpointId: string; se
         (deliveries.length === 0 ? (
           <p>{filtered ? 'No attempt matches these filters.' : 'No delivery yet.'}</p>
         ) : (
-          <LogTable endpointId={endpointId} deliveries={deliveries} />
+          <>
+            <LogTable endpointId={endpointId} deliveries={deliveries} />
+            {deliveries.length >= LOG_LIMIT && (
+              <p class="muted" data-testid="log-cap">
+                Only the newest {LOG_LIMIT} attempts{filtered ? ' that match these filters' : ''} are listed.
+                For an older one, find its event by id, or narrow the list by status or event type.
+              </p>
+            )}
+          </>
         ))}
     </main>
   );
