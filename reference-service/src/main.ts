@@ -37,7 +37,12 @@ function printBanner(service: RunningService, config: Config): void {
   lines.push(...localTargetsLines(config));
   lines.push(
     '',
-    ...portalBlock(service, firstStartFileIn(dataDir, config.databaseUrl), secretsFile !== undefined),
+    ...portalBlock(
+      service,
+      firstStartFileIn(dataDir, config.databaseUrl),
+      secretsFile !== undefined,
+      config.databaseUrl ? undefined : dataDir,
+    ),
   );
   if (secretsFile !== undefined) {
     writeFirstStartSecrets(secretsFile, dataDir, secrets);
@@ -84,7 +89,12 @@ function localTargetsLines(config: Config): string[] {
  * Where the portal is (the exact origin: `localhost` for `127.0.0.1` would be another site) and, on first
  * start, the sandbox owner's secrets, shown once.
  */
-function portalBlock(service: RunningService, firstStartFile: string, secretsToFile: boolean): string[] {
+function portalBlock(
+  service: RunningService,
+  firstStartFile: string,
+  secretsToFile: boolean,
+  pgliteDir: string | undefined,
+): string[] {
   const url = `${service.ctx.publicAddress.origin}/`;
   const lines = [
     '==== Portal ====',
@@ -102,6 +112,9 @@ function portalBlock(service: RunningService, firstStartFile: string, secretsToF
       `  the sandbox is already seeded: sign in as ${SANDBOX_EMAIL} with the password ${where},`,
       '  or sign up there for a workspace of your own',
     );
+    // A password printed once and scrolled away cannot be shown again; on PGlite a new sandbox is cheap.
+    if (!existsSync(firstStartFile) && pgliteDir !== undefined)
+      lines.push(`  (password lost? stop the service, delete ${pgliteDir} and start again: a fresh sandbox)`);
   } else {
     lines.push('  sign in, or sign up where the operator opened it (SVC_SIGNUP=open)');
   }

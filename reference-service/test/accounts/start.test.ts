@@ -69,6 +69,7 @@ describe('the started service and its portal block', () => {
     await again.ready();
     await again.printed('already seeded');
     expect(again.output()).toContain(`with the password in ${file},`);
+    expect(again.output()).not.toContain('password lost?');
 
     // Started with another at-rest key than the one its secrets were sealed with, it stops and says so.
     again.child.kill('SIGTERM');
@@ -124,6 +125,19 @@ describe('the started service and its portal block', () => {
       body: { type: 'message.received' },
     });
     expect(event.status).toBeLessThan(300);
+
+    // Started again, the password printed once is not shown again: the banner says how to start afresh.
+    service.child.kill('SIGTERM');
+    await service.exited;
+    const dataDir = dirs.at(-1)!;
+    const again = spawnService(entry.main, { SVC_DATA_DIR: dataDir, SVC_PORTAL_DIR: join(dataDir, 'none') });
+    running.push(again);
+    await again.ready();
+    await again.printed('already seeded');
+    expect(again.output()).toContain('with the password printed on its first start,');
+    expect(again.output()).toContain(
+      `(password lost? stop the service, delete ${dataDir} and start again: a fresh sandbox)`,
+    );
   }, 120_000);
 
   it('with NODE_ENV=production sign-up is closed unless SVC_SIGNUP=open', async () => {
