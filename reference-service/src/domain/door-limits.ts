@@ -40,3 +40,10 @@ export const OAUTH_STATE_GUESSES = budget(
   MINUTE,
   'OAuth callbacks with an unknown state from this address',
 );
+
+/**
+ * New `Idempotency-Key`s of one workspace: 2,000, then one a second. Each is a row kept for its 24-hour
+ * window with the first answer in it, so without a bound a tenant's calls (a refusal is remembered too) grew
+ * the store at the rate they came; with it a workspace keeps at most about 90,000.
+ */
+export const IDEMPOTENCY_KEYS_KEPT = budget(2_000, SECOND, 'new Idempotency-Keys in this workspace');

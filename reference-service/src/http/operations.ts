@@ -12,16 +12,19 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ServiceContext } from '../context.js';
+import { IDEMPOTENCY_KEYS_KEPT } from '../domain/door-limits.js';
 import { ServiceError } from '../domain/errors.js';
 import { requestFingerprint } from '../domain/idempotency.js';
+import { guessBucket } from '../domain/sign-in-limits.js';
 import { STEP_UP_IF_ENROLLED } from '../domain/step-up.js';
 import type { Db, Queryable } from '../store/db.js';
-import { type Answer, runIdempotent, runIdempotentInSteps } from '../store/idempotent.js';
+import { type Answer, type KeepKey, runIdempotent, runIdempotentInSteps } from '../store/idempotent.js';
 import type { IdempotentCall } from '../store/queries/idempotency.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
 import { parse } from './parse.js';
 import { type Authorized, authorize } from './policy.js';
+import { countRefusal } from './sign-in-guard.js';
 
 // `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
@@ -170,11 +173,20 @@ function runEntry(
 ): Promise<Answer & { replayed?: boolean }> {
   if (entry.transaction === 'own') {
     const run = () => entry.run({ ...call, db }) as Promise<Answer>;
-    return idempotent ? runIdempotentInSteps(db, idempotent, run, clock) : run();
+    return idempotent ? runIdempotentInSteps(db, idempotent, run, clock, keepKeyOf(idempotent)) : run();
   }
   const run = (handle: Queryable) => entry.run({ ...call, db: handle }) as Promise<Answer>;
-  if (idempotent) return runIdempotent(db, idempotent, run);
+  if (idempotent) return runIdempotent(db, idempotent, run, keepKeyOf(idempotent));
   return entry.transaction === 'one' ? db.transaction(run) : run(db);
+}
+
+/**
+ * A new key is a row kept for its window: it spends the workspace's budget once claimed (a replay spends
+ * nothing). Past it the 429 is not the key's answer, so the call may be made again once the budget refills.
+ */
+function keepKeyOf(call: IdempotentCall): KeepKey {
+  const bucket = guessBucket('idempotency-keys', call.workspaceId);
+  return (handle) => countRefusal(handle, bucket, IDEMPOTENCY_KEYS_KEPT, call.now);
 }
 
 /** The contract's operations of one group: each feature registers its own. */

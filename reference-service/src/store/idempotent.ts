@@ -66,6 +66,25 @@ export interface Answer {
 }
 
 /**
+ * Spends what keeping a new key costs its workspace, on the claim's handle; throws the refusal (a 429, which
+ * is never a key's answer) when it may not be kept.
+ */
+export type KeepKey = (handle: Queryable) => Promise<void>;
+
+const keepAny: KeepKey = async () => {};
+
+/** Whether a key may be kept: false when `keep` refuses for the budget, which the caller then answers alone. */
+async function mayKeep(keep: KeepKey, handle: Queryable): Promise<boolean> {
+  try {
+    await keep(handle);
+    return true;
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'rate_limited') return false;
+    throw error;
+  }
+}
+
+/**
  * How long a repeat waits for a concurrent first call (which may be waiting on a peer) to answer, and how
  * often it looks: the pause doubles from `pollMs` up to `maxPollMs`, so that repeats of a call waiting on a
  * silent peer cost the database a few dozen statements each over the wait, not one pair every 50 ms.
@@ -88,10 +107,12 @@ export async function runIdempotent(
   db: Db,
   call: IdempotentCall,
   run: (tx: Queryable) => Promise<Answer>,
+  keep: KeepKey = keepAny,
 ): Promise<Answer & { replayed: boolean }> {
   try {
     return await db.transaction(async (tx) => {
       if (await claimIdempotencyKey(tx, call)) {
+        await keep(tx);
         let answer: Answer;
         try {
           answer = await run(tx);
@@ -112,8 +133,10 @@ export async function runIdempotent(
     if (!(error instanceof RefusedRun)) throw error;
     // The operation ran to its refusal: remembering it waits for the database rather than giving up.
     await settleOutcome(db, async (tx) => {
-      // Someone else's answer got there first: theirs is the key's first answer, ours is still this caller's.
-      if (await claimIdempotencyKey(tx, call))
+      // The budget spent with the claim went with its rollback. Past it, the refusal is answered, not kept
+      // (a claim left without its answer would hold the key). Someone else's answer got there first: theirs
+      // is the key's first answer, ours is still this caller's.
+      if ((await mayKeep(keep, tx)) && (await claimIdempotencyKey(tx, call)))
         await storeIdempotentAnswer(tx, call, refusalAnswer(error.refusal));
     });
     throw error.refusal;
@@ -146,6 +169,7 @@ export async function runIdempotentInSteps(
   call: IdempotentCall,
   run: () => Promise<Answer>,
   clock: () => number,
+  keep: KeepKey = keepAny,
   patience = WAIT_FOR_FIRST,
 ): Promise<Answer & { replayed: boolean }> {
   const deadline = clock() + patience.waitMs;
@@ -155,6 +179,7 @@ export async function runIdempotentInSteps(
       let answer: Answer;
       let refusal: ServiceError | undefined;
       try {
+        await keep(db);
         answer = await run();
       } catch (error) {
         if (!isRememberedError(error)) {

@@ -42,6 +42,7 @@ describe.each(BACKENDS)('a repeat waiting for a first call in steps on $name', (
           return { status: 200, body: { ok: false } };
         },
         () => frozen,
+        undefined,
         { waitMs: 200, pollMs: 10, maxPollMs: 10 },
       );
       // Without the bound on polls, a clock that never moves would keep the repeat polling for ever.
@@ -102,6 +103,7 @@ describe.each(BACKENDS)(
           call,
           async () => ({ status: 200, body: { ok: false } }),
           () => now,
+          undefined,
           { waitMs: 1_000, pollMs: 10, maxPollMs: 160 },
         );
         await expect(repeat).rejects.toSatisfy(
