@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { account, type SessionInfo } from './api/account.js';
+import { account, SANDBOX_OWNER_ID, type SessionInfo } from './api/account.js';
 import { type Problem, toProblem } from './api/problem.js';
 import { sessionAfterSignIn } from './api/signed-in.js';
 import { AccountPage } from './pages/account.js';
@@ -84,7 +84,7 @@ export function App() {
       <InviteWhileSignedIn email={session.member.email} onLoggedOut={() => setLoaded({ state: 'out' })} />
     );
   return (
-    <StepUpProvider onSteppedUp={refresh}>
+    <StepUpProvider onSteppedUp={refresh} sandboxOwner={session.member.id === SANDBOX_OWNER_ID}>
       <Shell session={session} page={page} onLoggedOut={() => setLoaded({ state: 'out' })} />
       <Page session={session} page={page} rest={rest} refresh={refresh} />
     </StepUpProvider>

@@ -150,30 +150,31 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     await screenshot(page, 'delivery-log', shots);
   });
 
-  it('rotates the secret: the receiver verifies the next delivery with the old and with the new one', async () => {
+  it('rotates the secret from the endpoint’s page: the receiver verifies the next delivery with either', async () => {
     await page.goto(`${service.baseUrl}/#/webhooks`);
-    // Rotate asks first, as Delete does, and says what the overlap does; dismissed, nothing changes.
-    const asked: string[] = [];
-    page.once('dialog', (dialog) => {
-      asked.push(dialog.message());
-      void dialog.dismiss();
-    });
-    await page.getByRole('button', { name: /^Rotate secret of/ }).click();
-    await expect.poll(() => asked.length).toBe(1);
-    expect(asked[0]).toMatch(
+    await page.getByRole('link', { name: 'Delivery log' }).click();
+    await logRows().first().waitFor();
+    // Rotate asks first in the portal's own dialog, and says what the overlap does; cancelled, nothing changes.
+    const actions = page.getByTestId('endpoint-actions');
+    await actions.getByRole('button', { name: /^Rotate secret of/ }).click();
+    const asked = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    expect(await asked.textContent()).toMatch(
       /For the next 24 hours every delivery is signed with both the new and the current secret/,
     );
+    await expectAccessible(page, 'rotation dialog');
+    await asked.getByRole('button', { name: 'Cancel' }).click();
+    await asked.waitFor({ state: 'detached' });
     expect(await page.getByTestId('signing-secret').count()).toBe(0);
-    page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('button', { name: /^Rotate secret of/ }).click();
+    await actions.getByRole('button', { name: /^Rotate secret of/ }).click();
+    await asked.getByRole('button', { name: 'Rotate secret' }).click();
     receiver.trust('second', await shownOnce(page, 'signing-secret'));
     expect(
       await page.getByRole('region', { name: 'New signing secret' }).getByTestId('secret-note').textContent(),
     ).toMatch(/previous secret keeps verifying until/);
-    await page.getByRole('cell', { name: /old secret valid until/ }).waitFor();
+    await expect
+      .poll(() => page.getByTestId('endpoint-summary').textContent())
+      .toMatch(/rotating: the new and the previous secret both sign until/);
 
-    await page.getByRole('link', { name: 'Delivery log' }).click();
-    await logRows().first().waitFor();
     const before = receiver.arrivals.length;
     await page.getByRole('button', { name: 'Send test event' }).click();
     const arrival = await eventually('the rotated delivery', () => receiver.arrivals[before]);
@@ -194,17 +195,23 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     await eventually('the whole log again', async () => (await logRows().count()) === 2);
   });
 
-  it('pauses the endpoint: a test event then reaches nobody and the log stays as it was', async () => {
-    await page.goto(`${service.baseUrl}/#/webhooks`);
-    await page.getByRole('button', { name: /^Pause / }).click();
-    await page.getByRole('button', { name: /^Resume / }).waitFor();
-    await page.getByRole('link', { name: 'Delivery log' }).click();
+  it('pauses the endpoint from its page: a test event then reaches nobody and the log stays as it was', async () => {
+    // A fresh page: the rotated secret shown once above is gone, as after any navigation.
+    await page.reload();
+    await page
+      .getByTestId('endpoint-actions')
+      .getByRole('button', { name: /^Pause / })
+      .click();
     await eventually('the log', async () => (await logRows().count()) === 2);
-    // The page says the endpoint is paused, how to resume, and what a test event will (not) do.
+    // The page says the endpoint is paused, what a test event will (not) do, and resumes from here.
+    await page.getByTestId('paused-notice').waitFor();
     expect(await page.getByTestId('paused-notice').textContent()).toMatch(
       /This endpoint is paused\..*not kept for later/,
     );
-    await page.getByRole('button', { name: 'Resume this endpoint' }).waitFor();
+    await page
+      .getByTestId('endpoint-actions')
+      .getByRole('button', { name: /^Resume / })
+      .waitFor();
     expect(await page.getByTestId('test-outcome').textContent()).toMatch(
       /not sent to it, now or after it is resumed/,
     );
@@ -242,6 +249,8 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
     // The modal dialog takes the focus to its code field.
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('step-up-code');
     await expectAccessible(page, 'step-up dialog');
+    // The sandbox's `totp` command prints the seeded owner's code only: a signed-up member is not told of it.
+    expect(await dialog.getByTestId('sandbox-totp').count()).toBe(0);
     await screenshot(page, 'step-up', shots);
     await page.keyboard.type('000000');
     await page.keyboard.press('Enter');
@@ -273,11 +282,15 @@ describe.each(BACKENDS)('the portal journey on $name', { timeout: 60_000 }, (bac
   it('deletes an endpoint after confirming: its log page says it was removed and keeps the log', async () => {
     const link = page.getByRole('link', { name: 'Delivery log' }).first();
     const logPath = await link.getAttribute('href');
-    page.once('dialog', (dialog) => void dialog.accept());
     await page
       .getByRole('button', { name: /^Delete / })
       .first()
       .click();
+    // The portal's dialog, not the browser's: what is lost, what stays, and Cancel has the focus.
+    const asked = page.getByRole('dialog', { name: 'Delete this endpoint?' });
+    expect(await asked.textContent()).toMatch(/stops receiving events at once.*delivery log stays readable/s);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await asked.getByRole('button', { name: 'Delete endpoint' }).click();
     await expect.poll(() => page.getByRole('link', { name: 'Delivery log' }).count()).toBe(1);
     await page.goto(`${service.baseUrl}/${logPath}`);
     await page.getByRole('heading', { name: 'Removed endpoint' }).waitFor();

@@ -11,6 +11,12 @@ export interface SessionInfo {
   stepped_up_until: number | null;
 }
 
+/**
+ * The member the sandbox seeds when it starts (src/features/sandbox/seed.ts): only a service running the
+ * sandbox has it, and `npm run sandbox -- totp` on that machine prints its current code.
+ */
+export const SANDBOX_OWNER_ID = 'mem_sandbox';
+
 export interface MfaSetup {
   otpauth_uri: string;
   secret: string;

@@ -1,10 +1,9 @@
 import { FAILURES_BEFORE_PAUSE, type WebhookEndpoint } from '@svc-kit/contract';
-import { api } from '../api/service.js';
+import { useState } from 'preact/hooks';
+import { ShownOnce } from '../ui/copy-button.js';
 import { failuresInARow } from '../ui/delivery-status.js';
-import { ProblemNote } from '../ui/problem-note.js';
-import { useStepUp } from '../ui/step-up.js';
 import { when } from '../ui/time.js';
-import { useAction } from '../ui/use-action.js';
+import { EndpointActions, type Secret } from './endpoint-actions.js';
 
 /** Where an endpoint stands, as its log page opens with it. `removed`: not among the live endpoints. */
 export type EndpointState =
@@ -13,8 +12,8 @@ export type EndpointState =
   | { kind: 'removed' };
 
 /**
- * The endpoint at the top of its log: URL, status, filter and rotation; a paused endpoint says so, what
- * that means for events, and resumes from here.
+ * The endpoint at the top of its log: URL, status, filter and rotation; a paused endpoint says so and what
+ * that means for events. Its actions are the list's (pause or resume, rotate, delete).
  */
 export function EndpointSummary({
   endpointId,
@@ -25,8 +24,7 @@ export function EndpointSummary({
   state: EndpointState;
   onChanged: () => void;
 }) {
-  const guard = useStepUp();
-  const resume = useAction();
+  const [secret, setSecret] = useState<Secret | undefined>(undefined);
   if (state.kind === 'loading') return null;
   if (state.kind === 'removed') {
     return (
@@ -41,10 +39,6 @@ export function EndpointSummary({
   }
   const { endpoint, deliveryOn } = state;
   const paused = endpoint.status === 'paused';
-  const onResume = async () => {
-    const body = { status: 'active' as const };
-    if (await resume.run(() => guard(() => api.webhooks.setStatus(endpoint.id, body)))) onChanged();
-  };
   return (
     <section class="card" aria-labelledby="endpoint-title" data-testid="endpoint-summary">
       <h2 id="endpoint-title" class="visually-hidden">
@@ -82,11 +76,18 @@ export function EndpointSummary({
             {endpoint.consecutive_failures > 0 &&
               ' It was paused after failed deliveries: check that the receiver answers 2xx before resuming.'}
           </p>
-          <button type="button" onClick={onResume} disabled={resume.busy}>
-            Resume this endpoint
-          </button>
-          <ProblemNote problem={resume.problem} />
         </div>
+      )}
+      <div class="actions" data-testid="endpoint-actions">
+        <EndpointActions endpoint={endpoint} onChanged={onChanged} onSecret={setSecret} />
+      </div>
+      {secret && (
+        <ShownOnce
+          title={secret.title}
+          value={secret.value}
+          testId="signing-secret"
+          note={{ text: secret.note, testId: 'secret-note' }}
+        />
       )}
       {!deliveryOn && (
         <p class="notice" role="note">

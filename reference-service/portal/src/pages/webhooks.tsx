@@ -1,9 +1,4 @@
-import {
-  type EventType,
-  ROTATION_OVERLAP_MS,
-  type WebhookEndpoint,
-  type WebhookList,
-} from '@svc-kit/contract';
+import type { EventType, WebhookList } from '@svc-kit/contract';
 import { useEffect, useState } from 'preact/hooks';
 import { account, type SessionInfo } from '../api/account.js';
 import { api } from '../api/service.js';
@@ -16,12 +11,7 @@ import { useStepUp } from '../ui/step-up.js';
 import { Table } from '../ui/table.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
-
-interface Secret {
-  title: string;
-  value: string;
-  note: string;
-}
+import { EndpointActions, type Secret } from './endpoint-actions.js';
 
 /** Webhook endpoints of the workspace, the delivery switch, and the shown-once signing secrets. */
 export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onChanged: () => void }) {
@@ -50,26 +40,6 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
       setEvents([]);
       void reload();
     }
-  };
-  const rotate = async (endpoint: WebhookEndpoint) => {
-    if (!confirm(rotationWarning(endpoint))) return;
-    const rotated = await act.run(() => guard(() => api.webhooks.rotateSecret(endpoint.id)));
-    if (rotated) {
-      setSecret({
-        title: 'New signing secret',
-        value: rotated.secret,
-        note: `For the endpoint ${endpoint.url}. The previous secret keeps verifying until ${when(rotated.previous_accepted_until)}.`,
-      });
-      void reload();
-    }
-  };
-  const setStatus = async (endpoint: WebhookEndpoint, status: 'active' | 'paused') => {
-    if (await act.run(() => guard(() => api.webhooks.setStatus(endpoint.id, { status })))) void reload();
-  };
-  const remove = async (endpoint: WebhookEndpoint) => {
-    if (!confirm(`Delete the endpoint ${endpoint.url}? Its delivery log stays readable.`)) return;
-    await act.run(() => guard(() => api.webhooks.delete(endpoint.id)));
-    void reload();
   };
   const toggleDelivery = async (enabled: boolean) => {
     if (await act.run(() => guard(() => account.setWebhooksEnabled(enabled)))) {
@@ -169,59 +139,12 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
             </td>
             <td class="actions">
               <a href={`#/webhooks/${encodeURIComponent(endpoint.id)}`}>Delivery log</a>
-              {endpoint.status === 'active' ? (
-                <button
-                  type="button"
-                  onClick={() => setStatus(endpoint, 'paused')}
-                  aria-label={`Pause ${endpoint.url}`}
-                >
-                  Pause
-                </button>
-              ) : (
-                <button
-                  type="button"
-                  onClick={() => setStatus(endpoint, 'active')}
-                  aria-label={`Resume ${endpoint.url}`}
-                >
-                  Resume
-                </button>
-              )}
-              <button
-                type="button"
-                onClick={() => rotate(endpoint)}
-                aria-label={`Rotate secret of ${endpoint.url}`}
-              >
-                Rotate secret
-              </button>
-              <button type="button" onClick={() => remove(endpoint)} aria-label={`Delete ${endpoint.url}`}>
-                Delete
-              </button>
+              <EndpointActions endpoint={endpoint} onChanged={reload} onSecret={setSecret} />
             </td>
           </tr>
         ))}
       </Table>
     </main>
-  );
-}
-
-/**
- * What rotating does, asked before it is done (it cannot be undone). The overlap is the contract's; a
- * rotation during an overlap keeps the original secret's end and drops the one shown at the last rotation
- * (store/queries/webhook-endpoints.ts, rotateEndpointSecret).
- */
-function rotationWarning(endpoint: WebhookEndpoint): string {
-  const hours = ROTATION_OVERLAP_MS / 3_600_000;
-  if (endpoint.rotating_until === null)
-    return (
-      `Rotate the signing secret of ${endpoint.url}?\n\n` +
-      `A new secret is made and shown once. For the next ${hours} hours every delivery is signed with both ` +
-      'the new and the current secret (two v1 values), so the receiver keeps verifying while you switch it ' +
-      'to the new one; after that only the new secret signs.'
-    );
-  return (
-    `Rotate the signing secret of ${endpoint.url} again?\n\n` +
-    'A rotation is already under way: the secret shown at the last rotation stops signing at once and a ' +
-    `new one replaces it; the original secret keeps signing until ${when(endpoint.rotating_until)}.`
   );
 }
 

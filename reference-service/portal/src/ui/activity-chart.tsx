@@ -32,6 +32,7 @@ const ms = (value: number) => `${Math.round(value)} ms`;
  * Attempts over time as stacked bars per status, with each bucket's median latency as a line on its own
  * scale: inline SVG drawn here from the service's counts, no remote asset and no inline style (the CSP
  * allows neither). The caption says the same in words; the picture is named by it for screen readers.
+ * `compact` (the list's last hour) draws no picture of an empty window, only the words.
  */
 export function ActivityChart({ activity, compact = false }: { activity: Activity; compact?: boolean }) {
   const width = compact ? 180 : 720;
@@ -48,6 +49,13 @@ export function ActivityChart({ activity, compact = false }: { activity: Activit
   const maxLatency = Math.max(1, ...activity.buckets.map((b) => b.latency_p50_ms ?? 0));
   const order = statusOrder(activity.buckets.flatMap((b) => Object.keys(b.attempts)));
   const summary = activitySummary(activity);
+  // An empty box reads as broken or loading: the list's small chart says there is nothing instead.
+  if (compact && totals.every((total) => total === 0))
+    return (
+      <p class="muted chart-empty" data-testid="chart-empty">
+        No attempts
+      </p>
+    );
   const x = (index: number) => pad.left + index * slot;
   const yCount = (count: number) => pad.top + plotH - (count / maxCount) * plotH;
   const yLatency = (value: number) => pad.top + plotH - (value / maxLatency) * plotH;

@@ -25,9 +25,12 @@ interface Pending {
 export function StepUpProvider({
   children,
   onSteppedUp,
+  sandboxOwner = false,
 }: {
   children: ComponentChildren;
   onSteppedUp: () => void;
+  /** The sandbox's seeded owner: the dialog says where its code comes from. */
+  sandboxOwner?: boolean;
 }) {
   const [pending, setPending] = useState<Pending | undefined>(undefined);
   const guard: Guard = async (action) => {
@@ -49,6 +52,7 @@ export function StepUpProvider({
       {pending && (
         <StepUpDialog
           reason={pending.reason}
+          sandboxOwner={sandboxOwner}
           done={(ok) => {
             setPending(undefined);
             pending.resolve(ok);
@@ -59,7 +63,15 @@ export function StepUpProvider({
   );
 }
 
-function StepUpDialog({ reason, done }: { reason: string; done: (ok: boolean) => void }) {
+function StepUpDialog({
+  reason,
+  sandboxOwner,
+  done,
+}: {
+  reason: string;
+  sandboxOwner: boolean;
+  done: (ok: boolean) => void;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [code, setCode] = useState('');
   const [useRecovery, setUseRecovery] = useState(false);
@@ -107,6 +119,12 @@ function StepUpDialog({ reason, done }: { reason: string; done: (ok: boolean) =>
           value={code}
           onInput={(event) => setCode(event.currentTarget.value)}
         />
+        {sandboxOwner && !useRecovery && (
+          <p class="muted" data-testid="sandbox-totp">
+            You are the sandbox's seeded owner: on the machine that runs the service,{' '}
+            <code>{'npm run sandbox -- totp'}</code> in the repository prints the current code.
+          </p>
+        )}
         <label class="inline">
           <input
             type="checkbox"
