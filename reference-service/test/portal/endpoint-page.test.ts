@@ -11,8 +11,8 @@ import { authenticator } from './support/totp.js';
 
 /**
  * One endpoint's page as the sandbox's seeded owner: the step-up dialog names the sandbox's `totp`
- * command, the list's small chart says when the last hour is empty, and the endpoint is deleted from its
- * own page through the portal's dialog. The journey rotates and pauses from the page on both backends;
+ * command, the list's small chart says when the last hour is empty, a test event goes to that endpoint
+ * alone, and the endpoint is deleted from its own page through the portal's dialog. The journey rotates and pauses from the page on both backends;
  * these are the portal's words: PGlite alone.
  */
 describe('an endpoint’s own page, as the sandbox owner', { timeout: 60_000 }, () => {
@@ -72,16 +72,40 @@ describe('an endpoint’s own page, as the sandbox owner', { timeout: 60_000 }, 
     await screenshot(page, 'endpoint-list', true);
   });
 
+  it('sends the test event to this endpoint only, not to the workspace’s other one', async () => {
+    // A second endpoint at the same receiver, verified by its own secret: a delivery there would show.
+    await page.getByLabel('Receiver URL').fill(`${receiver.url}?other`);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Delivery log' }).count()).toBe(2);
+    receiver.trust('other', await shownOnce(page, 'signing-secret'));
+    const otherLog = await page.getByRole('link', { name: 'Delivery log' }).last().getAttribute('href');
+
+    await page.getByRole('link', { name: 'Delivery log' }).first().click();
+    await expect
+      .poll(() => page.getByTestId('test-outcome').textContent())
+      .toMatch(/appears in the log below/);
+    await page.getByLabel('Event type', { exact: true }).selectOption('message.received');
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const row = page.locator('[data-testid="delivery-log"] tbody.attempt[data-status="delivered"]');
+    await row.waitFor({ timeout: 15_000 });
+    const eventId = await row.getAttribute('data-event-id');
+    // Longer than a worker poll (200 ms) and a delivery: the other endpoint's copy would have come by now.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(receiver.arrivals.filter((a) => a.eventId === eventId).map((a) => a.verifiedBy)).toEqual([
+      ['sandbox'],
+    ]);
+    await expectAccessible(page, 'endpoint page with its actions');
+    await screenshot(page, 'endpoint-page', true);
+    await page.goto(`${service.baseUrl}/${otherLog}`);
+    await page.getByText('No delivery yet.').waitFor();
+    await page.goBack();
+    await row.waitFor();
+  });
+
   it('deletes the endpoint from its own page after the portal’s dialog, and keeps its log', async () => {
-    await page.getByRole('link', { name: 'Delivery log' }).click();
     const actions = page.getByTestId('endpoint-actions');
     await actions.getByRole('button', { name: /^Pause / }).waitFor();
     await actions.getByRole('button', { name: /^Rotate secret of/ }).waitFor();
-    await page.getByLabel('Event type', { exact: true }).selectOption('message.received');
-    await page.getByRole('button', { name: 'Send test event' }).click();
-    await page.locator('[data-testid="delivery-log"] tbody.attempt[data-status="delivered"]').waitFor();
-    await expectAccessible(page, 'endpoint page with its actions');
-    await screenshot(page, 'endpoint-page', true);
     await actions.getByRole('button', { name: /^Delete / }).click();
     const asked = page.getByRole('dialog', { name: 'Delete this endpoint?' });
     expect(await asked.textContent()).toMatch(
@@ -101,7 +125,8 @@ describe('an endpoint’s own page, as the sandbox owner', { timeout: 60_000 }, 
     expect(await page.locator('[data-testid="delivery-log"] tbody.attempt').count()).toBe(1);
     await screenshot(page, 'endpoint-removed', true);
     await page.getByRole('link', { name: '← Webhook endpoints' }).click();
-    await page.getByText('No endpoints yet.').waitFor();
+    await expect.poll(() => page.getByRole('link', { name: 'Delivery log' }).count()).toBe(1);
+    expect(await page.getByRole('link', { name: `${receiver.url}?other` }).count()).toBe(1);
     expect(watch.errors).toEqual([]);
   });
 });

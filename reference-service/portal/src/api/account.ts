@@ -110,7 +110,8 @@ export const account = {
     send<{ id: string; name: string; webhooks_enabled: boolean }>('PATCH', '/v1/workspace', {
       webhooks_enabled: enabled,
     }),
-  sendTestEvent: (body: { type: string; identity?: string }) =>
+  /** `endpoint`: to that endpoint only (if active and it takes the type); absent: every endpoint. */
+  sendTestEvent: (body: { type: string; identity?: string; endpoint?: string }) =>
     send<unknown>('POST', '/sandbox/events', body),
 };
 

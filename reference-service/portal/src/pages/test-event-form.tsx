@@ -16,7 +16,7 @@ function outcomeFor(state: EndpointState): { ready: boolean; words: string } {
     return {
       ready: false,
       words:
-        'Webhook delivery is off for this workspace: the event is recorded but sent to no endpoint, now or later.',
+        'Webhook delivery is off for this workspace: the event is not sent to this endpoint, now or later.',
     };
   if (state.endpoint.status === 'paused')
     return {
@@ -27,7 +27,10 @@ function outcomeFor(state: EndpointState): { ready: boolean; words: string } {
   return { ready: true, words: 'Its delivery appears in the log below within a few seconds.' };
 }
 
-/** The sandbox's test event, offered with the event types this endpoint's filter lets through. */
+/**
+ * The sandbox's test event for this endpoint alone (the trigger's `endpoint`), offered with the event types
+ * its filter lets through.
+ */
 export function TestEventForm({ session, state }: { session: SessionInfo; state: EndpointState }) {
   const filter = state.kind === 'live' ? state.endpoint.events : [];
   const types = filter.length === 0 ? EVENT_TYPES : EVENT_TYPES.filter((name) => filter.includes(name));
@@ -43,7 +46,11 @@ export function TestEventForm({ session, state }: { session: SessionInfo; state:
     event.preventDefault();
     setSent('');
     const answer = await trigger.run(() =>
-      account.sendTestEvent({ type, ...(identity ? { identity } : {}) }),
+      account.sendTestEvent({
+        type,
+        ...(identity ? { identity } : {}),
+        ...(state.kind === 'live' ? { endpoint: state.endpoint.id } : {}),
+      }),
     );
     const id = (answer as { event?: { id?: string } } | undefined)?.event?.id;
     if (answer) setSent(`Sent ${type}${id ? ` as ${id}` : ''}. ${outcome.words}`);
@@ -53,8 +60,8 @@ export function TestEventForm({ session, state }: { session: SessionInfo; state:
     <form onSubmit={send} class="card" aria-labelledby="test-title">
       <h2 id="test-title">Send a test event</h2>
       <p class="muted">
-        The sandbox records a catalogued event with sample data; every active endpoint of the workspace whose
-        filter takes it gets it, signed and delivered like a real one.
+        The sandbox records a catalogued event with sample data and sends it to this endpoint only, signed and
+        delivered like a real one; the workspace's other endpoints do not get it.
         {filter.length > 0 && ' Only the event types this endpoint receives are offered.'}
       </p>
       <p id="test-outcome" class={outcome.ready ? 'muted' : 'notice'} data-testid="test-outcome">

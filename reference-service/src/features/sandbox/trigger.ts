@@ -16,6 +16,7 @@ import type { Queryable } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { insertEvent } from '../../store/queries/events.js';
 import { listIdentities } from '../../store/queries/identities.js';
+import { isLiveEndpoint } from '../../store/queries/webhook-endpoints.js';
 
 /** Made-up but well-formed `data` for each event type: the contract's table, with fresh draws. */
 function sampleData(type: EventType): Record<string, unknown> {
@@ -28,6 +29,11 @@ const triggerBody = z.strictObject({
   /** Identity slug; default: the workspace's first identity by slug. */
   identity: z.string().optional(),
   data: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * An endpoint id of the workspace: the event goes to it alone (if it is active and takes the type), as a
+   * test event sent from one endpoint's page. Default: every endpoint, as a real event.
+   */
+  endpoint: z.string().optional(),
 });
 
 /** The route's body (or the CLI's arguments), the workspace, and `now`: the event's `created_at`. */
@@ -54,6 +60,9 @@ export async function triggerEvent(
   if (!identities.some((row) => row.slug === identity)) {
     throw new ServiceError('invalid_request', `no identity ${identity} in this workspace`);
   }
+  // A removed endpoint is not found either: it takes no event, and other operations on it are 404 too.
+  if (input.endpoint !== undefined && !(await isLiveEndpoint(db, input.workspaceId, input.endpoint)))
+    throw new ServiceError('not_found', 'no such webhook endpoint in this workspace');
   // Before the budget is spent, so that a trigger the backlog refuses spends nothing either; its event is
   // then admitted, and what concurrent triggers add past the bound is at most that budget's burst.
   await refuseOverBacklog(db, [input.workspaceId], input.now);
@@ -62,7 +71,13 @@ export async function triggerEvent(
   // One statement (the event, its outbox rows and the wake-up): atomic without a transaction around it.
   const event = await insertEvent(
     db,
-    { ...typed, workspaceId: input.workspaceId, identity, createdAt: input.now },
+    {
+      ...typed,
+      workspaceId: input.workspaceId,
+      identity,
+      createdAt: input.now,
+      ...(input.endpoint === undefined ? {} : { endpointId: input.endpoint }),
+    },
     'admitted',
   );
   return { id: event.id, type: checked.type, created_at: event.createdAt, identity };

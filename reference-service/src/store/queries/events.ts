@@ -19,6 +19,8 @@ export type NewEvent = CatalogueEvent & {
   identity: string;
   /** The caller's clock (ctx.now()): the same clock stamps endpoints, whose creation the fan-out compares. */
   createdAt: number;
+  /** For this endpoint only (the sandbox's test event), under the same rules; absent: every endpoint. */
+  endpointId?: string;
 };
 
 /**
@@ -161,6 +163,7 @@ async function writeEvents(db: Queryable, inputs: readonly NewEvent[]): Promise<
       createdAts,
       DELIVERY_CHANNEL,
       ...fanOutParams(Math.max(...createdAts)),
+      batch.map((input) => input.endpointId ?? null),
     ]);
     for (const [i, id] of ids.entries()) written.push({ id, createdAt: createdAts[i]! });
   }

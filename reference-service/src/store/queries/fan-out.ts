@@ -7,12 +7,13 @@ import {
 import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
 
 /**
- * The statement that records events some endpoint takes (`$1`..`$6`, one array per column), their outbox
- * rows and the wake-up (`$7`), paced (`$8`: the time the buckets are read at, the latest event's).
+ * The statement that records events some endpoint takes (`$1`..`$6`, one array per column; `$16`, the one
+ * endpoint an event is for, or NULL), their outbox rows and the wake-up (`$7`), paced (`$8`: the time the
+ * buckets are read at, the latest event's).
  *
  * Fan-out: one `pending` delivery per endpoint of the workspace that is live, `active`, created no later
  * than the event, and whose filter is empty or names the type, only while the workspace's
- * `webhooks_enabled` flag is on.
+ * `webhooks_enabled` flag is on; an event for one endpoint (the sandbox's test event) only to that one.
  *
  * Pace (domain/delivery-limits.ts), in the order of the events: every row takes a token of its
  * workspace's bucket (the seeded sandbox's excepted); a row its workspace lets go at once then takes a
@@ -27,8 +28,9 @@ import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
  * Data-modifying CTEs all run to completion whether or not the final SELECT reads them.
  */
 export const FAN_OUT = `WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
-      AS i(id, workspace_id, identity, type, body, created_at)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
+                         $16::text[])
+      AS i(id, workspace_id, identity, type, body, created_at, only_endpoint)
   ),
   fanned AS MATERIALIZED (
     -- The id is a digest of the event and the endpoint (migration 0017): the primary key is the once rule.
@@ -44,6 +46,7 @@ export const FAN_OUT = `WITH input AS (
        AND e.status = 'active'
        AND e.created_at <= i.created_at
        AND (cardinality(e.events) = 0 OR i.type = ANY (e.events))
+       AND (i.only_endpoint IS NULL OR e.id = i.only_endpoint)
   ),
   written AS (
     -- An event is read only through its delivery rows (the claim, the log): one no endpoint takes is not kept

@@ -65,6 +65,15 @@ export async function listLiveEndpoints(db: Queryable, workspaceId: string): Pro
   );
 }
 
+/** Whether the workspace has this endpoint, not removed. */
+export async function isLiveEndpoint(db: Queryable, workspaceId: string, id: string): Promise<boolean> {
+  const rows = await db.query(
+    'SELECT 1 FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL',
+    [workspaceId, id],
+  );
+  return rows.length > 0;
+}
+
 /**
  * Replaces the secret and keeps the outgoing one until `rotatingUntil`; in one statement, the contract's
  * `rotationOutcome`: a rotation during an overlap keeps the previous (original) secret and its end time,
