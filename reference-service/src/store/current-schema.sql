@@ -96,7 +96,9 @@ TABLE integrations (
 TABLE listener_secrets (
   workspace_id text NOT NULL,
   secret_enc text NOT NULL,
-  created_at bigint NOT NULL
+  created_at bigint NOT NULL,
+  previous_secret_enc text,
+  rotating_until bigint
 );
 
 TABLE member_invites (

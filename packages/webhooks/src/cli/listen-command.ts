@@ -82,6 +82,8 @@ interface Ready {
   resumed: boolean;
   server_time: number;
   webhooks_enabled?: boolean;
+  /** During a rotation's overlap: until when the previous secret still signs (second). */
+  previous_secret_until?: number | null;
 }
 
 interface Delivery {
@@ -161,6 +163,8 @@ class Listener {
   readonly #paint: Paint;
   #listenerId: string | undefined;
   #streamToken: string | undefined;
+  /** The signing secret the last `ready` gave: a rotation meanwhile is said on reconnecting. */
+  #secret: string | undefined;
   #connectedOnce = false;
   #failures = 0;
   /** Deliveries being forwarded or reported: Ctrl-C lets them finish before closing the listener. */
@@ -297,6 +301,19 @@ class Listener {
     }
   }
 
+  /** The secret was rotated while the stream was down (the portal's "Rotate secret" on a listener). */
+  #sayRotated(ready: Ready): void {
+    const until = ready.previous_secret_until;
+    this.io.stdout(
+      `${this.#paint.yellow('The signing secret was rotated.')} Signing secret: ${ready.secret}\n` +
+        this.#paint.dim(
+          typeof until === 'number'
+            ? `Give it to your app: the previous one also signs until ${new Date(until).toISOString()}, then no longer.\n`
+            : 'Give it to your app: the previous one no longer signs.\n',
+        ),
+    );
+  }
+
   #track(delivery: Promise<void>): void {
     this.#inFlight.add(delivery);
     void delivery.finally(() => this.#inFlight.delete(delivery));
@@ -320,7 +337,9 @@ class Listener {
       void this.#warnOfTwins(ready.listener_id);
     } else {
       this.io.stdout(`${green('Reconnected')} (listener ${ready.listener_id}).\n`);
+      if (ready.secret !== this.#secret) this.#sayRotated(ready);
     }
+    this.#secret = ready.secret;
     if (ready.status !== 'active') {
       this.io.stderr(
         yellow(

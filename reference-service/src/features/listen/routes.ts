@@ -14,15 +14,14 @@ import type { StreamEnd } from '../../relay/types.js';
 import {
   countListenersLocked,
   getListener,
-  getListenerSecret,
   getRelayedDelivery,
   LISTENER_URL,
   type ListenerRow,
-  putListenerSecret,
   touchListeners,
 } from '../../store/queries/listeners.js';
 import { insertEndpoint, newEndpointRow, removeEndpoint } from '../../store/queries/webhook-endpoints.js';
-import { newSigningSecret, spendEndpointCreation } from '../webhooks/service.js';
+import { type ListenerSecrets, listenerSecrets, sealedFor } from '../webhooks/secrets.js';
+import { spendEndpointCreation } from '../webhooks/service.js';
 import { CredentialWatch } from './credential-watch.js';
 import { holdAndSupervise } from './stream-supervision.js';
 
@@ -88,43 +87,36 @@ function outcomeOf(answer: z.output<typeof answerBody>): PostOutcome {
   };
 }
 
-/** The workspace's listener secret, created on first use. */
-async function listenerSecret(ctx: ServiceContext, workspaceId: string, now: number): Promise<string> {
-  const sealed =
-    (await getListenerSecret(ctx.db, workspaceId)) ??
-    (await putListenerSecret(ctx.db, workspaceId, ctx.secretBox.seal(newSigningSecret(), workspaceId), now));
-  return ctx.secretBox.open(sealed, workspaceId);
-}
-
-/** Creates a listener endpoint, within the workspace's cap. */
+/**
+ * Creates a listener endpoint, within the workspace's cap, signing with the workspace's listener secrets as
+ * they are once its row is locked (a rotation locks it too); answers them for `ready`.
+ */
 async function openListener(
   ctx: ServiceContext,
   workspaceId: string,
   events: string[],
-  secret: string,
   now: number,
-): Promise<ListenerRow> {
+): Promise<{ listener: ListenerRow; secrets: ListenerSecrets }> {
   const id = newId(ID_PREFIXES.webhookEndpoint);
-  const row: ListenerRow = {
-    ...newEndpointRow(
-      workspaceId,
-      newWebhookEndpoint({ id, url: LISTENER_URL, events }, now),
-      ctx.secretBox.seal(secret, id),
-    ),
-    listener_stream: null,
-  };
-  await ctx.db.transaction(async (tx) => {
+  return ctx.db.transaction(async (tx) => {
     if ((await countListenersLocked(tx, workspaceId)) >= MAX_LISTENERS) {
       throw new ServiceError(
         'forbidden',
         `a workspace may have ${MAX_LISTENERS} listeners at once; stop one (Ctrl-C) or wait for an abandoned one to be removed`,
       );
     }
+    const secrets = await listenerSecrets(ctx.secretBox, tx, workspaceId, now);
+    const record = newWebhookEndpoint({ id, url: LISTENER_URL, events }, now);
+    const listener: ListenerRow = {
+      ...newEndpointRow(workspaceId, record, null),
+      ...sealedFor(ctx.secretBox, id, secrets),
+      listener_stream: null,
+    };
     await spendEndpointCreation(tx, workspaceId, now);
-    await insertEndpoint(tx, row);
+    await insertEndpoint(tx, listener);
     await touchListeners(tx, [id], now);
+    return { listener, secrets };
   });
-  return row;
 }
 
 /**
@@ -138,18 +130,20 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
 
   app.get('/relay/v1/secret', async (request) => {
     const { workspace } = await authorize(ctx, request, ADMIN_STEPPED_UP);
-    return { secret: await listenerSecret(ctx, workspace.id, ctx.now()) };
+    return { secret: (await listenerSecrets(ctx.secretBox, ctx.db, workspace.id, ctx.now())).secret };
   });
 
   app.get('/relay/v1/listen', async (request, reply) => {
     const { principal, workspace } = await authorize(ctx, request, ADMIN_STEPPED_UP);
     const query = parse(listenQuery, request.query, 'query');
     const now = ctx.now();
-    const secret = await listenerSecret(ctx, workspace.id, now);
     const resumed = query.listener !== undefined;
-    const listener = resumed
-      ? await getListener(ctx.db, workspace.id, query.listener!)
-      : await openListener(ctx, workspace.id, query.events, secret, now);
+    const { listener, secrets } = resumed
+      ? {
+          listener: await getListener(ctx.db, workspace.id, query.listener!),
+          secrets: await listenerSecrets(ctx.secretBox, ctx.db, workspace.id, now),
+        }
+      : await openListener(ctx, workspace.id, query.events, now);
     if (listener === undefined) {
       throw new ServiceError('not_found', 'no such listener: it was closed or removed; start a new one');
     }
@@ -162,7 +156,9 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
     stream.event('ready', {
       listener_id: endpointId,
       stream_token: stream.token,
-      secret,
+      secret: secrets.secret,
+      // During a rotation's overlap the previous secret signs too (second), until then.
+      previous_secret_until: secrets.previous?.until ?? null,
       events: listener.events,
       status: listener.status,
       resumed,

@@ -38,7 +38,8 @@ export function webhookRoutes(deps: service.WebhooksDeps) {
       },
     },
     rotateWebhookSecret: {
-      transaction: 'none',
+      // A listener's rotation writes the workspace's secret and every listener's row together.
+      transaction: 'one',
       run: async ({ db, workspace, params, now }) => {
         const rotated = await service.rotateSecret(deps, db, workspace.id, params.id, now);
         return answer('rotateWebhookSecret', 200, {

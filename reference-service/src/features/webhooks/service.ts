@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   endpointCapRefusal,
   hostCapRefusal,
@@ -16,13 +15,15 @@ import { guessBucket } from '../../domain/sign-in-limits.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
 import { countRefusal } from '../../http/sign-in-guard.js';
 import type { Db, Queryable } from '../../store/db.js';
+import { getListener } from '../../store/queries/listeners.js';
 import {
   insertEndpoint,
   liveEndpointUrlsLocked,
   newEndpointRow,
   rotateEndpointSecret,
 } from '../../store/queries/webhook-endpoints.js';
-import { ENDPOINTS_CREATED, eventFilter, SIGNING_SECRET_BYTES, signingSecretOf } from './rules.js';
+import { ENDPOINTS_CREATED, eventFilter } from './rules.js';
+import { newSigningSecret, rotateListenerSecret } from './secrets.js';
 
 export type WebhooksDeps = Pick<
   ServiceContext,
@@ -30,9 +31,6 @@ export type WebhooksDeps = Pick<
 >;
 
 export const notFound = () => new ServiceError('not_found', 'no such webhook endpoint');
-
-/** A new signing secret from fresh random bytes: an endpoint's, or the relay's for its listeners. */
-export const newSigningSecret = () => signingSecretOf(randomBytes(SIGNING_SECRET_BYTES));
 
 /**
  * Checks the URL (with DNS: outside any transaction, so that no connection waits on a lookup), then counts
@@ -74,17 +72,24 @@ export async function createEndpoint(
   return { record, secret };
 }
 
-/** A new secret, shown once; the replaced one keeps verifying until the answer's time. */
+/**
+ * A new secret, shown once; the replaced one keeps verifying until the answer's time. A listener has no
+ * secret of its own: rotating one rotates the workspace's listener secret, for every listener at once
+ * (secrets.ts). The operation's permission, `service:workspace:admin`, is the one that reads that secret.
+ */
 export async function rotateSecret(
   deps: WebhooksDeps,
-  db: Queryable,
+  tx: Queryable,
   workspaceId: string,
   id: string,
   now: number,
 ): Promise<{ secret: string; previousAcceptedUntil: number }> {
+  if ((await getListener(tx, workspaceId, id)) !== undefined) {
+    return rotateListenerSecret(deps.secretBox, tx, workspaceId, now);
+  }
   const secret = newSigningSecret();
   const sealed = deps.secretBox.seal(secret, id);
-  const row = await rotateEndpointSecret(db, workspaceId, id, sealed, now + ROTATION_OVERLAP_MS, now);
+  const row = await rotateEndpointSecret(tx, workspaceId, id, sealed, now + ROTATION_OVERLAP_MS, now);
   if (!row || row.rotating_until === null) throw notFound();
   return { secret, previousAcceptedUntil: row.rotating_until };
 }

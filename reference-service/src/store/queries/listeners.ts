@@ -8,12 +8,27 @@ export function isListenerUrl(url: string): boolean {
   return url.startsWith('listen:');
 }
 
-export async function getListenerSecret(db: Queryable, workspaceId: string): Promise<string | undefined> {
-  const rows = await db.query<{ secret_enc: string }>(
-    'SELECT secret_enc FROM listener_secrets WHERE workspace_id = $1',
+/**
+ * The workspace's listener secret, sealed (bound to the workspace id): the current one, and the one a
+ * rotation replaced with the time until which it still signs.
+ */
+export interface ListenerSecretRow {
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  rotating_until: number | null;
+}
+
+const SECRET_COLUMNS = 'secret_enc, previous_secret_enc, rotating_until';
+
+export async function getListenerSecret(
+  db: Queryable,
+  workspaceId: string,
+): Promise<ListenerSecretRow | undefined> {
+  const rows = await db.query<ListenerSecretRow>(
+    `SELECT ${SECRET_COLUMNS} FROM listener_secrets WHERE workspace_id = $1`,
     [workspaceId],
   );
-  return rows[0]?.secret_enc;
+  return rows[0];
 }
 
 /** Stores the workspace's listener secret unless one exists; returns the one that is stored. */
@@ -22,14 +37,51 @@ export async function putListenerSecret(
   workspaceId: string,
   secretEnc: string,
   now: number,
-): Promise<string> {
-  const rows = await db.query<{ secret_enc: string }>(
+): Promise<ListenerSecretRow> {
+  const rows = await db.query<ListenerSecretRow>(
     `INSERT INTO listener_secrets (workspace_id, secret_enc, created_at) VALUES ($1, $2, $3)
      ON CONFLICT (workspace_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id
-     RETURNING secret_enc`,
+     RETURNING ${SECRET_COLUMNS}`,
     [workspaceId, secretEnc, now],
   );
-  return rows[0]!.secret_enc;
+  return rows[0]!;
+}
+
+/** Replaces the workspace's listener secret (a rotation: `rotation.ts` of features/webhooks decides). */
+export async function setListenerSecret(
+  db: Queryable,
+  workspaceId: string,
+  row: ListenerSecretRow,
+): Promise<void> {
+  await db.query(
+    `UPDATE listener_secrets SET secret_enc = $2, previous_secret_enc = $3, rotating_until = $4
+      WHERE workspace_id = $1`,
+    [workspaceId, row.secret_enc, row.previous_secret_enc, row.rotating_until],
+  );
+}
+
+/** The ids of the workspace's live listeners (the partial index of migration 0025 serves it). */
+export async function liveListenerIds(db: Queryable, workspaceId: string): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `SELECT id FROM webhook_endpoints
+      WHERE url = '${LISTENER_URL}' AND deleted_at IS NULL AND workspace_id = $1`,
+    [workspaceId],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Gives a listener's endpoint row the workspace's secrets, each sealed for that endpoint. */
+export async function setListenerRowSecrets(
+  db: Queryable,
+  id: string,
+  row: ListenerSecretRow,
+  now: number,
+): Promise<void> {
+  await db.query(
+    `UPDATE webhook_endpoints SET secret_enc = $2, previous_secret_enc = $3, rotating_until = $4, updated_at = $5
+      WHERE id = $1 AND deleted_at IS NULL`,
+    [id, row.secret_enc, row.previous_secret_enc, row.rotating_until, now],
+  );
 }
 
 export type ListenerRow = WebhookEndpointRow & { listener_stream: string | null };
