@@ -482,7 +482,7 @@ BEGIN
   -- off, has its rows settled whatever the caps and the pace say; the others get the room their caps leave.
   fates AS MATERIALIZED (
     SELECT e.id AS endpoint_id, e.workspace_id, e.url, e.secret_enc, e.previous_secret_enc, e.rotating_until,
-           pe.due_at,
+           pe.due_at, pe.visited,
            CASE WHEN NOT w.webhooks_enabled THEN 'off'
                 WHEN e.deleted_at IS NOT NULL OR e.secret_enc IS NULL THEN 'removed'
                 WHEN e.status <> 'active' THEN 'paused'
@@ -495,13 +495,16 @@ BEGIN
       LEFT JOIN busy be ON be.endpoint_id = e.id
       LEFT JOIN busy_workspaces bw ON bw.workspace_id = e.workspace_id
   ),
-  -- Those with rows to take now: settled ones, and dialled ones with a row due and room left. `settle` is
-  -- each settled endpoint's share of the claim's settling: together they settle about `p_limit` rows.
+  -- Those with rows to take now: the first 128 settled ones in the walk's order, and dialled ones with a row
+  -- due and room left. `settle` is each settled endpoint's share of the claim's settling: together they
+  -- settle at most 128 rows, which bounds the statement however many endpoints are paused.
   targets AS MATERIALIZED (
     SELECT f.*, count(*) OVER () AS open,
-           GREATEST(1, p_limit / NULLIF(count(*) FILTER (WHERE f.state <> 'dial') OVER (), 0)) AS settle
-      FROM fates f
-     WHERE f.state <> 'dial' OR (f.due_at <= p_now AND f.room > 0 AND f.workspace_room > 0)
+           GREATEST(1, 128 / NULLIF(count(*) FILTER (WHERE f.state <> 'dial') OVER (), 0)) AS settle
+      FROM (SELECT f.*, row_number() OVER (PARTITION BY f.state = 'dial' ORDER BY f.visited) AS nth
+              FROM fates f) f
+     WHERE (f.state <> 'dial' AND f.nth <= 128)
+        OR (f.state = 'dial' AND f.due_at <= p_now AND f.room > 0 AND f.workspace_room > 0)
   ),
   -- Each such endpoint's pending rows in the index's order (due now first): a dialled endpoint's only up to
   -- now, no more than its room and its workspace's, nor than its share of the claim, so that one tenant
@@ -559,8 +562,9 @@ BEGIN
       FROM verdicts v
       JOIN picked p ON p.id = v.id
       JOIN targets t ON t.endpoint_id = p.endpoint_id
-      -- Only an attempt needs the body.
-      LEFT JOIN events ev ON ev.id = p.event_id AND v.verdict = 'dial'
+      -- Only an attempt needs the body: a settled row's key is null, which the index is not probed for
+      -- (a join condition beside the key was checked after the probe).
+      LEFT JOIN events ev ON ev.id = CASE WHEN v.verdict = 'dial' THEN p.event_id END
      ORDER BY p.created_at, p.id
   ) o
   UNION ALL
@@ -570,10 +574,12 @@ BEGIN
    WHERE EXISTS (SELECT FROM fates f
                   WHERE f.state = 'dial' AND f.due_at <= p_now AND (f.room <= 0 OR f.workspace_room <= 0))
   UNION ALL
-  -- A settled endpoint that gave its whole share may have more rows to settle: claim again at once.
+  -- A settled endpoint that gave its whole share may have more rows to settle, and one past the first 128
+  -- gave none: claim again at once.
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'unsettled', NULL
    WHERE EXISTS (SELECT FROM picked p WHERE p.state <> 'dial'
                   GROUP BY p.endpoint_id, p.settle HAVING count(*) >= p.settle)
+      OR (SELECT count(*) FROM fates f WHERE f.state <> 'dial') > 128
   UNION ALL
   SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'unvisited', NULL
    WHERE (SELECT max(w.visited - w.due) FROM pending_endpoints w) >= 256

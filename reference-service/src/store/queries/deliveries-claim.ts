@@ -47,13 +47,14 @@ export interface Claim {
  * for no more rows than it has free slots, so every `sending` row is on the wire or being logged.
  *
  * The statement is the database function `claim_webhook_deliveries` (its current definition is migration
- * 0024): one round trip, because a claim is on the delivery path of every event. Claims take turns across
+ * 0027): one round trip, because a claim is on the delivery path of every event. Claims take turns across
  * instances and count the rows in flight per endpoint and per workspace; those at `caps` are passed over.
  * Each endpoint with pending rows (one index probe each) gives its oldest rows due by `now` (the pace the
  * fan-out wrote in `next_attempt_at`), no more than its room and its share of the claim, and the oldest
  * of those up to `limit` are taken. It also settles the picked rows whose endpoint is no longer dialled
  * (paused or removed: a status of their own, no answer fields; webhooks switched off: deleted), whatever
- * their due time: about `limit` of them in all, `unsettled` when more may be left. `liveSince` is the
+ * their due time: at most 128 of them in all, whatever `limit` (on PGlite every tenant waits for the
+ * statement), `unsettled` when more may be left. `liveSince` is the
  * lease: an older `sending` row belongs to a dead worker and is not counted.
  */
 export async function claimDeliveries(
