@@ -47,7 +47,7 @@ export async function putListenerSecret(
   return rows[0]!;
 }
 
-/** Replaces the workspace's listener secret (a rotation: `rotation.ts` of features/webhooks decides). */
+/** Replaces the workspace's listener secret (a rotation: features/webhooks/secrets.ts decides). */
 export async function setListenerSecret(
   db: Queryable,
   workspaceId: string,
