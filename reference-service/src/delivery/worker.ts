@@ -23,6 +23,11 @@ import { createSuccessLog } from './success-log.js';
  */
 export const DEFAULT_CAPS: ClaimCaps = { endpoint: 32, workspace: 64 };
 export const DEFAULT_CONCURRENCY = 256;
+/**
+ * The most rows one claim dials: on PGlite every tenant's statement waits for a claim, and the first claim
+ * after a burst would otherwise update and read the bodies of a whole worker's slots in one statement.
+ */
+export const CLAIM_BATCH = 64;
 
 export interface DeliveryWorkerOptions {
   db: Db;
@@ -110,9 +115,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
     for (;;) {
       const room = concurrency - inFlight;
       if (!running || room < 1) return;
+      const limit = Math.min(room, CLAIM_BATCH);
       const claimedAt = now();
       const { rows, heldBack, dueAt, unsettled } = await claimDeliveries(db, {
-        limit: room,
+        limit,
         workerId: id,
         now: claimedAt,
         liveSince: claimedAt - leaseMs,
@@ -125,7 +131,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions) {
       if (dueAt !== undefined && running) due.at(dueAt);
       // Short: what was held back waits for room, which an attempt's logged outcome makes (`launch`). Rows
       // left to settle are claimed again at once, a batch per claim: what others sent meanwhile goes first.
-      if (rows.length < room && !unsettled) {
+      if (rows.length < limit && !unsettled) {
         drained = !heldBack;
         return;
       }
