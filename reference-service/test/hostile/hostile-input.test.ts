@@ -464,6 +464,14 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       documented: statuses(400, 401, 403, 404, 429),
     },
     {
+      name: 'event with its attempts',
+      method: 'GET',
+      path: '/v1/workspace/events/{event}',
+      valid,
+      fields: [],
+      documented: statuses(400, 401, 403, 404),
+    },
+    {
       name: 'peer card',
       method: 'GET',
       path: '/peer/v1/identities/{fingerprint}/card',
@@ -526,6 +534,7 @@ describe.each(BACKENDS)('hostile input over HTTP on $name', (backend) => {
       name: ['none', 'hostile'],
       member: [tenant.memberId, 'mem_0000000000000000'],
       delivery: ['dlv_000000000000000000000000'],
+      event: ['evt_000000000000000000000000'],
     };
     last = await databaseFingerprint(store.db, WRITTEN_BY_REFUSALS);
   });

@@ -11,18 +11,27 @@ import { authorize } from '../../http/policy.js';
 import { spendGuess } from '../../http/sign-in-guard.js';
 import { DEFAULT_USER_AGENT } from '../../outbound/guarded-client.js';
 import { deliveryActivity, deliveryWithBody } from '../../store/queries/delivery-activity.js';
+import { eventWithAttempts } from '../../store/queries/event-attempts.js';
 import { ACTIVITY_READS, ACTIVITY_WINDOWS, activityChart, SIGNATURE_ELIDED } from './activity.js';
 
 const deliveryPath = z.strictObject({ id: z.string().min(1).max(64), delivery: z.string().min(1).max(64) });
 const endpointPath = z.strictObject({ id: z.string().min(1).max(64) });
+// Every event id the service mints (the contract's rules/ids.ts): anything else cannot name one.
+const eventPath = z.strictObject({
+  event: z.string().regex(/^evt_[0-9a-f]{24}$/, 'an event id is evt_ and 24 lowercase hex digits'),
+});
+/** One answer for an event never made, another workspace's, and one retention removed: none can be told apart. */
+const EVENT_NOT_FOUND =
+  'no such event in this workspace (an event is removed, after its delivery records, once older than the retention window)';
 const activityQuery = z.strictObject({
   window: z.enum(Object.keys(ACTIVITY_WINDOWS) as [keyof typeof ACTIVITY_WINDOWS]).default('1h'),
 });
 
 /**
- * Two reads of the portal's webhook pages that the contract has no operation for (service routes, like
- * the identity card): what one attempt sent, and an endpoint's activity for its chart. Both need the
- * permission of listWebhookDeliveries and read only the caller's workspace; neither answers a secret.
+ * Three reads of the portal's webhook pages that the contract has no operation for (service routes, like
+ * the identity card): what one attempt sent, an endpoint's activity for its chart, and one event with every
+ * endpoint's attempt of it. All need the permission of listWebhookDeliveries and read only the caller's
+ * workspace; none answers a secret.
  */
 export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: false } as const;
@@ -71,5 +80,15 @@ export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceCo
     });
     if (!activity) throw new ServiceError('not_found', 'no such webhook endpoint');
     return activityChart(window, since, activity, DELIVERY_FILTER_WINDOW);
+  });
+
+  // One event: its stored body and each endpoint's delivery record of it, removed endpoints' included.
+  // Another workspace's event is answered as an unknown one.
+  app.get('/v1/workspace/events/:event', async (request) => {
+    const workspace = await workspaceOf(request, ctx.now());
+    const { event } = parse(eventPath, request.params, 'path parameters');
+    const found = await eventWithAttempts(ctx.db, workspace.id, event);
+    if (!found) throw new ServiceError('not_found', EVENT_NOT_FOUND);
+    return found;
   });
 }
