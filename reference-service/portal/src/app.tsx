@@ -5,6 +5,7 @@ import { sessionAfterSignIn } from './api/signed-in.js';
 import { AccountPage } from './pages/account.js';
 import { ContactsPage } from './pages/contacts.js';
 import { DeliveriesPage } from './pages/deliveries.js';
+import { EventPage } from './pages/event.js';
 import { IntegrationsPage } from './pages/integrations.js';
 import { InviteWhileSignedIn } from './pages/invite-notice.js';
 import { KeysPage } from './pages/keys.js';
@@ -129,6 +130,11 @@ function Page({
       ) : (
         <IntegrationsPage session={session} slug={rest[0] ?? firstIdentity(session)} />
       );
+    case 'events':
+      // `#/events/<id>`: one event and every endpoint's attempt of it (linked from the delivery logs).
+      if (rest[0]) return <EventPage eventId={rest[0]} />;
+      go('webhooks');
+      return null;
     case 'webhooks':
       return rest[0] ? (
         <DeliveriesPage endpointId={rest[0]} session={session} />

@@ -2,7 +2,8 @@ import type { WebhookDelivery } from '@svc-kit/contract';
 import { send } from './account.js';
 
 // The service routes of the webhook pages beside the contract (reference-service/src/features/webhooks/
-// portal-routes.ts): what an attempt sent, and an endpoint's activity for its chart.
+// portal-routes.ts): what an attempt sent, an endpoint's activity for its chart, and one event with every
+// endpoint's attempt of it.
 
 export interface SentRequest {
   delivery: WebhookDelivery;
@@ -29,6 +30,12 @@ export interface Activity {
   truncated: boolean;
 }
 
+/** One event as stored (`body`: the exact text signed and sent) and each endpoint's record of it. */
+export interface EventAttempts {
+  event: { id: string; type: string; created_at: number; body: string };
+  attempts: { delivery: WebhookDelivery; endpoint: { id: string; url: string; removed: boolean } }[];
+}
+
 const endpointPath = (id: string) => `/v1/workspace/webhooks/${encodeURIComponent(id)}`;
 
 export const webhookExtras = {
@@ -39,4 +46,6 @@ export const webhookExtras = {
     ),
   activity: (endpointId: string, window: ActivityWindow) =>
     send<Activity>('GET', `${endpointPath(endpointId)}/activity?window=${window}`),
+  event: (eventId: string) =>
+    send<EventAttempts>('GET', `/v1/workspace/events/${encodeURIComponent(eventId)}`),
 };

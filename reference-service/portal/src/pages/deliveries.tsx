@@ -7,7 +7,7 @@ import { type Activity, type ActivityWindow, webhookExtras } from '../api/webhoo
 import { ActivityChart } from '../ui/activity-chart.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useAction } from '../ui/use-action.js';
-import { LogFilters, LogTable } from './delivery-log.js';
+import { eventHref, LogFilters, LogTable } from './delivery-log.js';
 import { type EndpointState, EndpointSummary } from './endpoint-summary.js';
 import { TestEventForm } from './test-event-form.js';
 
@@ -46,6 +46,13 @@ export function DeliveriesPage({ endpointId, session }: { endpointId: string; se
       <TestEventForm session={session} state={state} />
       <h2 id="log-title">Attempts, newest first</h2>
       <LogFilters filter={filter} onChange={setFilter} />
+      {filter.event_id !== undefined && (
+        <p data-testid="event-link">
+          <a href={eventHref(filter.event_id)}>
+            Every endpoint's attempt of <code>{filter.event_id}</code>
+          </a>
+        </p>
+      )}
       <p class="muted" aria-live="off">
         Live: checked {checkedAt ? new Date(checkedAt).toLocaleTimeString() : '…'}
       </p>

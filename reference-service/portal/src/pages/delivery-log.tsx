@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { DeliveryFilter } from '../api/live-deliveries.js';
 import { type SentRequest, webhookExtras } from '../api/webhook-extras.js';
 import { NO_ANSWER, statusClass, statusLabel } from '../ui/delivery-status.js';
+import { prettyJson } from '../ui/pretty-json.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { Table } from '../ui/table.js';
 import { when } from '../ui/time.js';
@@ -121,7 +122,9 @@ export function LogTable({ endpointId, deliveries }: { endpointId: string; deliv
             <td>
               <code>{d.event_type}</code>
               <br />
-              <code class="muted">{d.event_id}</code>
+              <a href={eventHref(d.event_id)} title="This event and every endpoint's attempt of it">
+                <code>{d.event_id}</code>
+              </a>
             </td>
             <td>
               <span class={`badge ${statusClass(d.status)}`}>{statusLabel(d.status)}</span>
@@ -185,7 +188,7 @@ function AttemptDetail({ endpointId, delivery }: { endpointId: string; delivery:
             {sent.request.body === null ? (
               <p>The event's body is no longer kept.</p>
             ) : (
-              <pre data-testid="sent-body">{pretty(sent.request.body)}</pre>
+              <pre data-testid="sent-body">{prettyJson(sent.request.body)}</pre>
             )}
           </>
         )}
@@ -221,11 +224,7 @@ function AttemptDetail({ endpointId, delivery }: { endpointId: string; delivery:
   );
 }
 
-/** The stored body, indented to read (the bytes sent and signed are the compact form). */
-function pretty(body: string): string {
-  try {
-    return JSON.stringify(JSON.parse(body), null, 2);
-  } catch {
-    return body;
-  }
+/** The event's own page: its body and every endpoint's attempt, a URL to share. */
+export function eventHref(eventId: string): string {
+  return `#/events/${encodeURIComponent(eventId)}`;
 }
