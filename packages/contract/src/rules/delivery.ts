@@ -100,6 +100,17 @@ export function checkTriggeredEvent(
   return { ok: true, ...({ type, data: checked.data } as CatalogueEvent) };
 }
 
+/**
+ * The sandbox trigger's answer when its `endpoint` (one endpoint's "Send test event") names no live
+ * endpoint of the caller's workspace: an unknown id, a removed endpoint, another workspace's. It comes after
+ * the type, data and identity checks and before anything is spent. A paused endpoint, or one whose filter
+ * leaves the type out, is no refusal: the event is recorded and, by `endpointReceives`, gets no delivery.
+ */
+export const TRIGGER_ENDPOINT_NOT_FOUND = {
+  code: 'not_found',
+  message: 'no such webhook endpoint in this workspace',
+} as const;
+
 /** The data an event of type `K` carries: exactly the members the catalogue names for it. */
 export type CatalogueEventData<K extends EventType> = {
   [F in keyof (typeof eventSchemas)[K]['shape']]: z.output<(typeof eventSchemas)[K]['shape'][F]>;

@@ -95,8 +95,11 @@ export class DeliveryQueue {
     else throw new TypeError('a receiver is a function from a Request to a Response');
   }
 
-  /** Records the event and its `pending` deliveries now; the attempts follow. */
-  record(store: SandboxStore, now: number, input: NewEvent): RecordedEvent {
+  /**
+   * Records the event and its `pending` deliveries now; the attempts follow. `onlyEndpoint`: the trigger's
+   * test event for one endpoint, which still gets it only under the fan-out's rule.
+   */
+  record(store: SandboxStore, now: number, input: NewEvent, onlyEndpoint?: string): RecordedEvent {
     const ids = this.runtime.ids();
     const event: RecordedEvent = {
       id: ids.eventStream('event'),
@@ -106,6 +109,7 @@ export class DeliveryQueue {
     };
     const body = eventBody({ ...event, data: input.data });
     for (const row of store.endpoints.values()) {
+      if (onlyEndpoint !== undefined && row.record.id !== onlyEndpoint) continue;
       if (row.removed || !endpointReceives(row.record, event, store.workspace.webhooksEnabled)) continue;
       const deliveryId = ids.eventStream('webhookDelivery');
       store.deliveries.push({

@@ -1,4 +1,9 @@
-import { type CatalogueEventData, checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
+import {
+  type CatalogueEventData,
+  checkTriggeredEvent,
+  sampleEventData,
+  TRIGGER_ENDPOINT_NOT_FOUND,
+} from '@svc-kit/contract';
 import { type EventOfType, type EventType, isEventType } from '@svc-kit/webhooks';
 import type { WebhookReceiver } from '../delivery/dial.js';
 import {
@@ -7,6 +12,8 @@ import {
   type QueueRuntime,
   type SentDelivery,
 } from '../delivery/queue.js';
+import { Refusal } from '../http/refusal.js';
+import type { SandboxStore } from '../state/model.js';
 
 /** How the sandbox delivers the events it records (see the README's "Webhook deliveries"). */
 export interface DeliveryOptions {
@@ -42,6 +49,11 @@ export interface EmitOptions<T extends EventType> {
   identity?: string;
   /** Exactly the catalogue's fields for `type` (checked again at run time). Default: made-up, well-formed values. */
   data?: CatalogueEventData<T>;
+  /**
+   * An endpoint id, as the service's trigger takes it (one endpoint's "Send test event"): the event goes to
+   * that endpoint alone, if it is active and takes the type. Default: every endpoint that takes it.
+   */
+  endpoint?: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -81,20 +93,43 @@ export function emitEvent<T extends EventType>(
   options: EmitOptions<T> = {},
 ): EventOfType<T> {
   const store = runtime.store();
+  // Refusals come before any draw, in the service's order (type and data, identity, endpoint): a refused
+  // trigger leaves the id streams where they were, so later ids repeat as if it had not been called.
+  const given = options.data !== undefined || !isEventType(type);
+  // A type outside the catalogue has no sample: the check refuses it by name.
+  const early = given ? checkTriggeredEvent(type, options.data ?? {}) : undefined;
+  if (early !== undefined && !early.ok) throw new TypeError(early.reason);
   const identity = options.identity ?? [...store.identities.keys()].sort()[0];
   if (identity === undefined || identity.length === 0) {
     throw new TypeError('name the identity the event is for (emit(type, { identity }))');
   }
+  const only = options.endpoint === undefined ? undefined : liveEndpointId(store, options.endpoint);
   const ids = runtime.ids();
-  const sample = (): Record<string, unknown> =>
-    sampleEventData(type, { contact: `sha256:${ids.eventDigest()}`, threadId: ids.eventStream('thread') });
-  // A type outside the catalogue has no sample: the check refuses it by name.
-  const checked = checkTriggeredEvent(type, options.data ?? (isEventType(type) ? sample() : {}));
+  const checked =
+    early ??
+    checkTriggeredEvent(
+      type,
+      sampleEventData(type, { contact: `sha256:${ids.eventDigest()}`, threadId: ids.eventStream('thread') }),
+    );
   if (!checked.ok) throw new TypeError(checked.reason);
   const now = runtime.now();
   // The checked result pairs the type with its data (the contract narrows it once, where it checks).
   const { ok: _checked, ...typed } = checked;
-  const event = queue.record(store, now, { ...typed, identity });
+  const event = queue.record(store, now, { ...typed, identity }, only);
   // `EventOfType<T>` stays unresolved for a generic `T`; the checked type is `type`, that is `T`.
   return { ...event, data: structuredClone(typed.data) } as EventOfType<T>;
+}
+
+/**
+ * The trigger's `endpoint`, checked as the service checks it: a live endpoint of the sandbox's workspace,
+ * else the contract's 404 (an unknown id, a removed endpoint, another sandbox's). Paused or filtered out is
+ * no refusal: the fan-out then sends it nothing.
+ */
+function liveEndpointId(store: SandboxStore, id: unknown): string {
+  if (typeof id !== 'string') throw new TypeError('the endpoint option is an endpoint id (a string)');
+  const row = store.endpoints.get(id);
+  if (row === undefined || row.removed) {
+    throw new Refusal(TRIGGER_ENDPOINT_NOT_FOUND.code, TRIGGER_ENDPOINT_NOT_FOUND.message);
+  }
+  return id;
 }

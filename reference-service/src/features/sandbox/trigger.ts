@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { checkTriggeredEvent, sampleEventData } from '@svc-kit/contract';
+import { checkTriggeredEvent, sampleEventData, TRIGGER_ENDPOINT_NOT_FOUND } from '@svc-kit/contract';
 import { type EventType, isEventType } from '@svc-kit/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -61,8 +61,9 @@ export async function triggerEvent(
     throw new ServiceError('invalid_request', `no identity ${identity} in this workspace`);
   }
   // A removed endpoint is not found either: it takes no event, and other operations on it are 404 too.
+  // The contract's answer, which the mock's trigger gives too.
   if (input.endpoint !== undefined && !(await isLiveEndpoint(db, input.workspaceId, input.endpoint)))
-    throw new ServiceError('not_found', 'no such webhook endpoint in this workspace');
+    throw new ServiceError(TRIGGER_ENDPOINT_NOT_FOUND.code, TRIGGER_ENDPOINT_NOT_FOUND.message);
   // Before the budget is spent, so that a trigger the backlog refuses spends nothing either; its event is
   // then admitted, and what concurrent triggers add past the bound is at most that budget's burst.
   await refuseOverBacklog(db, [input.workspaceId], input.now);
