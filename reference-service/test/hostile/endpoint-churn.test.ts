@@ -1,9 +1,8 @@
 // Creating and removing webhook endpoints or relay listeners in a loop: every one is a row kept for the
 // retention window after its removal, so one workspace could grow the endpoints table (which the relay's
 // sweep reads for every tenant) at the rate it sends requests. New endpoints and listeners share a budget.
-import { MAX_ENDPOINTS_PER_HOST } from '@svc-kit/contract';
+import { ENDPOINTS_CREATED, MAX_ENDPOINTS_PER_HOST } from '@svc-kit/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS_CREATED } from '../../src/features/webhooks/rules.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { createDeliveryTenant } from '../delivery/support.js';
 import { startRelayService } from '../relay/support.js';

@@ -3,9 +3,9 @@
 // of the versions it replaced, so the files grew for good. The writes are budgeted per workspace, and the
 // retention pass vacuums the integrations on PGlite as it does the delivery log.
 import { randomBytes } from 'node:crypto';
+import { EXPOSURE_WRITES } from '@svc-kit/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPOSURE_WRITES } from '../../src/features/integrations/rules.js';
 import { DEFAULT_RETENTION, startRetention } from '../../src/ops/retention.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { createParty, type Instance, type Party, TestClock } from '../contacts/support.js';

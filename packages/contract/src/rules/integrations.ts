@@ -1,7 +1,18 @@
-import { TOOLS_CALL_PERMISSION } from './contacts.js';
+import { type OutboundLimit, TOOLS_CALL_PERMISSION } from './contacts.js';
 
 /** Every integration's `permission`: the contact switch needed to call the tools it exposes. */
 export const INTEGRATION_PERMISSION = TOOLS_CALL_PERMISSION;
+
+/**
+ * setExposure calls of a workspace (our choice): 30, then one every 5 seconds, 429 past it. Each rewrites up
+ * to 256 KiB on the row, and a person edits an exposure a few times a minute; unbudgeted, one key wrote
+ * 20 MB a second. Spent once the entries are found valid, by the service and the mock alike.
+ */
+export const EXPOSURE_WRITES: OutboundLimit = {
+  capacity: 30,
+  perMs: 1 / 5_000,
+  what: 'exposure changes in this workspace',
+};
 
 /** How long an integration slug may be, in characters. */
 export const INTEGRATION_SLUG_LENGTH = { min: 2, max: 32 } as const;

@@ -1,6 +1,20 @@
 import type { WebhookEndpoint } from '../resources/webhooks.js';
+import type { OutboundLimit } from './contacts.js';
 import { FAILURES_BEFORE_PAUSE } from './delivery.js';
 import { LOCAL_WEBHOOK_HOSTS } from './webhook-url.js';
+
+/**
+ * New endpoints and relay listeners of one workspace, together (our choice; the spec leaves inbound rates
+ * open): 30, then one every 2 minutes, 429 past it. A removed endpoint stays a row for the retention
+ * window, so creating and removing in a loop grew the endpoints table, which the relay's sweep reads for
+ * every tenant, at the rate requests came. The service and the mock spend it after the caps, so a create
+ * refused before costs nothing.
+ */
+export const ENDPOINTS_CREATED: OutboundLimit = {
+  capacity: 30,
+  perMs: 1 / 120_000,
+  what: 'webhook endpoints and listeners created in this workspace',
+};
 
 /** Spec 4.1 and part 8: the rotated-out secret keeps verifying for 24 hours. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;

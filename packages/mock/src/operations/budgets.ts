@@ -1,8 +1,11 @@
 import {
+  ENDPOINTS_CREATED,
+  EXPOSURE_WRITES,
   FILTERED_LOG_READS,
   isStrangerCall,
   limitRefusal,
   type OutboundBucket,
+  type OutboundLimit,
   outboundRefusal,
   PER_CONTACT_LIMIT,
   PER_IDENTITY_LIMIT,
@@ -39,16 +42,30 @@ export function spendOutbound(
   for (const [name, bucket] of taken) store.budgets.set(name, bucket);
 }
 
-/**
- * Spends one of the workspace's reads through the delivery log's filter window (the contract's budget),
- * as the service does, before the read. An empty bucket is a 429 that spends nothing.
- */
-export function spendFilteredRead(store: SandboxStore, now: number): void {
-  const name = 'filtered-log-reads';
-  const result = takeOutboundToken(store.budgets.get(name), FILTERED_LOG_READS, now);
+/** Spends one token of a budget of the workspace; an empty bucket is a 429 that spends nothing. */
+function spendWorkspaceBudget(store: SandboxStore, name: string, limit: OutboundLimit, now: number): void {
+  const result = takeOutboundToken(store.budgets.get(name), limit, now);
   if (!result.ok) {
-    const refusal = limitRefusal(FILTERED_LOG_READS, result.waitMs);
+    const refusal = limitRefusal(limit, result.waitMs);
     throw new Refusal('rate_limited', refusal.message, refusal.retryAfter);
   }
   store.budgets.set(name, result.next);
+}
+
+/**
+ * Spends one of the workspace's reads through the delivery log's filter window (the contract's budget),
+ * as the service does, before the read.
+ */
+export function spendFilteredRead(store: SandboxStore, now: number): void {
+  spendWorkspaceBudget(store, 'filtered-log-reads', FILTERED_LOG_READS, now);
+}
+
+/** Spends one of the workspace's new endpoints (the contract's budget), after the caps, as the service does. */
+export function spendEndpointCreation(store: SandboxStore, now: number): void {
+  spendWorkspaceBudget(store, 'endpoints-created', ENDPOINTS_CREATED, now);
+}
+
+/** Spends one of the workspace's exposure writes (the contract's budget), once the entries are valid. */
+export function spendExposureWrite(store: SandboxStore, now: number): void {
+  spendWorkspaceBudget(store, 'exposure-writes', EXPOSURE_WRITES, now);
 }

@@ -14,6 +14,7 @@ import { DEFAULT_AUTHORIZATION_URL, DEFAULT_INTEGRATION_PERMISSION } from '../st
 import { type CatalogueEntry, type IntegrationRow, identityOf, type SandboxStore } from '../state/model.js';
 import { exposureOf } from '../state/records.js';
 import type { Behaviours } from './behaviour.js';
+import { spendExposureWrite } from './budgets.js';
 
 function integrationRow(store: SandboxStore, slug: string, name: string): IntegrationRow {
   const row = store.identities.get(slug)?.integrations.get(name);
@@ -118,10 +119,11 @@ export const integrationBehaviours = {
     body: exposureOf(integrationRow(store, params.slug, params.name)),
   }),
 
-  setExposure: ({ store, params, body }) => {
+  setExposure: ({ store, params, body, now }) => {
     const row = integrationRow(store, params.slug, params.name);
     const problem = exposureProblem(body.entries);
     if (problem !== undefined) throw invalid(problem);
+    spendExposureWrite(store, now);
     row.entries = structuredClone(body.entries);
     row.version += 1;
     return { status: 200, body: { version: row.version } };

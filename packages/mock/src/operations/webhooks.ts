@@ -13,7 +13,7 @@ import { invalid, notFound, Refusal } from '../http/refusal.js';
 import type { EndpointRow, SandboxStore } from '../state/model.js';
 import { deliveriesOf, endpointRecord, liveEndpoints } from '../state/records.js';
 import type { Behaviours } from './behaviour.js';
-import { spendFilteredRead } from './budgets.js';
+import { spendEndpointCreation, spendFilteredRead } from './budgets.js';
 import { webhookUrlProblem } from './webhook-url.js';
 
 function liveEndpoint(store: SandboxStore, id: string): EndpointRow {
@@ -43,6 +43,8 @@ export const webhookBehaviours = {
         live.map((row) => row.record.url),
       );
     if (capped !== undefined) throw new Refusal('forbidden', capped);
+    // Before the id is drawn: a create the budget refuses leaves the id stream where it was.
+    spendEndpointCreation(store, now);
     const row: EndpointRow = {
       // The body's members are the record's, as given; the URL as parsed, and a filter is a set.
       record: newWebhookEndpoint(

@@ -1,4 +1,4 @@
-import { exposureProblem } from '@svc-kit/contract';
+import { EXPOSURE_WRITES, exposureProblem } from '@svc-kit/contract';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket } from '../../domain/sign-in-limits.js';
 import { answer, type OperationTable } from '../../http/operations.js';
@@ -14,7 +14,7 @@ import { forIdentity, identityOf } from '../shared/identity.js';
 import { createIntegrationFor } from './create.js';
 import { startAuthorization } from './oauth-ceremony.js';
 import { integrationRecord, recordEvent } from './records.js';
-import { catalogOf, EXPOSURE_WRITES, entriesOf, staleTools } from './rules.js';
+import { catalogOf, entriesOf, staleTools } from './rules.js';
 import { type IntegrationService, spendExchange } from './service.js';
 
 /** The identity of the path and its integration `name`, read locked when asked. */

@@ -4,7 +4,8 @@ import { MAX_PEER_BODY_BYTES } from '../../peer/protocol.js';
 import type { IntegrationRow } from '../../store/queries/integrations.js';
 
 // The integration rules without I/O. The statuses an exchange leaves are classifyFailure's
-// (upstream-failure.ts, beside the transport errors it reads); the exposure limits are the contract's.
+// (upstream-failure.ts, beside the transport errors it reads); the exposure limits and
+// EXPOSURE_WRITES are the contract's.
 
 /**
  * Exchanges with upstreams a workspace's own calls start (createIntegration, getExposure, which re-lists the
@@ -14,12 +15,6 @@ import type { IntegrationRow } from '../../store/queries/integrations.js';
  * reads an exposure when its editor opens. A contact's tool call is bounded by the peer budgets instead.
  */
 export const UPSTREAM_EXCHANGES = budget(60, 10_000, 'exchanges with upstreams started by this workspace');
-
-/**
- * setExposure calls of a workspace: 30, then one every 5 seconds. Each rewrites up to 256 KiB on the row,
- * and a person edits an exposure a few times a minute; unbudgeted, one key wrote 20 MB a second.
- */
-export const EXPOSURE_WRITES = budget(30, 5_000, 'exposure changes in this workspace');
 
 export function catalogOf(row: IntegrationRow): Tool[] {
   return JSON.parse(row.catalog) as Tool[];

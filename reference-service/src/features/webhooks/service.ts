@@ -1,4 +1,5 @@
 import {
+  ENDPOINTS_CREATED,
   endpointCapRefusal,
   hostCapRefusal,
   ID_PREFIXES,
@@ -22,7 +23,7 @@ import {
   newEndpointRow,
   rotateEndpointSecret,
 } from '../../store/queries/webhook-endpoints.js';
-import { ENDPOINTS_CREATED, eventFilter } from './rules.js';
+import { eventFilter } from './rules.js';
 import { newSigningSecret, rotateListenerSecret } from './secrets.js';
 
 export type WebhooksDeps = Pick<
