@@ -8,7 +8,7 @@ Usage:
   svc-webhooks verify --body <file> (--headers <file> | --signature <value>) [options]
   svc-webhooks sign --body <file|-> [options]
   svc-webhooks listen --forward-to <url> [--events a,b] [options]
-  svc-webhooks trigger <event-type> [--identity <slug>] [options]
+  svc-webhooks trigger <event-type> [--identity <slug>] [--endpoint <id>] [options]
   svc-webhooks events [options]
   svc-webhooks <command> --help
   svc-webhooks help | version
@@ -106,12 +106,13 @@ Exit codes: 0 stopped with Ctrl-C, 1 refused by the service (key, permission, li
 export const TRIGGER_HELP = `svc-webhooks trigger: emit a catalogued test event in the sandbox.
 
 Usage:
-  svc-webhooks trigger <event-type> [--identity <slug>] [options]
+  svc-webhooks trigger <event-type> [--identity <slug>] [--endpoint <id>] [options]
 
 Prints the event id. Every endpoint whose filter matches gets a delivery (a running "listen" too).
 
 Options:
   --identity <slug>     The identity the event is about (default: the workspace's first).
+  --endpoint <id>       Only this endpoint (whk_...) gets it, if it is active and its filter matches.
 ${CONNECTION_OPTIONS}
 `;
 

@@ -18,11 +18,24 @@ function explain(error: unknown, io: CommandIo, command: string): number {
   return 1;
 }
 
+/**
+ * `--endpoint` takes an endpoint id (the contract's `whk_` prefix; a listener's id has it too). A URL or an
+ * empty value is a mistake caught before the call; the value is not echoed, in case a secret was pasted.
+ */
+function checkEndpointId(value: string): void {
+  if (value === '') throw new UsageError('--endpoint is empty.');
+  if (!value.startsWith('whk_')) {
+    throw new UsageError(
+      '--endpoint takes an endpoint id, which starts with whk_ (the portal shows it on the endpoint’s page).',
+    );
+  }
+}
+
 /** `svc-webhooks trigger <type>`: emits a catalogued event through the sandbox route. */
 export async function triggerCommand(args: readonly string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
-    options: { ...CONNECTION, identity: { type: 'string' } },
+    options: { ...CONNECTION, identity: { type: 'string' }, endpoint: { type: 'string' } },
     strict: true,
     allowPositionals: true,
   });
@@ -34,10 +47,15 @@ export async function triggerCommand(args: readonly string[], io: CommandIo): Pr
   if (type === undefined)
     throw new UsageError('Name the event type, e.g. svc-webhooks trigger message.received');
   if (extra.length > 0) throw new UsageError(`One event type at a time (got ${positionals.join(' ')}).`);
+  if (values.endpoint !== undefined) checkEndpointId(values.endpoint);
   const target = serviceTarget(values, io.env);
   try {
     const response = await callService(target, 'POST', '/sandbox/events', {
-      body: { type, ...(values.identity === undefined ? {} : { identity: values.identity }) },
+      body: {
+        type,
+        ...(values.identity === undefined ? {} : { identity: values.identity }),
+        ...(values.endpoint === undefined ? {} : { endpoint: values.endpoint }),
+      },
     });
     const { event } = (await response.json()) as { event: { id: string; type: string; identity: string } };
     io.stdout(`${event.id}  ${event.type}  (identity ${event.identity})\n`);

@@ -402,6 +402,24 @@ describe('svc-webhooks listen, trigger and events without a service', () => {
     ],
     ['trigger without a type', ['trigger'], { SVC_API_KEY: KEY }, /Name the event type/],
     [
+      'trigger with --endpoint and no value',
+      ['trigger', 'message.received', '--endpoint'],
+      { SVC_API_KEY: KEY },
+      /--endpoint <value>' argument missing/,
+    ],
+    [
+      'trigger with an empty --endpoint',
+      ['trigger', 'message.received', '--endpoint='],
+      { SVC_API_KEY: KEY },
+      /--endpoint is empty/,
+    ],
+    [
+      'trigger with a URL for --endpoint',
+      ['trigger', 'message.received', '--endpoint', 'https://hooks.example.com/x'],
+      { SVC_API_KEY: KEY },
+      /--endpoint takes an endpoint id, which starts with whk_/,
+    ],
+    [
       'events with a bad base URL',
       ['events', '--base-url', 'ftp://x'],
       { SVC_API_KEY: KEY },
@@ -425,5 +443,12 @@ describe('svc-webhooks listen, trigger and events without a service', () => {
     const run = cli(['--help']);
     for (const command of ['listen', 'trigger', 'events'])
       expect(run.stdout).toContain(`svc-webhooks ${command}`);
+  });
+
+  it('names --endpoint in the help of trigger', () => {
+    const run = cli(['trigger', '--help']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('[--endpoint <id>]');
+    expect(run.stdout).toMatch(/--endpoint <id>\s+Only this endpoint/);
   });
 });
