@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import { isNoAnswerReason } from '../domain/no-answer-reasons.js';
 import { DEFAULT_USER_AGENT, type GuardedClient, type PostOutcome } from '../outbound/guarded-client.js';
 import type { Relay } from '../relay/relay.js';
+import { RELAY_FAILURES } from '../relay/types.js';
 import type { Db } from '../store/db.js';
 import { recordAttempt } from '../store/queries/deliveries-claim.js';
 import { isListenerUrl } from '../store/queries/listeners.js';
@@ -35,7 +37,7 @@ export function createAttempt(deps: {
     const outcome: PostOutcome = !relayed
       ? await client.post(row.url, headers, row.body)
       : deps.relay === undefined
-        ? { kind: 'failed', reason: 'no listener was connected', latencyMs: 0 }
+        ? { kind: 'failed', ...RELAY_FAILURES.noListener, latencyMs: 0 }
         : await deps.relay.deliver({
             endpoint_id: row.endpoint_id,
             delivery_id: row.id,
@@ -68,18 +70,21 @@ export function createAttempt(deps: {
       {
         deliveryId: row.id,
         ok: false,
-        // The log's fields describe the endpoint's answer; without one they are null and the reason goes
-        // to the service log below. A listener's log is the exception: the relay is the service's own
-        // transport, and the person at the CLI reads why nothing reached their app there.
+        // The log's fields describe the endpoint's answer; without one they are null, the log keeps only
+        // the reason's code (the portal reads it) and its words go to the service log below. A listener's
+        // log is the exception: the relay is the service's own transport, and the person at the CLI reads
+        // why nothing reached their app there.
         httpStatus: answered ? outcome.status : null,
         latencyMs: answered ? outcome.latencyMs : null,
         excerpt: answered ? outcome.excerpt : relayed ? `not delivered: ${outcome.reason}` : null,
+        // A relayed outcome may come by NOTIFY from another instance: only a known code is kept.
+        noAnswerReason: answered ? null : isNoAnswerReason(outcome.code) ? outcome.code : 'other',
       },
       now(),
     );
     if (!answered) {
       log.warn(
-        { delivery_id: row.id, endpoint_id: row.endpoint_id, reason: outcome.reason },
+        { delivery_id: row.id, endpoint_id: row.endpoint_id, reason: outcome.reason, code: outcome.code },
         outcome.kind === 'blocked' ? 'delivery blocked' : 'delivery not answered',
       );
     }

@@ -2,9 +2,11 @@
 import { excerptOf } from '@svc-kit/contract';
 import { Agent, type Dispatcher } from 'undici';
 import { causesOf } from '../domain/errors.js';
+import type { NoAnswerReason } from '../domain/no-answer-reasons.js';
 import type { TargetPolicy } from '../domain/url-policy.js';
+import { failureCode } from './failure-code.js';
 import { guardedLookup } from './guarded-lookup.js';
-import { checkTargetUrl, OutboundBlockedError } from './target-policy.js';
+import { type BlockedCode, checkTargetUrl, OutboundBlockedError } from './target-policy.js';
 
 export interface GuardedClientOptions extends TargetPolicy {
   /** Time allowed to open the TCP (and TLS) connection. */
@@ -25,10 +27,13 @@ export type PostOutcome =
       /** The answer's headers, names in lower case (peer answers carry their signature there). */
       headers: Readonly<Record<string, string | string[] | undefined>>;
     }
-  /** Refused by the guard before any connection was opened. */
-  | { kind: 'blocked'; reason: string; latencyMs: number }
-  /** Timeout, refused connection, TLS or protocol failure. */
-  | { kind: 'failed'; reason: string; latencyMs: number };
+  /**
+   * Refused by the guard before any connection was opened. `reason` is for the service's log (it may name
+   * the address); `code` is what the delivery log keeps.
+   */
+  | { kind: 'blocked'; reason: string; code: BlockedCode; latencyMs: number }
+  /** Timeout, refused connection, TLS or protocol failure; `reason` and `code` as for `blocked`. */
+  | { kind: 'failed'; reason: string; code: NoAnswerReason; latencyMs: number };
 
 export interface GuardedClient {
   post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome>;
@@ -38,9 +43,9 @@ export interface GuardedClient {
 export const DEFAULT_USER_AGENT = 'svc-kit-reference-service/0.1 (+webhooks)';
 
 /** The guard's refusal, wherever undici put it (it may wrap connector errors). */
-function blockedReason(error: unknown): string | undefined {
+function blockedBy(error: unknown): OutboundBlockedError | undefined {
   const blocked = causesOf(error).find((cause) => cause instanceof OutboundBlockedError);
-  return blocked instanceof OutboundBlockedError ? blocked.message : undefined;
+  return blocked instanceof OutboundBlockedError ? blocked : undefined;
 }
 
 function failureReason(error: unknown): string {
@@ -81,9 +86,11 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
     try {
       target = checkTargetUrl(url, policy);
     } catch (error) {
+      const blocked = blockedBy(error);
       return Promise.resolve({
         kind: 'blocked',
-        reason: blockedReason(error) ?? 'refused',
+        reason: blocked?.message ?? 'refused',
+        code: blocked?.code ?? 'guard_refused',
         latencyMs: elapsed(),
       });
     }
@@ -115,7 +122,7 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
       const timer = setTimeout(() => {
         // Time ran out while the answer was still coming: what came is kept, as when it breaks off.
         if (status !== 0) answered();
-        else settle({ kind: 'failed', reason: 'timed out', latencyMs: elapsed() });
+        else settle({ kind: 'failed', reason: 'timed out', code: 'timeout', latencyMs: elapsed() });
         controller?.abort(timedOut());
       }, totalTimeoutMs);
       // undici's dispatcher, not request(): no response stream, abort signal or URL parsing per call.
@@ -155,11 +162,16 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
           onResponseError(_controller, error) {
             // An answer that breaks off after its status line keeps what came: the status still stands.
             if (status !== 0) return answered();
-            const blocked = blockedReason(error);
+            const blocked = blockedBy(error);
             settle(
               blocked !== undefined
-                ? { kind: 'blocked', reason: blocked, latencyMs: elapsed() }
-                : { kind: 'failed', reason: failureReason(error), latencyMs: elapsed() },
+                ? { kind: 'blocked', reason: blocked.message, code: blocked.code, latencyMs: elapsed() }
+                : {
+                    kind: 'failed',
+                    reason: failureReason(error),
+                    code: failureCode(error),
+                    latencyMs: elapsed(),
+                  },
             );
           },
         },

@@ -1,11 +1,25 @@
 // The allowed ports are a rule on the URL alone: the contract's, applied by the mock too.
 import { isAllowedPort, LOCAL_WEBHOOK_HOSTS as LOCAL_HOSTS, PORT_RULE } from '@svc-kit/contract';
 import { isGlobalUnicast, isLoopbackAddress } from '../domain/address-policy.js';
+import type { NoAnswerReason } from '../domain/no-answer-reasons.js';
 import { isIpLiteral, type TargetPolicy, unresolvedReason } from '../domain/url-policy.js';
 
-/** Why the guard refused to open a connection. The message never holds anything secret. */
+/** The delivery log's names for the guard's refusals. */
+export type BlockedCode = Extract<NoAnswerReason, 'dns' | 'guard_refused'>;
+
+/**
+ * Why the guard refused to open a connection. The message never holds anything secret; it may name the
+ * address, so only `code` goes to the tenant's delivery log.
+ */
 export class OutboundBlockedError extends Error {
   override name = 'OutboundBlockedError';
+  constructor(
+    message: string,
+    /** `dns` when the name did not resolve, otherwise a rule refused the URL or an address. */
+    readonly code: BlockedCode = 'guard_refused',
+  ) {
+    super(message);
+  }
 }
 
 /** The URL's checks before any lookup: the socket layer never calls the guarded lookup for an IP literal. */
@@ -42,7 +56,7 @@ export async function resolveCheckedAddresses(hostname: string, policy: TargetPo
     failure = error;
     return [];
   });
-  if (addresses.length === 0) throw new OutboundBlockedError(unresolvedReason(name, failure));
+  if (addresses.length === 0) throw new OutboundBlockedError(unresolvedReason(name, failure), 'dns');
   for (const address of addresses) {
     const allowed =
       isGlobalUnicast(address) ||

@@ -100,9 +100,10 @@ export async function callPeer<V extends PeerVerb>(
   if (outcome.kind === 'failed') {
     return {
       kind: 'unreachable',
-      reason: outcome.reason.includes('timed out')
-        ? `no answer within ${options.timeoutMs} ms`
-        : 'the peer could not be reached',
+      reason:
+        outcome.code === 'timeout' || outcome.code === 'connect_timeout'
+          ? `no answer within ${options.timeoutMs} ms`
+          : 'the peer could not be reached',
     };
   }
   const text = outcome.excerpt;

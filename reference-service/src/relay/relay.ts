@@ -9,10 +9,15 @@ import {
   setListenerStream,
 } from '../store/queries/listeners.js';
 import type { SseListenerStream } from './sse-stream.js';
-import { CHANNELS, failed, type RelayedDelivery, type RelaySettings, type StreamEnd } from './types.js';
+import {
+  CHANNELS,
+  failed,
+  RELAY_FAILURES,
+  type RelayedDelivery,
+  type RelaySettings,
+  type StreamEnd,
+} from './types.js';
 import { WaitingDeliveries } from './waiting.js';
-
-const NO_REPORT = 'the listener did not report the local answer in time';
 
 /**
  * Carries deliveries to listener endpoints over their CLI's stream instead of dialling. The delivery worker
@@ -97,7 +102,7 @@ export class Relay {
   /** Ends every stream of this process and fails the deliveries still waiting on them. */
   async stop(): Promise<void> {
     clearInterval(this.#sweep);
-    this.#waiting.fail('the service stopped before the listener answered');
+    this.#waiting.fail(RELAY_FAILURES.stopped);
     for (const endpointId of [...this.#streams.keys()]) await this.end(endpointId, 'shutting_down');
     for (const unlisten of this.#unlisten.splice(0)) await unlisten();
   }
@@ -155,19 +160,19 @@ export class Relay {
     const stream = this.#streams.get(endpoint_id);
     if (stream !== undefined) {
       this.#waiting.get(id)!.streamId = stream.id;
-      this.#waiting.arm(id, this.settings.answerTimeoutMs, NO_REPORT);
+      this.#waiting.arm(id, this.settings.answerTimeoutMs, RELAY_FAILURES.noReport);
       stream.send(delivery);
     } else if (this.settings.soleInstance) {
-      this.#waiting.settle(id, failed('no listener was connected', started));
+      this.#waiting.settle(id, failed(RELAY_FAILURES.noListener, started));
     } else {
-      this.#waiting.arm(id, this.settings.ackTimeoutMs, 'no listener was connected');
+      this.#waiting.arm(id, this.settings.ackTimeoutMs, RELAY_FAILURES.noListener);
       void this.#notify(CHANNELS.deliver, {
         endpoint_id,
         delivery_id: id,
         headers: delivery.headers,
       }).catch((error: unknown) => {
         this.log.error({ err: error }, 'relaying a delivery to another instance failed');
-        this.#waiting.settle(id, failed('the relay could not reach the listener', started));
+        this.#waiting.settle(id, failed(RELAY_FAILURES.unreachable, started));
       });
     }
     return outcome;
@@ -181,12 +186,11 @@ export class Relay {
   }
 
   async #failPushedTo(streamId: string): Promise<void> {
-    const reason = 'the listener disconnected before reporting the local answer';
-    this.#waiting.fail(reason, streamId);
+    this.#waiting.fail(RELAY_FAILURES.disconnected, streamId);
     for (const [deliveryId, forwardedTo] of [...this.#forwarded]) {
       if (forwardedTo !== streamId) continue;
       this.#forwarded.delete(deliveryId);
-      const outcome: PostOutcome = { kind: 'failed', reason, latencyMs: 0 };
+      const outcome: PostOutcome = { kind: 'failed', ...RELAY_FAILURES.disconnected, latencyMs: 0 };
       await this.#notify(CHANNELS.answer, { delivery_id: deliveryId, outcome }).catch((error: unknown) =>
         this.log.error({ err: error }, 'reporting a dropped relayed delivery failed'),
       );
@@ -209,7 +213,7 @@ export class Relay {
     const waiting = this.#waiting.get(deliveryId);
     if (waiting === undefined || waiting.streamId !== undefined) return;
     waiting.streamId = 'remote';
-    this.#waiting.arm(deliveryId, this.settings.answerTimeoutMs, NO_REPORT);
+    this.#waiting.arm(deliveryId, this.settings.answerTimeoutMs, RELAY_FAILURES.noReport);
   }
 
   /** Another instance took the listener: ours ends, unless the database says ours is the later one. */

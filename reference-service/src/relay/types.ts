@@ -1,3 +1,4 @@
+import type { NoAnswerReason } from '../domain/no-answer-reasons.js';
 import type { PostOutcome } from '../outbound/guarded-client.js';
 
 // The relay's shapes and its NOTIFY channels (relay.ts).
@@ -72,8 +73,26 @@ export const CHANNELS = {
   hold: 'svc_relay_hold',
 } as const;
 
-export const failed = (reason: string, started: number): PostOutcome => ({
+/** Why a relayed delivery has no local answer: words for the logs, and the delivery log's code. */
+export interface RelayFailure {
+  reason: string;
+  code: NoAnswerReason;
+}
+
+export const RELAY_FAILURES = {
+  noListener: { reason: 'no listener was connected', code: 'listener_gone' },
+  unreachable: { reason: 'the relay could not reach the listener', code: 'listener_gone' },
+  disconnected: {
+    reason: 'the listener disconnected before reporting the local answer',
+    code: 'listener_gone',
+  },
+  noReport: { reason: 'the listener did not report the local answer in time', code: 'listener_silent' },
+  stopped: { reason: 'the service stopped before the listener answered', code: 'service_stopped' },
+} as const satisfies Record<string, RelayFailure>;
+
+export const failed = ({ reason, code }: RelayFailure, started: number): PostOutcome => ({
   kind: 'failed',
   reason,
+  code,
   latencyMs: Math.round(performance.now() - started),
 });

@@ -1,5 +1,5 @@
 import type { PostOutcome } from '../outbound/guarded-client.js';
-import { failed, type Waiting } from './types.js';
+import { failed, type RelayFailure, type Waiting } from './types.js';
 
 /**
  * The relayed deliveries this process's workers wait on, by delivery id. Each is settled exactly once: with
@@ -19,12 +19,12 @@ export class WaitingDeliveries {
     return this.#waiting.get(deliveryId);
   }
 
-  /** Fails the delivery with `reason` unless it is settled within `ms` (replaces an earlier timer). */
-  arm(deliveryId: string, ms: number, reason: string): void {
+  /** Fails the delivery with `why` unless it is settled within `ms` (replaces an earlier timer). */
+  arm(deliveryId: string, ms: number, why: RelayFailure): void {
     const waiting = this.#waiting.get(deliveryId);
     if (waiting === undefined) return;
     clearTimeout(waiting.timer);
-    waiting.timer = setTimeout(() => this.settle(deliveryId, failed(reason, waiting.started)), ms);
+    waiting.timer = setTimeout(() => this.settle(deliveryId, failed(why, waiting.started)), ms);
     waiting.timer.unref();
   }
 
@@ -39,10 +39,10 @@ export class WaitingDeliveries {
   }
 
   /** Fails every delivery written to the stream (all of them, without a stream id). */
-  fail(reason: string, streamId?: string): void {
+  fail(why: RelayFailure, streamId?: string): void {
     for (const [deliveryId, waiting] of [...this.#waiting]) {
       if (streamId === undefined || waiting.streamId === streamId) {
-        this.settle(deliveryId, failed(reason, waiting.started));
+        this.settle(deliveryId, failed(why, waiting.started));
       }
     }
   }

@@ -179,7 +179,8 @@ TABLE webhook_deliveries (
   next_attempt_at bigint,
   created_at bigint NOT NULL,
   claimed_at bigint,
-  claimed_by text
+  claimed_by text,
+  no_answer_reason text
 );
 
 TABLE webhook_endpoints (
@@ -351,6 +352,7 @@ webhook_deliveries webhook_deliveries_endpoint_in_workspace: FOREIGN KEY (worksp
 webhook_deliveries webhook_deliveries_event_id_not_null: NOT NULL event_id
 webhook_deliveries webhook_deliveries_event_type_not_null: NOT NULL event_type
 webhook_deliveries webhook_deliveries_id_not_null: NOT NULL id
+webhook_deliveries webhook_deliveries_no_answer_reason: CHECK ((no_answer_reason = ANY (ARRAY['timeout'::text, 'connect_timeout'::text, 'refused'::text, 'reset'::text, 'unreachable'::text, 'dns'::text, 'tls'::text, 'invalid_response'::text, 'guard_refused'::text, 'listener_gone'::text, 'listener_silent'::text, 'service_stopped'::text, 'other'::text]))) NOT VALID
 webhook_deliveries webhook_deliveries_pkey: PRIMARY KEY (id)
 webhook_deliveries webhook_deliveries_status: CHECK ((status = ANY (ARRAY['pending'::text, 'sending'::text, 'delivered'::text, 'failed'::text, 'abandoned'::text, 'not_sent_paused'::text, 'not_sent_removed'::text])))
 webhook_deliveries webhook_deliveries_status_not_null: NOT NULL status

@@ -10,6 +10,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { type RunningDelivery, startDelivery } from '../../src/delivery/start.js';
 import { newId } from '../../src/domain/ids.js';
+import type { ResolveHost } from '../../src/domain/url-policy.js';
 import type { Relay } from '../../src/relay/relay.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
@@ -133,6 +134,8 @@ export async function startDeliveringService(
     relay?: Relay;
     secretBox?: SecretBox;
     now?: () => number;
+    /** How names resolve, at registration and when dialled: the test DNS table unless told. */
+    resolveHost?: ResolveHost;
   } = {},
 ): Promise<DeliveringService> {
   const service = await startTestService(store, {
@@ -140,6 +143,7 @@ export async function startDeliveringService(
     extra: { sandboxRoutes: true, relay: options.relay },
     ...(options.secretBox === undefined ? {} : { secretBox: options.secretBox }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.resolveHost === undefined ? {} : { resolveHost: options.resolveHost }),
   });
   const { sink, lines: warnings } = lineSink();
   const quiet = pino({ level: 'warn' }, sink);

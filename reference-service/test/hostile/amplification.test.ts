@@ -246,7 +246,13 @@ describe.each(BACKENDS)('a workspace cannot amplify its requests, on $name', (ba
           WHERE event_id = $1 RETURNING id`,
         [event!.id, clock.at],
       );
-      const result = { deliveryId: row!.id, httpStatus: ok ? 200 : 500, latencyMs: 1, excerpt: null };
+      const result = {
+        deliveryId: row!.id,
+        httpStatus: ok ? 200 : 500,
+        latencyMs: 1,
+        excerpt: null,
+        noAnswerReason: null,
+      };
       return recordAttempt(store.db, { ...result, ok }, clock.at);
     };
     expect(await attempt(false)).toBe(true);

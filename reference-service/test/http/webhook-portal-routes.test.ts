@@ -10,6 +10,7 @@ import { serviceForTests } from '../support/service-lifecycle.js';
 interface Sent {
   delivery: { id: string; event_id: string; status: string };
   url: string;
+  no_answer_reason: string | null;
   request: { method: string; headers: Record<string, string>; body: string | null };
 }
 interface Chart {
@@ -88,6 +89,9 @@ describe('the webhook pages’ reads: an attempt’s request, the activity chart
     const sent = answer.body as Sent;
     expect(sent.url).toBe('https://hooks.example.com/in');
     expect(sent.delivery).toMatchObject({ id: first.id, event_id: events[1], status: 'delivered' });
+    // Beside the record, not in it: an answered attempt has no reason.
+    expect(sent.no_answer_reason).toBeNull();
+    expect(Object.keys(sent.delivery)).not.toContain('no_answer_reason');
     expect(JSON.parse(sent.request.body!)).toMatchObject({ id: events[1], type: 'message.received' });
     expect(sent.request.headers).toMatchObject({
       'content-type': 'application/json',

@@ -92,7 +92,7 @@ describe('the guarded client', () => {
     const target = await receiver(() => {});
     const started = performance.now();
     const outcome = await client({ totalTimeoutMs: 300 }).post(target.url, {}, '{}');
-    expect(outcome).toMatchObject({ kind: 'failed', reason: 'timed out' });
+    expect(outcome).toMatchObject({ kind: 'failed', reason: 'timed out', code: 'timeout' });
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     await target.firstClosed();
   });
@@ -166,6 +166,10 @@ describe('the guarded client', () => {
     await target.close();
     open.pop();
     const outcome = await client().post(url, {}, '{}');
-    expect(outcome).toMatchObject({ kind: 'failed', reason: 'request failed (ECONNREFUSED)' });
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      reason: 'request failed (ECONNREFUSED)',
+      code: 'refused',
+    });
   });
 });

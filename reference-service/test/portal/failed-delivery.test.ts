@@ -2,7 +2,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.js';
 import type { OpenedStore } from '../../src/store/open.js';
+import { insertDelivery } from '../support/endpoints.js';
 import { openMemoryStore } from '../support/pglite-snapshot.js';
 import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
@@ -20,10 +22,34 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** A failed row of the endpoint at `url` as the log wrote them before migration 0028: no reason kept. */
+async function olderFailureWithoutReason(store: OpenedStore, url: string): Promise<string> {
+  const [endpoint] = await store.db.query<{ id: string; workspace_id: string }>(
+    'SELECT id, workspace_id FROM webhook_endpoints WHERE url = $1',
+    [url],
+  );
+  const eventId = newId('evt');
+  await insertDelivery(store.db, {
+    workspace_id: endpoint!.workspace_id,
+    endpoint_id: endpoint!.id,
+    event_id: eventId,
+    event_type: 'integration.created',
+    attempt: 1,
+    status: 'failed',
+    http_status: null,
+    latency_ms: null,
+    response_excerpt: null,
+    next_attempt_at: null,
+    created_at: Date.now() - 60_000,
+  });
+  return eventId;
+}
+
 /**
  * A newcomer's first failure: the receiver is not running when the test event goes out. The row says
- * failed, the attempt says in words why there is no answer to show (rather than "(none)"), and the
- * endpoint's run of failures reads as English at one. Words of the portal, not of the store: PGlite alone.
+ * failed, the attempt says in words why there is no answer to show (the refused connection, rather than
+ * "(none)" or a list of possible causes), and the endpoint's run of failures reads as English at one.
+ * Words of the portal, not of the store: PGlite alone.
  */
 describe('a delivery to a receiver that is not running, in the portal', { timeout: 60_000 }, () => {
   let store: OpenedStore;
@@ -61,14 +87,30 @@ describe('a delivery to a receiver that is not running, in the portal', { timeou
     await row.getByRole('button', { name: /^Show/ }).click();
     const detail = page.getByTestId('attempt-detail');
     await detail.getByTestId('sent-body').waitFor();
-    expect(await detail.getByTestId('no-answer').textContent()).toMatch(
+    // The service kept why: the page says it in words, not as a list of possible causes.
+    const why = detail.getByTestId('no-answer');
+    expect(await why.getAttribute('data-reason')).toBe('refused');
+    expect(await why.textContent()).toMatch(/^The connection was refused: nothing was listening/);
+    expect(await detail.getByTestId('answer-excerpt').count()).toBe(0);
+    // The service's log has the same attempt, with this delivery's id and its error's own words.
+    const deliveryId = (await detail.locator('dd code').last().textContent())!;
+    expect(service.logs()).toMatch(
+      new RegExp(`"delivery_id":"${deliveryId}".*ECONNREFUSED.*"code":"refused".*delivery not answered`),
+    );
+    await expectAccessible(page, 'a failed attempt opened');
+
+    // A row logged before the service kept why (no code): the page lists the possible causes.
+    const older = await olderFailureWithoutReason(store, url);
+    await page.reload();
+    const oldRow = page.locator(`[data-testid="delivery-log"] tbody[data-event-id="${older}"]`);
+    await oldRow.getByRole('button', { name: /^Show/ }).click();
+    const oldDetail = oldRow.getByTestId('attempt-detail');
+    await oldDetail.getByText("The event's body is no longer kept.").waitFor();
+    const generic = oldDetail.getByTestId('no-answer');
+    expect(await generic.getAttribute('data-reason')).toBeNull();
+    expect(await generic.textContent()).toMatch(
       /^No answer came back: the connection was refused or dropped.*longer than 10 seconds.*"delivery not answered"/,
     );
-    expect(await detail.getByTestId('answer-excerpt').count()).toBe(0);
-    // The service's log names the cause the page can only list, with this delivery's id.
-    const deliveryId = (await detail.locator('dd code').last().textContent())!;
-    expect(service.logs()).toMatch(new RegExp(`"delivery_id":"${deliveryId}".*delivery not answered`));
-    await expectAccessible(page, 'a failed attempt opened');
 
     await page.reload();
     await page.getByText('1 failed delivery in a row (20 pause it)').waitFor();

@@ -51,6 +51,14 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
     return { cli, listener: await listenerOf(cli) };
   }
 
+  /** The code the portal's route reads for why the attempt got no answer (never in the /v1 record). */
+  async function noAnswerReason(endpointId: string, deliveryId: string): Promise<unknown> {
+    const path = `${WEBHOOKS}/${endpointId}/deliveries/${deliveryId}/request`;
+    const opened = await call(service, 'GET', path, { auth: { cookie: tenant.plainSession } });
+    expect(opened.status).toBe(200);
+    return (opened.body as { no_answer_reason: unknown }).no_answer_reason;
+  }
+
   async function receiver(): Promise<Receiver> {
     const started = await startExpressReceiver();
     receivers.push(started);
@@ -133,6 +141,7 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
       http_status: null,
       response_excerpt: 'not delivered: the local app refused the connection',
     });
+    expect(await noAnswerReason(listener.id, log[0]!.id)).toBe('refused');
   });
 
   it('says which path is wrong when the local app answers 404', async () => {
@@ -186,6 +195,7 @@ describe.each(BACKENDS)('svc-webhooks listen on $name', (backend) => {
         http_status: null,
         response_excerpt: 'not delivered: the listener disconnected before reporting the local answer',
       });
+      expect(await noAnswerReason(listener.id, log[0]!.id)).toBe('listener_gone');
       // A new session of the same workspace gets later events only.
       const app = await receiver();
       const again = runCli(['listen', '--forward-to', app.url], env());

@@ -1,13 +1,16 @@
 import type { WebhookDelivery } from '@svc-kit/contract';
+import type { NoAnswerReason } from '../../../src/domain/no-answer-reasons.js';
 import { send } from './account.js';
 
 // The service routes of the webhook pages beside the contract (reference-service/src/features/webhooks/
-// portal-routes.ts): what an attempt sent, an endpoint's activity for its chart, and one event with every
-// endpoint's attempt of it.
+// portal-routes.ts): what an attempt sent (and why it got no answer), an endpoint's activity for its chart,
+// and one event with every endpoint's attempt of it.
 
 export interface SentRequest {
   delivery: WebhookDelivery;
   url: string;
+  /** Why a failed attempt got no answer; null when answered, never dialled, or logged before the code was kept. */
+  no_answer_reason: NoAnswerReason | null;
   /** The headers as the worker builds them, the signature's values elided; the body as stored (null once removed). */
   request: { method: string; headers: Record<string, string>; body: string | null };
 }

@@ -7,12 +7,13 @@ import {
 import { useEffect, useState } from 'preact/hooks';
 import type { DeliveryFilter } from '../api/live-deliveries.js';
 import { type SentRequest, webhookExtras } from '../api/webhook-extras.js';
-import { NO_ANSWER, statusClass, statusLabel } from '../ui/delivery-status.js';
+import { statusClass, statusLabel } from '../ui/delivery-status.js';
 import { prettyJson } from '../ui/pretty-json.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { Table } from '../ui/table.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
+import { NoAnswerNote, unanswered } from './no-answer-note.js';
 
 const COLUMNS = ['When', 'Event', 'Status', 'HTTP', 'Latency', 'Details'];
 
@@ -207,11 +208,12 @@ function AttemptDetail({ endpointId, delivery }: { endpointId: string; delivery:
             {delivery.attempt} · <code>{delivery.id}</code>
           </dd>
         </dl>
-        {delivery.status === 'failed' &&
-        delivery.http_status === null &&
-        delivery.response_excerpt === null ? (
-          <p data-testid="no-answer">{NO_ANSWER}</p>
-        ) : (
+        <NoAnswerNote
+          delivery={delivery}
+          sent={sent}
+          settled={sent !== undefined || load.problem !== undefined}
+        />
+        {!unanswered(delivery) && (
           <>
             <p>First {RESPONSE_EXCERPT_BYTES} bytes of the answer:</p>
             <pre class="excerpt" data-testid="answer-excerpt">

@@ -10,7 +10,7 @@ import { authorize, type Requirements } from '../../http/policy.js';
 import type { PostOutcome } from '../../outbound/guarded-client.js';
 import type { Relay } from '../../relay/relay.js';
 import { SseListenerStream, streamIdOf } from '../../relay/sse-stream.js';
-import type { StreamEnd } from '../../relay/types.js';
+import type { RelayFailure, StreamEnd } from '../../relay/types.js';
 import {
   countListenersLocked,
   getListener,
@@ -53,13 +53,13 @@ const listenQuery = z.strictObject({
 });
 const listenerPath = z.strictObject({ id: z.string().max(64).min(1) });
 
-/** The local outcomes the CLI may report, mapped to the service's own words for the log. */
+/** The local outcomes the CLI may report, mapped to the service's own words and the delivery log's code. */
 const LOCAL_FAILURES = {
-  refused: 'the local app refused the connection',
-  timeout: 'the local app did not answer within 10 seconds',
-  unreachable: 'the local address could not be reached',
-  invalid_response: 'the local app sent an answer that is not HTTP',
-} as const;
+  refused: { reason: 'the local app refused the connection', code: 'refused' },
+  timeout: { reason: 'the local app did not answer within 10 seconds', code: 'timeout' },
+  unreachable: { reason: 'the local address could not be reached', code: 'unreachable' },
+  invalid_response: { reason: 'the local app sent an answer that is not HTTP', code: 'invalid_response' },
+} as const satisfies Record<string, RelayFailure>;
 
 const answerBody = z.strictObject({
   /** The token the stream's `ready` gave: only the CLI holding the stream reports for it. */
@@ -73,7 +73,7 @@ const answerBody = z.strictObject({
 
 function outcomeOf(answer: z.output<typeof answerBody>): PostOutcome {
   const latencyMs = answer.latency_ms ?? 0;
-  if (answer.failure !== null) return { kind: 'failed', reason: LOCAL_FAILURES[answer.failure], latencyMs };
+  if (answer.failure !== null) return { kind: 'failed', ...LOCAL_FAILURES[answer.failure], latencyMs };
   if (answer.status === null) {
     throw new ServiceError('invalid_request', 'an answer needs either a status or a failure');
   }

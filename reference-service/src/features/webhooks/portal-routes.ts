@@ -29,9 +29,9 @@ const activityQuery = z.strictObject({
 
 /**
  * Three reads of the portal's webhook pages that the contract has no operation for (service routes, like
- * the identity card): what one attempt sent, an endpoint's activity for its chart, and one event with every
- * endpoint's attempt of it. All need the permission of listWebhookDeliveries and read only the caller's
- * workspace; none answers a secret.
+ * the identity card): what one attempt sent (and why it got no answer), an endpoint's activity for its
+ * chart, and one event with every endpoint's attempt of it. All need the permission of
+ * listWebhookDeliveries and read only the caller's workspace; none answers a secret.
  */
 export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const requirements = { permission: 'service:workspace:admin', stepUp: false, suspended: false } as const;
@@ -40,6 +40,7 @@ export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceCo
 
   // What an attempt sent: the event's stored body (the bytes signed and sent) and the headers as the
   // worker builds them, the signature's time and values elided (they are not kept, and would be secret-derived).
+  // Beside the record, not in it (spec 2.3 fixes the record): the code of why a failed attempt got no answer.
   app.get('/v1/workspace/webhooks/:id/deliveries/:delivery/request', async (request) => {
     const workspace = await workspaceOf(request, ctx.now());
     const { id, delivery } = parse(deliveryPath, request.params, 'path parameters');
@@ -56,6 +57,7 @@ export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceCo
     return {
       delivery: found.delivery,
       url: found.url,
+      no_answer_reason: found.noAnswerReason,
       request: {
         method: 'POST',
         headers: { ...headers, [HEADER_NAMES.signature]: SIGNATURE_ELIDED, 'user-agent': DEFAULT_USER_AGENT },

@@ -1,5 +1,6 @@
 import { FAILURES_BEFORE_PAUSE, ID_PREFIXES } from '@svc-kit/contract';
 import { newId } from '../../domain/ids.js';
+import type { NoAnswerReason } from '../../domain/no-answer-reasons.js';
 import type { Queryable } from '../db.js';
 
 /** What a worker needs to make one attempt, read with the claim. */
@@ -110,13 +111,19 @@ export interface AttemptResult {
 /**
  * Logs the attempt and keeps the endpoint's failure run, in one statement: a success clears the run, a
  * failure lengthens it and the 20th pauses the endpoint. Only a row still `sending` is settled (one the
- * sweeper abandoned stays abandoned). Answers whether this attempt paused the endpoint.
+ * sweeper abandoned stays abandoned). `noAnswerReason` is the code of an attempt that got no answer (null
+ * otherwise), written by the same statement. Answers whether this attempt paused the endpoint.
  */
-export async function recordAttempt(db: Queryable, result: AttemptResult, now: number): Promise<boolean> {
+export async function recordAttempt(
+  db: Queryable,
+  result: AttemptResult & { noAnswerReason: NoAnswerReason | null },
+  now: number,
+): Promise<boolean> {
   const rows = await db.query<{ status: string; endpoint_id: string }>(
     `WITH settled AS (
        UPDATE webhook_deliveries
-          SET status = $2, http_status = $3, latency_ms = $4, response_excerpt = $5, next_attempt_at = NULL
+          SET status = $2, http_status = $3, latency_ms = $4, response_excerpt = $5, next_attempt_at = NULL,
+              no_answer_reason = $9
         WHERE id = $1 AND status = 'sending'
         RETURNING endpoint_id
      )
@@ -142,6 +149,7 @@ export async function recordAttempt(db: Queryable, result: AttemptResult, now: n
       result.ok,
       FAILURES_BEFORE_PAUSE,
       now,
+      result.noAnswerReason,
     ],
   );
   return !result.ok && rows[0]?.status === 'paused';

@@ -1,4 +1,5 @@
 import type { WebhookDelivery } from '@svc-kit/contract';
+import { isNoAnswerReason, type NoAnswerReason } from '../../domain/no-answer-reasons.js';
 import type { Queryable } from '../db.js';
 
 /** Attempts of one status in one bucket, with the latency of the bucket's answered attempts (all statuses). */
@@ -50,16 +51,29 @@ export async function deliveryActivity(
   };
 }
 
+/** One attempt as the portal opens it: the record, the endpoint's URL, what was sent and why no answer. */
+export interface OpenedAttempt {
+  delivery: WebhookDelivery;
+  url: string;
+  /** The event's stored body, null once removed. */
+  body: string | null;
+  /** Why a failed attempt got no answer; null when it was answered, never dialled, or logged before 0028. */
+  noAnswerReason: NoAnswerReason | null;
+}
+
 /** One attempt of an endpoint of the workspace, with the stored body of its event (null once removed). */
 export async function deliveryWithBody(
   db: Queryable,
   workspaceId: string,
   endpointId: string,
   deliveryId: string,
-): Promise<{ delivery: WebhookDelivery; url: string; body: string | null } | undefined> {
-  const rows = await db.query<WebhookDelivery & { url: string; body: string | null }>(
+): Promise<OpenedAttempt | undefined> {
+  const rows = await db.query<
+    WebhookDelivery & { url: string; body: string | null; no_answer_reason: string | null }
+  >(
     `SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.attempt, d.status, d.http_status,
-            d.latency_ms, d.response_excerpt, d.next_attempt_at, d.created_at, e.url, ev.body
+            d.latency_ms, d.response_excerpt, d.next_attempt_at, d.created_at, d.no_answer_reason, e.url,
+            ev.body
        FROM webhook_deliveries d
        JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
        LEFT JOIN events ev ON ev.workspace_id = d.workspace_id AND ev.id = d.event_id
@@ -68,6 +82,8 @@ export async function deliveryWithBody(
   );
   const row = rows[0];
   if (row === undefined) return undefined;
-  const { url, body, ...delivery } = row;
-  return { delivery, url, body };
+  const { url, body, no_answer_reason, ...delivery } = row;
+  // The column's CHECK holds the same codes; a value this build does not know reads as none.
+  const noAnswerReason = isNoAnswerReason(no_answer_reason) ? no_answer_reason : null;
+  return { delivery, url, body, noAnswerReason };
 }

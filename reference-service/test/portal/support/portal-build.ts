@@ -15,10 +15,14 @@ const CACHE = join(SERVICE, 'node_modules/.cache/svc-portal');
 
 /**
  * Everything the bundle is made from: the portal's own files, the built workspace packages it imports, and
- * the one module of the service it shares (the password rules it states and checks).
+ * the modules of the service it shares (the password rules it states and checks, the codes of why an
+ * attempt got no answer).
  */
 const SOURCES = ['reference-service/portal', 'packages/client/dist', 'packages/contract/dist'];
-const SHARED_FILES = ['reference-service/src/features/accounts/password-policy.ts'];
+const SHARED_FILES = [
+  'reference-service/src/features/accounts/password-policy.ts',
+  'reference-service/src/domain/no-answer-reasons.ts',
+];
 
 async function files(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
