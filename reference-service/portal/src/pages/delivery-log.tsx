@@ -7,7 +7,8 @@ import {
 import { useEffect, useState } from 'preact/hooks';
 import type { DeliveryFilter } from '../api/live-deliveries.js';
 import { type SentRequest, webhookExtras } from '../api/webhook-extras.js';
-import { statusClass, statusLabel } from '../ui/delivery-status.js';
+import { AttemptCells } from '../ui/attempt-cells.js';
+import { statusLabel } from '../ui/delivery-status.js';
 import { prettyJson } from '../ui/pretty-json.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { Table } from '../ui/table.js';
@@ -127,12 +128,7 @@ export function LogTable({ endpointId, deliveries }: { endpointId: string; deliv
                 <code>{d.event_id}</code>
               </a>
             </td>
-            <td>
-              <span class={`badge ${statusClass(d.status)}`}>{statusLabel(d.status)}</span>
-              {d.next_attempt_at !== null && ` (next try ${when(d.next_attempt_at)})`}
-            </td>
-            <td>{d.http_status ?? '—'}</td>
-            <td>{d.latency_ms === null ? '—' : `${Math.round(d.latency_ms)} ms`}</td>
+            <AttemptCells delivery={d} />
             <td>
               <button
                 type="button"

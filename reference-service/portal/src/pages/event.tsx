@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type EventAttempts, webhookExtras } from '../api/webhook-extras.js';
-import { statusClass, statusLabel } from '../ui/delivery-status.js';
+import { AttemptCells } from '../ui/attempt-cells.js';
 import { prettyJson } from '../ui/pretty-json.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { Table } from '../ui/table.js';
@@ -57,12 +57,7 @@ export function EventPage({ eventId }: { eventId: string }) {
                   </a>
                   {endpoint.removed && <span class="muted"> (removed)</span>}
                 </td>
-                <td>
-                  <span class={`badge ${statusClass(d.status)}`}>{statusLabel(d.status)}</span>
-                  {d.next_attempt_at !== null && ` (next try ${when(d.next_attempt_at)})`}
-                </td>
-                <td>{d.http_status ?? '—'}</td>
-                <td>{d.latency_ms === null ? '—' : `${Math.round(d.latency_ms)} ms`}</td>
+                <AttemptCells delivery={d} />
                 <td>{when(d.created_at)}</td>
               </tr>
             ))}
