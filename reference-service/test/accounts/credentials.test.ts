@@ -94,6 +94,29 @@ describe.each(BACKENDS)('the signed-in person’s password and recovery codes on
     expect((await logIn(owner.email, PASSWORD)).status).toBe(201);
   });
 
+  it('counts right password changes too: a loop of them is 429 before scrypt, not a held gate', async () => {
+    // Each change costs two scrypt runs in the process's gate (2 at once): uncounted, one tenant's loop of
+    // right changes made every other tenant's log-in wait seconds behind it.
+    const owner = await signUpOwner(running.service.baseUrl, 'churner');
+    const passwords = [PASSWORD, `${PASSWORD} two`];
+    for (let i = 0; i < 5; i++) {
+      const changed = await call('POST', '/v1/session/password', {
+        cookie: owner.cookie,
+        body: { current_password: passwords[i % 2], new_password: passwords[(i + 1) % 2] },
+      });
+      expect(changed.status).toBe(200);
+    }
+    const current = passwords[1]!;
+    const refused = await call('POST', '/v1/session/password', {
+      cookie: owner.cookie,
+      body: { current_password: current, new_password: passwords[0] },
+    });
+    expectError(refused, 429, 'rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // Refused before anything was written: the password is still the fifth change's.
+    expect((await logIn(owner.email, current)).status).toBe(201);
+  });
+
   it('regenerates recovery codes only when stepped up: old codes stop working, new ones are stored hashed', async () => {
     const owner = await signUpOwner(running.service.baseUrl, 'recoverer');
     const { secret, recoveryCodes: old } = await enrolMfa(

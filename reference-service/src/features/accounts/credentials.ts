@@ -11,13 +11,14 @@ import {
   replacePasswordHash,
   replaceRecoveryCodes,
 } from './queries.js';
-import { newRecoveryCodes, PASSWORD_CHANGE_FAILURES } from './rules.js';
+import { newRecoveryCodes, PASSWORD_CHANGES } from './rules.js';
 
 /**
  * Changes the signed-in member's password. The current one is a guessable secret even behind a session
- * (a borrowed laptop), so wrong ones spend the member's own budget, kept in the database like the log-in
- * and step-up budgets, whichever instance answers. Every other session of the member ends with the
- * change: whoever learnt the old password is signed out; the session that asked stays.
+ * (a borrowed laptop), and every try costs two scrypt runs, so each one spends the member's own budget,
+ * kept in the database like the log-in and step-up budgets, whichever instance answers, and never given
+ * back. Every other session of the member ends with the change: whoever learnt the old password is signed
+ * out; the session that asked stays.
  */
 export async function changePassword(
   ctx: ServiceContext,
@@ -30,14 +31,9 @@ export async function changePassword(
   if (input.new_password === input.current_password)
     throw new ServiceError('invalid_request', 'invalid body: the new password is the current one');
   const stored = member.password_hash;
-  const giveBack = await spendGuess(
-    ctx.db,
-    [[guessBucket('password-change', member.id), PASSWORD_CHANGE_FAILURES]],
-    ctx.now(),
-  );
+  await spendGuess(ctx.db, [[guessBucket('password-change', member.id), PASSWORD_CHANGES]], ctx.now());
   if (stored === null || !(await verifyPassword(input.current_password, stored)))
     throw new ServiceError('forbidden', 'the current password is not right');
-  await giveBack();
   const newHash = await hashPassword(input.new_password, ctx.passwordCost);
   const ended = await ctx.db.transaction(async (tx) => {
     if (!(await replacePasswordHash(tx, member.id, stored, newHash))) return undefined;
