@@ -18,6 +18,8 @@ export const LOGINS_PER_ACCOUNT = budget(10, MINUTE, 'log-ins to this account');
 /** Live sessions per member: past it a new one ends the oldest; refusing would lock a new device out. */
 export const SESSIONS_PER_MEMBER = 10;
 export const CREDENTIAL_FAILURES = budget(30, 2_000, 'refused credentials from this address');
+/** Wrong passwords from one IPv6 /48, all its /64s together: four /64s' worth (limitedNetwork). */
+export const LOGIN_NETWORK_FAILURES = budget(120, 5_000, 'wrong passwords from this network');
 
 /**
  * The address a limit counts: the socket's peer (or, behind a proxy listed in SVC_TRUSTED_PROXIES, the
@@ -30,6 +32,19 @@ export function limitedAddress(ip: string): string {
   if (address.kind() === 'ipv4') return address.toString();
   const bytes = (address as ipaddr.IPv6).toByteArray().slice(0, 8);
   return `${ipaddr.fromByteArray([...bytes, 0, 0, 0, 0, 0, 0, 0, 0]).toString()}/64`;
+}
+
+/**
+ * The IPv6 /48 of an address (a site's allocation; a home gets a /56), counted beside its /64 by the doors
+ * whose tries cost scrypt, so that walking through a prefix's 65,536 /64s does not bring as many budgets;
+ * undefined for IPv4, where one address is the unit a client pays for.
+ */
+export function limitedNetwork(ip: string): string | undefined {
+  if (!ipaddr.isValid(ip)) return undefined;
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return undefined;
+  const bytes = (address as ipaddr.IPv6).toByteArray().slice(0, 6);
+  return `${ipaddr.fromByteArray([...bytes, ...new Array<number>(10).fill(0)]).toString()}/48`;
 }
 
 /** Bucket names hash what they count, so that no e-mail or address sits in the budgets table as text. */

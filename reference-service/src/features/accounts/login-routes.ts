@@ -9,9 +9,11 @@ import {
   guessBucket,
   LOGIN_ACCOUNT_FAILURES,
   LOGIN_ADDRESS_FAILURES,
+  LOGIN_NETWORK_FAILURES,
   LOGIN_PAIR_FAILURES,
   LOGINS_PER_ACCOUNT,
   limitedAddress,
+  limitedNetwork,
   STEP_UP_FAILURES,
 } from '../../domain/sign-in-limits.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
@@ -67,6 +69,8 @@ export function registerLoginRoutes(app: FastifyInstance, { ctx }: AccountRouteO
       [guessBucket('login-pair', account, address), LOGIN_PAIR_FAILURES],
       [guessBucket('login-address', address), LOGIN_ADDRESS_FAILURES],
     ];
+    const network = limitedNetwork(request.ip);
+    if (network) guesses.push([guessBucket('login-network', network), LOGIN_NETWORK_FAILURES]);
     // A flood from an address already refused is answered before any statement.
     refuseKnownEmpty(ctx.db, guesses, now);
     if (!(await isKnownAddress(ctx.db, account, address, now))) {

@@ -42,6 +42,8 @@ const EMAIL = new RegExp(`^${EMAIL_PART}@${EMAIL_PART}\\.${EMAIL_PART}$`, 'u');
 
 /** Sign-ups per client address: 5, then one more every 12 minutes (every attempt counts, not only failures). */
 export const SIGN_UP_ATTEMPTS = budget(5, 12 * MINUTE, 'sign-ups from this address');
+/** Sign-ups from one IPv6 /48, all its /64s together (limitedNetwork in domain/sign-in-limits.ts). */
+export const SIGN_UP_NETWORK_ATTEMPTS = budget(20, 3 * MINUTE, 'sign-ups from this network');
 /** Wrong invite tokens per client address: 10, then one a minute (tokens carry 256 bits; this is hygiene). */
 export const INVITE_GUESSES = budget(10, MINUTE, 'wrong invite tokens from this address');
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
 import { ServiceError } from '../../domain/errors.js';
 import { hashPassword } from '../../domain/password.js';
-import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
+import { guessBucket, limitedAddress, limitedNetwork } from '../../domain/sign-in-limits.js';
 import type { RouteRequirements } from '../../http/early-refusals.js';
 import { parse } from '../../http/parse.js';
 import { requireStepUpIfEnrolled } from '../../http/policy.js';
@@ -11,7 +11,7 @@ import { changePassword, regenerateRecoveryCodes } from './credentials.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
 import { passwordProblem } from './password-policy.js';
 import { deleteSession } from './queries.js';
-import { isEmail, normalizeEmail, SIGN_UP_ATTEMPTS } from './rules.js';
+import { isEmail, normalizeEmail, SIGN_UP_ATTEMPTS, SIGN_UP_NETWORK_ATTEMPTS } from './rules.js';
 import { changePasswordBody, confirmMfaBody, signUpBody } from './schemas.js';
 import { sessionCookie } from './session.js';
 import { refuseCrossSiteEntry, requireSession, sessionView, signIn } from './session-view.js';
@@ -43,9 +43,13 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
     if (problem) throw new ServiceError('invalid_request', `invalid body: ${problem}`);
     // Every well-formed sign-up spends one token of the address's budget, successful or not: accounts cost
     // scrypt and rows, and an e-mail answered 409 is information.
+    const network = limitedNetwork(request.ip);
     await spendGuess(
       ctx.db,
-      [[guessBucket('sign-up', limitedAddress(request.ip)), SIGN_UP_ATTEMPTS]],
+      [
+        [guessBucket('sign-up', limitedAddress(request.ip)), SIGN_UP_ATTEMPTS],
+        ...(network ? [[guessBucket('sign-up-network', network), SIGN_UP_NETWORK_ATTEMPTS] as const] : []),
+      ],
       ctx.now(),
     );
     // Hashed before the transaction, which then writes everything or nothing.
