@@ -3,8 +3,9 @@
 // eight /64s had 240 wrong passwords run through scrypt where one had 30. The clients here are named by
 // a trusted proxy's X-Forwarded-For, as a deployment behind a reverse proxy sees them.
 import { describe, expect, it } from 'vitest';
-import { LOGIN_NETWORK_FAILURES } from '../../src/domain/sign-in-limits.js';
+import { accountOf, LOGIN_NETWORK_FAILURES, limitedAddress } from '../../src/domain/sign-in-limits.js';
 import { SIGN_UP_NETWORK_ATTEMPTS } from '../../src/features/accounts/rules.js';
+import { KNOWN_ADDRESSES_PER_ACCOUNT } from '../../src/store/queries/sign-in-addresses.js';
 import { accountService, PASSWORD, uniqueEmail } from '../accounts/support.js';
 import { BACKENDS } from '../support/backends.js';
 import { rawCall } from '../support/raw-call.js';
@@ -12,8 +13,11 @@ import { rawCall } from '../support/raw-call.js';
 /** The n-th /64 of a /48 (n < 65,536), one address in it. */
 const inSlash64 = (prefix48: string, n: number) => `${prefix48}:${n.toString(16)}::1`;
 
+/** A clock the last test moves by a minute per log-in, the per-account budget's refill. */
+const clock = { at: Date.now(), now: () => clock.at };
+
 describe.each(BACKENDS)('IPv6 prefixes walked /64 by /64, on $name', (backend) => {
-  const running = accountService(backend, { extra: { trustedProxies: ['127.0.0.1'] } });
+  const running = accountService(backend, { now: clock.now, extra: { trustedProxies: ['127.0.0.1'] } });
   const post = (path: string, body: unknown, client: string) =>
     rawCall(running.service.baseUrl, 'POST', path, {
       body,
@@ -71,5 +75,23 @@ describe.each(BACKENDS)('IPv6 prefixes walked /64 by /64, on $name', (backend) =
         )
       ).status,
     ).toBe(401);
+  });
+
+  it('remembers at most 32 addresses per account, the newest, however many /64s sign in', async () => {
+    const email = uniqueEmail('walker');
+    expect((await post('/v1/accounts', { email, password: PASSWORD }, '198.51.100.40')).status).toBe(201);
+    const clients = Array.from({ length: KNOWN_ADDRESSES_PER_ACCOUNT + 8 }, (_, n) =>
+      inSlash64('2001:db8:c1', n),
+    );
+    for (const client of clients) {
+      clock.at += 60_000;
+      expect((await post('/v1/sessions', { email, password: PASSWORD }, client)).status).toBe(201);
+    }
+    const rows = await running.store.db.query<{ address: string }>(
+      'SELECT address FROM sign_in_known_addresses WHERE account = $1',
+      [accountOf(email)],
+    );
+    const newest = clients.slice(-KNOWN_ADDRESSES_PER_ACCOUNT).map(limitedAddress);
+    expect(rows.map((row) => row.address).sort()).toEqual(newest.sort());
   });
 });
