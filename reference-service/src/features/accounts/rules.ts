@@ -152,6 +152,13 @@ export function identitySlugsFor(workspaceName: string): [string, string] {
 }
 
 /**
+ * New TOTP secrets offered to one member (POST /v1/session/mfa): 10, then one a minute. Each draws a QR
+ * code and rewrites the member's row; uncounted, one session's loop of them slowed every tenant's calls
+ * several times more than a loop of reads did.
+ */
+export const MFA_SECRETS_OFFERED = budget(10, MINUTE, 'new authenticator secrets of this member');
+
+/**
  * Password changes per member, right current password or wrong: 5, then one every 10 minutes. Each costs two
  * scrypt runs through the process's gate; counting only wrong ones let one signed-in tenant keep the gate
  * full with 409s and right guesses, and every other tenant's log-in waited seconds behind it.

@@ -11,7 +11,13 @@ import { changePassword, regenerateRecoveryCodes } from './credentials.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
 import { passwordProblem } from './password-policy.js';
 import { deleteSession } from './queries.js';
-import { isEmail, normalizeEmail, SIGN_UP_ATTEMPTS, SIGN_UP_NETWORK_ATTEMPTS } from './rules.js';
+import {
+  isEmail,
+  MFA_SECRETS_OFFERED,
+  normalizeEmail,
+  SIGN_UP_ATTEMPTS,
+  SIGN_UP_NETWORK_ATTEMPTS,
+} from './rules.js';
 import { changePasswordBody, confirmMfaBody, signUpBody } from './schemas.js';
 import { sessionCookie } from './session.js';
 import { refuseCrossSiteEntry, requireSession, sessionView, signIn } from './session-view.js';
@@ -99,6 +105,7 @@ export function registerCredentialRoutes(app: FastifyInstance, { ctx }: AccountR
     const { member, principal } = await requireSession(ctx, request);
     // A new authenticator in place of the enrolled one is the second factor itself: a fresh step-up.
     requireStepUpIfEnrolled(principal, 'replacing the authenticator');
+    await spendGuess(ctx.db, [[guessBucket('mfa-secret', member.id), MFA_SECRETS_OFFERED]], ctx.now());
     const enrolment = await startEnrolment(ctx, member);
     reply.header('cache-control', 'no-store');
     return enrolment;
