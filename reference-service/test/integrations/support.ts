@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
+import type { UpstreamHostBudgets } from '../../src/domain/upstream-host-limits.js';
 import type { CatalogueEntry } from '../../src/features/integrations/settings.js';
 import { DEFAULT_INTEGRATION_SETTINGS } from '../../src/features/integrations/settings.js';
 import { loggerOptions } from '../../src/http/logger.js';
@@ -16,6 +17,8 @@ export interface IntegrationInstanceOptions {
   catalogue?: Record<string, CatalogueEntry>;
   /** The sandbox opt-in for webhook receivers on loopback (a test's receivers live there). Default off. */
   allowLocalhostWebhooks?: boolean;
+  /** Narrower budgets per upstream host than the service's, for a test to reach them. */
+  hostBudgets?: UpstreamHostBudgets;
 }
 
 /** A service instance with its own database and its own log, peers and upstreams allowed on loopback. */
@@ -39,6 +42,7 @@ export async function startIntegrationInstance(
         allowLocalhost: options.allowLocalhost,
         timeoutMs: 5000,
         catalogue: options.catalogue ?? {},
+        hostBudgets: options.hostBudgets,
       },
     });
     const address = await app.listen({ host: '127.0.0.1', port });

@@ -1,5 +1,5 @@
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { ServiceError } from '../../domain/errors.js';
+import { RateLimitedError, ServiceError } from '../../domain/errors.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import {
@@ -24,15 +24,18 @@ export async function startAuthorization(
   db: Queryable,
   row: IntegrationRow,
   scope: string | undefined,
+  now: number,
 ): Promise<string> {
   const provider = service.oauthProvider(db, row, { scope });
   const refused = (why: string) =>
     new ServiceError('upstream_failed', `the upstream’s OAuth could not be started: ${why}`);
   try {
-    await service.exchange((fetchFn) =>
+    await service.exchange(row, now, (fetchFn) =>
       auth(provider, { serverUrl: row.endpoint, ...(scope === undefined ? {} : { scope }), fetchFn }),
     );
   } catch (error) {
+    // The upstream's host is at its budget: 429, nothing was dialled.
+    if (error instanceof RateLimitedError) throw error;
     throw refused(classifyFailure(error).message);
   }
   if (!provider.authorizationUrl)
@@ -57,16 +60,21 @@ export async function finishAuthorization(
   await refuseOverBacklog(db, [row.workspace_id], now);
   const provider = service.oauthProvider(db, row);
   try {
-    await service.exchange((fetchFn) =>
+    await service.exchange(row, now, (fetchFn) =>
       auth(provider, { serverUrl: row.endpoint, authorizationCode: code, fetchFn }),
     );
   } catch (error) {
+    // The host's budget refused before the code was traded: the callback may be loaded again later.
+    if (error instanceof RateLimitedError) throw error;
     const failure = classifyFailure(error);
     await service.recordFailure(row, failure, now, db);
     throw failure;
   }
   await db.transaction((tx) => recordAuthorized(tx, row, now));
   const fresh = (await getIntegrationById(db, row.id)) ?? row;
-  await service.refresh(fresh, now, { db });
+  // Authorized whatever the host's budget says now: the catalog is then listed by the next getExposure.
+  await service.refresh(fresh, now, { db }).catch((error: unknown) => {
+    if (!(error instanceof RateLimitedError)) throw error;
+  });
   return fresh;
 }

@@ -63,7 +63,7 @@ export function integrationRoutes(service: IntegrationService) {
           );
         }
         await spendExchange(db, workspace.id, now);
-        const url = await startAuthorization(service, db, row, body.scope);
+        const url = await startAuthorization(service, db, row, body.scope, now);
         return answer('authorizeIntegration', 200, { authorization_url: url });
       },
     },

@@ -12,7 +12,8 @@ import type { IntegrationRow } from '../../store/queries/integrations.js';
  * tools on every read, authorizeIntegration): 60, then one every 10 seconds. Each is several requests to a
  * host the workspace names and up to a 1 MiB catalog parsed and rewritten (space PGlite reuses only after the
  * next retention pass); unbudgeted, one key made the service dial as fast as it sent requests. The portal
- * reads an exposure when its editor opens. A contact's tool call is bounded by the peer budgets instead.
+ * reads an exposure when its editor opens. A contact's tool call is bounded by the peer budgets instead;
+ * every exchange also spends its host's budget (domain/upstream-host-limits.ts).
  */
 export const UPSTREAM_EXCHANGES = budget(60, 10_000, 'exchanges with upstreams started by this workspace');
 

@@ -1,8 +1,15 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@svc-kit/contract';
+import { RateLimitedError } from '../../domain/errors.js';
 import { guessBucket } from '../../domain/sign-in-limits.js';
+import {
+  hostBucket,
+  UPSTREAM_HOST_BUDGETS,
+  upstreamHost,
+  workspaceHostBucket,
+} from '../../domain/upstream-host-limits.js';
 import type { ResolveHost } from '../../domain/url-policy.js';
-import { countRefusal } from '../../http/sign-in-guard.js';
+import { countRefusal, spendGuess } from '../../http/sign-in-guard.js';
 import { createGuardedFetch, type GuardedFetch } from '../../outbound/guarded-fetch.js';
 import type { PublicAddress } from '../../public-address.js';
 import type { Db, Queryable } from '../../store/db.js';
@@ -116,6 +123,8 @@ export class IntegrationService {
     },
   ): Promise<Refreshed> {
     const db = options.db;
+    // Refused here, the caller answers 429 and nothing of the row is touched.
+    await this.spendHost(row, now);
     const { target, authProvider } = this.#target(db, row, options);
     try {
       const tools = await withUpstream(target, this.#guarded, this.settings, (client) =>
@@ -151,9 +160,33 @@ export class IntegrationService {
     });
   }
 
-  /** One exchange with an authorization server, through the guarded agent, under the exchange deadline. */
-  exchange<T>(work: (fetch: FetchLike) => Promise<T>): Promise<T> {
+  /**
+   * One exchange with an authorization server, through the guarded agent, under the exchange deadline;
+   * spent against the budgets of the upstream's host first (its metadata leads there).
+   */
+  async exchange<T>(row: IntegrationRow, now: number, work: (fetch: FetchLike) => Promise<T>): Promise<T> {
+    await this.spendHost(row, now);
     return withDeadline(this.#guarded, this.settings, work);
+  }
+
+  /**
+   * Spends one exchange of the upstream's host, and of the workspace's share of it, all or none, before
+   * anything is dialled (domain/upstream-host-limits.ts): RateLimitedError when either is empty. Per
+   * exchange rather than per request: the refusal then comes before an MCP session is opened upstream or
+   * a row is written, and costs one transaction however many requests the exchange makes. Always on the
+   * service's own pool, which no caller holds a transaction of while it talks to an upstream.
+   */
+  async spendHost(row: Pick<IntegrationRow, 'endpoint' | 'workspace_id'>, now: number): Promise<void> {
+    const host = upstreamHost(row.endpoint);
+    const budgets = this.settings.hostBudgets ?? UPSTREAM_HOST_BUDGETS;
+    await spendGuess(
+      this.db,
+      [
+        [workspaceHostBucket(row.workspace_id, host), budgets.perWorkspaceOnHost],
+        [hostBucket(host), budgets.perHost],
+      ],
+      now,
+    );
   }
 
   /** The tools an identity's exposures offer its contacts right now (read on every call). */
@@ -171,6 +204,20 @@ export class IntegrationService {
     const tool = (await this.offered(identityId)).find((candidate) => candidate.name === name);
     if (!tool) return undefined;
     const row = tool.integration;
+    try {
+      await this.spendHost(row, now);
+    } catch (error) {
+      if (!(error instanceof RateLimitedError)) throw error;
+      // The peer's answer for an upstream it cannot reach right now, with when to try again; the row is
+      // left as it is (the upstream itself was not tried).
+      const result = {
+        error: 'upstream_failed',
+        status: 'unreachable',
+        message: error.message,
+        retry_after: error.retryAfterSeconds,
+      };
+      return { ok: false, result };
+    }
     try {
       const { target } = this.#target(this.db, row, {});
       const call =

@@ -1,5 +1,6 @@
 import type { IntegrationTransport } from '@svc-kit/contract';
 import type { Reach } from '../../domain/local-targets.js';
+import type { UpstreamHostBudgets } from '../../domain/upstream-host-limits.js';
 
 /** A documented upstream the owner can connect by name (createIntegration's `catalogue`). */
 export interface CatalogueEntry {
@@ -43,6 +44,8 @@ export interface IntegrationSettings {
   maxAnswerBytes: number;
   /** The catalogue createIntegration's `catalogue` field names; the built-in one by default. */
   catalogue: Readonly<Record<string, CatalogueEntry>>;
+  /** The budgets of exchanges per upstream host; UPSTREAM_HOST_BUDGETS unless a test narrows them. */
+  hostBudgets?: UpstreamHostBudgets | undefined;
 }
 
 /** A catalog is stored under 1 MiB of JSON (rules.ts): an answer twice that size holds nothing storable. */
