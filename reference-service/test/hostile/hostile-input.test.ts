@@ -469,7 +469,8 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       path: '/v1/workspace/events/{event}',
       valid,
       fields: [],
-      documented: statuses(400, 401, 403, 404),
+      // 429: the workspace's event page reads (features/webhooks/portal-routes.ts).
+      documented: statuses(400, 401, 403, 404, 429),
     },
     {
       name: 'peer card',

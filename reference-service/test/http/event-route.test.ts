@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
+import { EVENT_READS } from '../../src/features/webhooks/portal-routes.js';
 import { insertIdentity } from '../../src/store/queries/identities.js';
 import { PRUNABLE, pagesOf, prunePages } from '../../src/store/queries/retention.js';
 import { BACKENDS } from '../support/backends.js';
@@ -126,6 +127,17 @@ describe.each(BACKENDS)('GET /v1/workspace/events/{event} on $name', (backend) =
       expectRefusal(await read(id), 400, 'invalid_request');
     }
     expectRefusal(await call(service, 'GET', eventPath(eventId)), 401, 'unauthenticated');
+  });
+
+  it('limits each workspace’s event page reads, which walk its removed endpoints too, and no other’s', async () => {
+    const reader = await createTenant(service.ctx, { webhooksEnabled: true });
+    const unknown = eventPath(`evt_${'f'.repeat(24)}`);
+    const readAs = (tenant: Tenant) => call(service, 'GET', unknown, { auth: { key: tenant.key } });
+    for (let i = 0; i < EVENT_READS.capacity; i++) expectRefusal(await readAs(reader), 404, 'not_found');
+    const refused = await readAs(reader);
+    expectRefusal(refused, 429, 'rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expectRefusal(await readAs(stranger), 404, 'not_found');
   });
 
   it('shows the event with no attempts once retention removed them, and 404 once it removed the event', async () => {

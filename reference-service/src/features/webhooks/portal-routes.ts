@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
 import { deliveryHeaders } from '../../delivery/signing.js';
+import { budget } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
 import { guessBucket } from '../../domain/sign-in-limits.js';
 import { parse } from '../../http/parse.js';
@@ -20,6 +21,13 @@ const endpointPath = z.strictObject({ id: z.string().min(1).max(64) });
 const eventPath = z.strictObject({
   event: z.string().regex(/^evt_[0-9a-f]{24}$/, 'an event id is evt_ and 24 lowercase hex digits'),
 });
+/**
+ * Event page reads per workspace: 60, then one a second. The read walks every endpoint the workspace made
+ * before the event, removed ones kept for the retention window included (30 days of ENDPOINTS_CREATED is
+ * some 21,600), not only the live ones: on PGlite's one thread a tenant re-reading without pause would
+ * slow every other tenant. A person opening events from the log stays below it.
+ */
+export const EVENT_READS = budget(60, 1_000, 'event page reads of this workspace');
 /** One answer for an event never made, another workspace's, and one retention removed: none can be told apart. */
 const EVENT_NOT_FOUND =
   'no such event in this workspace (an event is removed, after its delivery records, once older than the retention window)';
@@ -87,8 +95,10 @@ export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceCo
   // One event: its stored body and each endpoint's delivery record of it, removed endpoints' included.
   // Another workspace's event is answered as an unknown one.
   app.get('/v1/workspace/events/:event', async (request) => {
-    const workspace = await workspaceOf(request, ctx.now());
+    const now = ctx.now();
+    const workspace = await workspaceOf(request, now);
     const { event } = parse(eventPath, request.params, 'path parameters');
+    await spendGuess(ctx.db, [[guessBucket('event-reads', workspace.id), EVENT_READS]], now);
     const found = await eventWithAttempts(ctx.db, workspace.id, event);
     if (!found) throw new ServiceError('not_found', EVENT_NOT_FOUND);
     return found;
