@@ -81,7 +81,8 @@ export interface RelayFailure {
 
 export const RELAY_FAILURES = {
   noListener: { reason: 'no listener was connected', code: 'listener_gone' },
-  unreachable: { reason: 'the relay could not reach the listener', code: 'listener_gone' },
+  // The NOTIFY failed: the service's own fault, with the listener perhaps connected all along.
+  unreachable: { reason: 'the relay could not reach the listener', code: 'other' },
   disconnected: {
     reason: 'the listener disconnected before reporting the local answer',
     code: 'listener_gone',
