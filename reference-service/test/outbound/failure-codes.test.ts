@@ -1,30 +1,8 @@
-import { once } from 'node:events';
-import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NoAnswerReason } from '../../src/domain/no-answer-reasons.js';
 import { failureCode } from '../../src/outbound/failure-code.js';
 import { createGuardedClient, type PostOutcome } from '../../src/outbound/guarded-client.js';
-
-/** A raw TCP server that does `onData` with each connection's first bytes (a request, or a TLS hello). */
-async function rawServer(onData: (socket: Socket) => void) {
-  const sockets: Socket[] = [];
-  const server = createServer((socket) => {
-    sockets.push(socket);
-    socket.on('error', () => {});
-    socket.once('data', () => onData(socket));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    port,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
-  };
-}
+import { rawReceiver } from './raw-receiver.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -42,19 +20,19 @@ const failedWith = (code: NoAnswerReason) => ({ kind: 'failed', code }) satisfie
 /** The delivery log's code for each way a request gets no answer, told apart by the client alone. */
 describe('the guarded client names why it got no answer', () => {
   it('a receiver that hangs up on the request without a status line: reset', async () => {
-    const server = await rawServer((socket) => socket.destroy());
+    const server = await rawReceiver((socket) => socket.destroy());
     open.push(server);
     expect(await post(`http://127.0.0.1:${server.port}/hook`)).toMatchObject(failedWith('reset'));
   });
 
   it('bytes that are not HTTP: invalid_response', async () => {
-    const server = await rawServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n'));
+    const server = await rawReceiver((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n'));
     open.push(server);
     expect(await post(`http://127.0.0.1:${server.port}/hook`)).toMatchObject(failedWith('invalid_response'));
   });
 
   it('a plain HTTP answer to the TLS handshake: tls', async () => {
-    const server = await rawServer((socket) =>
+    const server = await rawReceiver((socket) =>
       socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n'),
     );
     open.push(server);
