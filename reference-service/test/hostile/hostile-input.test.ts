@@ -411,7 +411,7 @@ function ownTargets(valid: Record<string, string[]>): Target[] {
       method: 'POST',
       path: '/sandbox/events',
       valid,
-      fields: ['type', 'identity', 'data'],
+      fields: ['type', 'identity', 'data', 'endpoint'],
       documented: statuses(400, 401, 403, 404, 429),
     },
     {
