@@ -17,7 +17,8 @@ const BY_CODE: Record<string, NoAnswerReason> = {
   ENETUNREACH: 'unreachable',
   EHOSTDOWN: 'unreachable',
   ENETDOWN: 'unreachable',
-  EADDRNOTAVAIL: 'unreachable',
+  // Not EADDRNOTAVAIL: connect(2) gives it when this host has no ephemeral port left, the service's own
+  // trouble, which `other` sends to the service's log instead of to the receiver's network.
   // OpenSSL's handshake failures (a wrong protocol version, plain HTTP on the TLS port) surface as EPROTO.
   EPROTO: 'tls',
 };
