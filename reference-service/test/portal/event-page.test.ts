@@ -125,6 +125,12 @@ describe('an event’s page in the portal', { timeout: 60_000 }, () => {
     await problem.waitFor();
     expect(await problem.textContent()).toMatch(/^Not found\. No such event in this workspace.*retention/);
     expect(await page.getByTestId('event-attempts').count()).toBe(0);
+    // A shared link cut inside an escape still renders the page, whose id the route refuses.
+    await page.goto(`${service.baseUrl}/#/events/evt_%E0%A4`);
+    await page.getByRole('heading', { name: 'Event evt_%E0%A4' }).waitFor();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toMatch(/^The service refused the input\./);
     await page.goto(`${service.baseUrl}/#/events/not-an-event`);
     await expect
       .poll(() => page.getByRole('alert').textContent())

@@ -8,7 +8,19 @@ export function useRoute(): string[] {
     addEventListener('hashchange', onChange);
     return () => removeEventListener('hashchange', onChange);
   }, []);
-  return hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  return hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodedSegment);
+}
+
+/**
+ * A segment as its page takes it. A malformed escape (a shared link cut short inside `%E0%A4`) is kept as
+ * typed: decodeURIComponent would throw during render and leave a blank page instead of the id's refusal.
+ */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 export function go(path: string): void {
