@@ -2,13 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
 import { NO_ANSWER_REASONS, type NoAnswerReason } from '../../src/domain/no-answer-reasons.js';
 import type { Db } from '../../src/store/db.js';
 import type { OpenedStore } from '../../src/store/open.js';
 import { createSecretBox } from '../../src/store/secret-box.js';
 import { BACKENDS } from '../support/backends.js';
-import { insertDelivery, seedActiveEndpoint } from '../support/endpoints.js';
+import { insertUnansweredFailure, seedActiveEndpoint } from '../support/endpoints.js';
 import { call, testResolve } from '../support/harness.js';
 import { useStore } from '../support/service-lifecycle.js';
 import { seedWorkspace } from '../support/workspaces.js';
@@ -175,20 +174,7 @@ describe.each(BACKENDS)('why an attempt got no answer, kept with its row, on $na
     const workspaceId = await seedWorkspace(opened.db);
     const box = createSecretBox(randomBytes(32));
     const endpoint = await seedActiveEndpoint(opened.db, box, workspaceId, 'https://hooks.example.com/c');
-    const eventId = newId('evt');
-    await insertDelivery(opened.db, {
-      workspace_id: workspaceId,
-      endpoint_id: endpoint.id,
-      event_id: eventId,
-      event_type: 'integration.created',
-      attempt: 1,
-      status: 'failed',
-      http_status: null,
-      latency_ms: null,
-      response_excerpt: null,
-      next_attempt_at: null,
-      created_at: Date.now(),
-    });
+    const eventId = await insertUnansweredFailure(opened.db, { workspaceId, endpointId: endpoint.id });
     const write = (reason: string) =>
       opened.db.query('UPDATE webhook_deliveries SET no_answer_reason = $1 WHERE event_id = $2', [
         reason,

@@ -2,9 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.js';
 import type { OpenedStore } from '../../src/store/open.js';
-import { insertDelivery } from '../support/endpoints.js';
+import { insertUnansweredFailure } from '../support/endpoints.js';
 import { openMemoryStore } from '../support/pglite-snapshot.js';
 import { expectAccessible, launchChromium, watchPage } from './support/browser.js';
 import { type PortalInstance, startPortalInstance } from './support/instance.js';
@@ -28,21 +27,11 @@ async function olderFailureWithoutReason(store: OpenedStore, url: string): Promi
     'SELECT id, workspace_id FROM webhook_endpoints WHERE url = $1',
     [url],
   );
-  const eventId = newId('evt');
-  await insertDelivery(store.db, {
-    workspace_id: endpoint!.workspace_id,
-    endpoint_id: endpoint!.id,
-    event_id: eventId,
-    event_type: 'integration.created',
-    attempt: 1,
-    status: 'failed',
-    http_status: null,
-    latency_ms: null,
-    response_excerpt: null,
-    next_attempt_at: null,
-    created_at: Date.now() - 60_000,
-  });
-  return eventId;
+  return insertUnansweredFailure(
+    store.db,
+    { workspaceId: endpoint!.workspace_id, endpointId: endpoint!.id },
+    Date.now() - 60_000,
+  );
 }
 
 /**

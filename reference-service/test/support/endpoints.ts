@@ -108,6 +108,32 @@ export async function insertDelivery(
   );
 }
 
+/**
+ * A failed attempt with nothing from the receiver, as the log wrote one before migration 0028 kept why:
+ * the answer's fields and its reason all null. Answers the event id (a new one, with no stored event).
+ */
+export async function insertUnansweredFailure(
+  db: Queryable,
+  endpoint: { workspaceId: string; endpointId: string },
+  createdAt = Date.now(),
+): Promise<string> {
+  const eventId = newId('evt');
+  await insertDelivery(db, {
+    workspace_id: endpoint.workspaceId,
+    endpoint_id: endpoint.endpointId,
+    event_id: eventId,
+    event_type: 'integration.created',
+    attempt: 1,
+    status: 'failed',
+    http_status: null,
+    latency_ms: null,
+    response_excerpt: null,
+    next_attempt_at: null,
+    created_at: createdAt,
+  });
+  return eventId;
+}
+
 /** Any endpoint row of the workspace, removed ones included, sealed secrets and all. */
 export async function endpointRow(
   db: Queryable,
