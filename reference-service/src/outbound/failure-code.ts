@@ -16,9 +16,10 @@ const BY_CODE: Record<string, NoAnswerReason> = {
   EHOSTUNREACH: 'unreachable',
   ENETUNREACH: 'unreachable',
   EHOSTDOWN: 'unreachable',
-  ENETDOWN: 'unreachable',
-  // Not EADDRNOTAVAIL: connect(2) gives it when this host has no ephemeral port left, the service's own
-  // trouble, which `other` sends to the service's log instead of to the receiver's network.
+  // The receiver's headers went past undici's bound: an answer, but not one the log can keep.
+  UND_ERR_HEADERS_OVERFLOW: 'invalid_response',
+  // Not EADDRNOTAVAIL (this host has no ephemeral port left) nor ENETDOWN (this host's own network is down):
+  // the service's trouble, which `other` sends to the service's log instead of to the receiver's network.
   // OpenSSL's handshake failures (a wrong protocol version, plain HTTP on the TLS port) surface as EPROTO.
   EPROTO: 'tls',
 };

@@ -29,7 +29,9 @@ describe.each(BACKENDS)('a burst for several tenants, on $name', (backend) => {
 
   it('is claimed in batches of at most CLAIM_BATCH rows', async () => {
     receiver = await startTarpit({ holdMs: 0 });
-    const ctx = testContext(store, { allowLocalhostWebhooks: true });
+    // A clock that never reads the same twice: each claim's stamp names that claim alone.
+    let tick = 0;
+    const ctx = testContext(store, { allowLocalhostWebhooks: true, now: () => Date.now() + ++tick });
     const now = Date.now();
     for (let w = 0; w < WORKSPACES; w++) {
       const workspaceId = await seedWorkspace(store.db);

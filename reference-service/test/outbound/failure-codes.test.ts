@@ -66,6 +66,8 @@ describe('the guarded client names why it got no answer', () => {
     expect(failureCode(wrapped('EHOSTUNREACH'))).toBe('unreachable');
     // The service's host out of ephemeral ports: nothing the receiver's owner can mend.
     expect(failureCode(wrapped('EADDRNOTAVAIL'))).toBe('other');
+    expect(failureCode(wrapped('ENETDOWN'))).toBe('other');
+    expect(failureCode(wrapped('UND_ERR_HEADERS_OVERFLOW'))).toBe('invalid_response');
     expect(failureCode(wrapped('DEPTH_ZERO_SELF_SIGNED_CERT'))).toBe('tls');
     expect(failureCode(wrapped('ERR_TLS_CERT_ALTNAME_INVALID'))).toBe('tls');
     expect(failureCode(wrapped('ESOMETHINGNEW'))).toBe('other');

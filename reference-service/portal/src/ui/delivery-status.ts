@@ -59,7 +59,7 @@ const NO_ANSWER_SENTENCES: Record<NoAnswerReason, string> = {
   listener_silent: 'The listener took the delivery but never reported what your local app answered.',
   service_stopped: 'The service stopped before the listener reported an answer.',
   other:
-    'The attempt failed before any answer came back, for a reason with no name here; the service’s own log has it ("delivery not answered", with this delivery’s id).',
+    'The attempt failed before any answer came back, for a reason with no name here; whoever runs the service finds it in the service’s log ("delivery not answered", with this delivery’s id).',
 };
 
 /** The sentence for a code, or undefined for none (a row logged before codes were kept). */

@@ -92,8 +92,8 @@ export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceCo
     return activityChart(window, since, activity, DELIVERY_FILTER_WINDOW);
   });
 
-  // One event: its stored body and each endpoint's delivery record of it, removed endpoints' included.
-  // Another workspace's event is answered as an unknown one.
+  // Another workspace's event is answered as an unknown one, so that event ids cannot be probed across
+  // tenants; removed endpoints' records are included because their log stays readable (spec 2.3).
   app.get('/v1/workspace/events/:event', async (request) => {
     const now = ctx.now();
     const workspace = await workspaceOf(request, now);
