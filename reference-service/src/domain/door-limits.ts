@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { OutboundLimit } from '@svc-kit/contract';
 
 /**
@@ -8,6 +9,15 @@ import type { OutboundLimit } from '@svc-kit/contract';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
+
+/**
+ * The name of the bucket a budget is kept in: what it counts, hashed, so that no e-mail or address sits in
+ * the budgets table as text. The `guess:` prefix dates from when only sign-in guesses were counted; it is
+ * kept so that buckets already in the table carry on.
+ */
+export function limitBucket(kind: string, ...parts: string[]): string {
+  return `guess:${kind}:${hash('sha256', parts.join('\n'))}`;
+}
 
 /** A bucket of `capacity` tokens that refills by one every `everyMs`: the one shape every limit is written in. */
 export function budget(capacity: number, everyMs: number, what: string): OutboundLimit {

@@ -47,11 +47,6 @@ export function limitedNetwork(ip: string): string | undefined {
   return `${ipaddr.fromByteArray([...bytes, ...new Array<number>(10).fill(0)]).toString()}/48`;
 }
 
-/** Bucket names hash what they count, so that no e-mail or address sits in the budgets table as text. */
-export function guessBucket(kind: string, ...parts: string[]): string {
-  return `guess:${kind}:${hash('sha256', parts.join('\n'))}`;
-}
-
 /** The account a login names, as the limits and the known-address table count it. */
 export function accountOf(email: string): string {
   return hash('sha256', email.normalize('NFKC').trim().toLowerCase());

@@ -12,19 +12,18 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ServiceContext } from '../context.js';
-import { IDEMPOTENCY_KEYS_KEPT } from '../domain/door-limits.js';
+import { IDEMPOTENCY_KEYS_KEPT, limitBucket } from '../domain/door-limits.js';
 import { ServiceError } from '../domain/errors.js';
 import { requestFingerprint } from '../domain/idempotency.js';
-import { guessBucket } from '../domain/sign-in-limits.js';
 import { STEP_UP_IF_ENROLLED } from '../domain/step-up.js';
 import type { Db, Queryable } from '../store/db.js';
 import { type Answer, type KeepKey, runIdempotent, runIdempotentInSteps } from '../store/idempotent.js';
 import type { IdempotentCall } from '../store/queries/idempotency.js';
+import { spendBudget } from './budget-guard.js';
 import type { RouteRequirements } from './early-refusals.js';
 import { sendError } from './error-body.js';
 import { parse } from './parse.js';
 import { type Authorized, authorize } from './policy.js';
-import { countRefusal } from './sign-in-guard.js';
 
 // `core.$ZodType`: the contract's schemas are zod/mini, which classic zod's `ZodType` does not cover.
 type OutputOf<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
@@ -185,8 +184,8 @@ function runEntry(
  * nothing). Past it the 429 is not the key's answer, so the call may be made again once the budget refills.
  */
 function keepKeyOf(call: IdempotentCall): KeepKey {
-  const bucket = guessBucket('idempotency-keys', call.workspaceId);
-  return (handle) => countRefusal(handle, bucket, IDEMPOTENCY_KEYS_KEPT, call.now);
+  const bucket = limitBucket('idempotency-keys', call.workspaceId);
+  return (handle) => spendBudget(handle, bucket, IDEMPOTENCY_KEYS_KEPT, call.now);
 }
 
 /** The contract's operations of one group: each feature registers its own. */

@@ -2,12 +2,13 @@ import { isCrossSiteStateChange, type Permission, type SiteHeaders } from '@svc-
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { crossSiteMessage } from '../domain/cross-site-message.js';
+import { limitBucket } from '../domain/door-limits.js';
 import { ServiceError } from '../domain/errors.js';
-import { CREDENTIAL_FAILURES, guessBucket, limitedAddress } from '../domain/sign-in-limits.js';
+import { CREDENTIAL_FAILURES, limitedAddress } from '../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../domain/workspace-state.js';
 import { getWorkspace, type WorkspaceRow } from '../store/queries/workspaces.js';
+import { spendBudget } from './budget-guard.js';
 import { type Principal, readCookie, resolvePrincipal, SESSION_COOKIE } from './principal.js';
-import { countRefusal } from './sign-in-guard.js';
 
 export interface Requirements {
   /** `undefined`: any authenticated member (our own session routes). */
@@ -42,8 +43,8 @@ export async function authorize(
   if (!principal) {
     if (presentsCredential(request)) {
       // Refused keys and cookies from one address are counted: past the budget, 429 instead of 401.
-      const bucket = guessBucket('credential', limitedAddress(request.ip));
-      await countRefusal(db, bucket, CREDENTIAL_FAILURES, now);
+      const bucket = limitBucket('credential', limitedAddress(request.ip));
+      await spendBudget(db, bucket, CREDENTIAL_FAILURES, now);
     }
     throw new ServiceError('unauthenticated', 'no portal session and no live API key');
   }

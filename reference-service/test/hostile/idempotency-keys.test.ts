@@ -2,8 +2,7 @@
 // answer): without a bound one workspace's calls grew the store at the rate they came. The workspace's budget
 // of new keys is spent after the claim, so a replay costs nothing and a refused call leaves no row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_KEYS_KEPT } from '../../src/domain/door-limits.js';
-import { guessBucket } from '../../src/domain/sign-in-limits.js';
+import { IDEMPOTENCY_KEYS_KEPT, limitBucket } from '../../src/domain/door-limits.js';
 import { BACKENDS } from '../support/backends.js';
 import {
   call,
@@ -34,7 +33,7 @@ describe.each(BACKENDS)('new Idempotency-Keys past the workspace budget, on $nam
     const slug = `keyed-${tenant.workspaceId.slice(-8)}`;
     await addIdentity(store.db, tenant.workspaceId, slug);
     await store.db.query('INSERT INTO outbound_budgets (bucket, tokens, updated_at) VALUES ($1, $2, $3)', [
-      guessBucket('idempotency-keys', tenant.workspaceId),
+      limitBucket('idempotency-keys', tenant.workspaceId),
       tokens,
       service.ctx.now(),
     ]);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimitedError } from '../../src/domain/errors.js';
 import { LOGINS_PER_ACCOUNT } from '../../src/domain/sign-in-limits.js';
-import { spendGuess } from '../../src/http/sign-in-guard.js';
+import { spendGuess } from '../../src/http/budget-guard.js';
 import { returnToken } from '../../src/store/queries/rate-limits.js';
 import { BACKENDS } from '../support/backends.js';
 import { useStore } from '../support/service-lifecycle.js';
 
-// A refusal remembered in memory (http/sign-in-guard.ts) must not outlast the database's. Wrong passwords
+// A refusal remembered in memory (http/budget-guard.ts) must not outlast the database's. Wrong passwords
 // hold an account's log-in tokens while their scrypt runs and give them back after: a log-in refused
 // meanwhile named a minute, and memory refused the owner for that minute although the tokens were back.
 

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { OutboundLimit } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
 import { hashPassword, type PasswordCost, verifyPassword } from '../../domain/password.js';
 import {
   accountOf,
-  guessBucket,
   LOGIN_ACCOUNT_FAILURES,
   LOGIN_ADDRESS_FAILURES,
   LOGIN_NETWORK_FAILURES,
@@ -18,9 +18,9 @@ import {
 } from '../../domain/sign-in-limits.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
 import { matchTotpStep } from '../../domain/totp.js';
+import { refuseKnownEmpty, spendGuess } from '../../http/budget-guard.js';
 import { parse } from '../../http/parse.js';
 import { authorize } from '../../http/policy.js';
-import { refuseKnownEmpty, spendGuess } from '../../http/sign-in-guard.js';
 import { acceptTotpStep, getMember, getMemberByEmail } from '../../store/queries/members.js';
 import { markSteppedUp } from '../../store/queries/sessions.js';
 import { isKnownAddress, rememberAddress } from '../../store/queries/sign-in-addresses.js';
@@ -66,17 +66,17 @@ export function registerLoginRoutes(app: FastifyInstance, { ctx }: AccountRouteO
     // of its domain) is one account, or each would bring a fresh budget.
     const account = accountOf(email);
     const guesses: [string, OutboundLimit][] = [
-      [guessBucket('login-pair', account, address), LOGIN_PAIR_FAILURES],
-      [guessBucket('login-address', address), LOGIN_ADDRESS_FAILURES],
+      [limitBucket('login-pair', account, address), LOGIN_PAIR_FAILURES],
+      [limitBucket('login-address', address), LOGIN_ADDRESS_FAILURES],
     ];
     const network = limitedNetwork(request.ip);
-    if (network) guesses.push([guessBucket('login-network', network), LOGIN_NETWORK_FAILURES]);
+    if (network) guesses.push([limitBucket('login-network', network), LOGIN_NETWORK_FAILURES]);
     // A flood from an address already refused is answered before any statement.
     refuseKnownEmpty(ctx.db, guesses, now);
     if (!(await isKnownAddress(ctx.db, account, address, now))) {
-      guesses.push([guessBucket('login-account', account), LOGIN_ACCOUNT_FAILURES]);
+      guesses.push([limitBucket('login-account', account), LOGIN_ACCOUNT_FAILURES]);
     }
-    const logIns: [string, OutboundLimit][] = [[guessBucket('login', account), LOGINS_PER_ACCOUNT]];
+    const logIns: [string, OutboundLimit][] = [[limitBucket('login', account), LOGINS_PER_ACCOUNT]];
     const giveBack = await spendGuess(ctx.db, [...guesses, ...logIns], now);
     const member = await getMemberByEmail(ctx.db, body.email, email);
     // Unknown email and wrong password are answered alike, after the same scrypt work.
@@ -118,7 +118,7 @@ export function registerLoginRoutes(app: FastifyInstance, { ctx }: AccountRouteO
     if (!member?.mfa_secret_enc)
       throw new ServiceError('step_up_required', 'MFA is not enrolled for this member');
     // Counted per member, whatever the session: a stolen session cannot reset the count by logging in again.
-    const giveBack = await spendGuess(ctx.db, [[guessBucket('step-up', member.id), STEP_UP_FAILURES]], now);
+    const giveBack = await spendGuess(ctx.db, [[limitBucket('step-up', member.id), STEP_UP_FAILURES]], now);
     if ('recovery_code' in body) {
       const hashed = hashRecoveryCode(member.id, body.recovery_code);
       if (!(await useRecoveryCode(ctx.db, member.id, hashed, now)))

@@ -1,10 +1,10 @@
 import type { ServiceContext } from '../../context.js';
+import { limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { hashPassword } from '../../domain/password.js';
 import { scopesBeyondMember } from '../../domain/permissions.js';
-import { guessBucket } from '../../domain/sign-in-limits.js';
-import { spendGuess } from '../../http/sign-in-guard.js';
+import { spendGuess } from '../../http/budget-guard.js';
 import { passwordProblem } from './password-policy.js';
 import {
   type AccountRow,
@@ -64,8 +64,8 @@ export async function inviteMember(
   await spendGuess(
     ctx.db,
     [
-      [guessBucket('invite-sent', actor.id), INVITES_SENT],
-      [guessBucket('invite-sent-workspace', actor.workspace_id), WORKSPACE_INVITES_SENT],
+      [limitBucket('invite-sent', actor.id), INVITES_SENT],
+      [limitBucket('invite-sent-workspace', actor.workspace_id), WORKSPACE_INVITES_SENT],
     ],
     now,
   );

@@ -1,10 +1,11 @@
 import QRCode from 'qrcode';
 import type { ServiceContext } from '../../context.js';
+import { limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
-import { guessBucket, STEP_UP_FAILURES } from '../../domain/sign-in-limits.js';
+import { STEP_UP_FAILURES } from '../../domain/sign-in-limits.js';
 import { STEP_UP_WINDOW_MS } from '../../domain/step-up.js';
 import { generateTotpSecret, matchTotpStep } from '../../domain/totp.js';
-import { spendGuess } from '../../http/sign-in-guard.js';
+import { spendGuess } from '../../http/budget-guard.js';
 import { markSteppedUp } from '../../store/queries/sessions.js';
 import { type AccountRow, enrolPendingMfa, replaceRecoveryCodes, setPendingMfa } from './queries.js';
 import { newRecoveryCodes } from './rules.js';
@@ -51,7 +52,7 @@ export async function confirmEnrolment(
   if (pending === null)
     throw new ServiceError('conflict', 'no MFA enrolment was started; POST /v1/session/mfa first');
   const now = ctx.now();
-  const giveBack = await spendGuess(ctx.db, [[guessBucket('step-up', member.id), STEP_UP_FAILURES]], now);
+  const giveBack = await spendGuess(ctx.db, [[limitBucket('step-up', member.id), STEP_UP_FAILURES]], now);
   const secret = ctx.secretBox.open(pending, pendingBinding(member.id));
   const step = matchTotpStep(secret, code, now);
   if (step === undefined)

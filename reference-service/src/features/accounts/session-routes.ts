@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
+import { limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
 import { hashPassword } from '../../domain/password.js';
-import { guessBucket, limitedAddress, limitedNetwork } from '../../domain/sign-in-limits.js';
+import { limitedAddress, limitedNetwork } from '../../domain/sign-in-limits.js';
+import { spendGuess } from '../../http/budget-guard.js';
 import type { RouteRequirements } from '../../http/early-refusals.js';
 import { parse } from '../../http/parse.js';
 import { requireStepUpIfEnrolled } from '../../http/policy.js';
-import { spendGuess } from '../../http/sign-in-guard.js';
 import { changePassword, regenerateRecoveryCodes } from './credentials.js';
 import { confirmEnrolment, startEnrolment } from './mfa.js';
 import { passwordProblem } from './password-policy.js';
@@ -53,8 +54,8 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
     await spendGuess(
       ctx.db,
       [
-        [guessBucket('sign-up', limitedAddress(request.ip)), SIGN_UP_ATTEMPTS],
-        ...(network ? [[guessBucket('sign-up-network', network), SIGN_UP_NETWORK_ATTEMPTS] as const] : []),
+        [limitBucket('sign-up', limitedAddress(request.ip)), SIGN_UP_ATTEMPTS],
+        ...(network ? [[limitBucket('sign-up-network', network), SIGN_UP_NETWORK_ATTEMPTS] as const] : []),
       ],
       ctx.now(),
     );
@@ -105,7 +106,7 @@ export function registerCredentialRoutes(app: FastifyInstance, { ctx }: AccountR
     const { member, principal } = await requireSession(ctx, request);
     // A new authenticator in place of the enrolled one is the second factor itself: a fresh step-up.
     requireStepUpIfEnrolled(principal, 'replacing the authenticator');
-    await spendGuess(ctx.db, [[guessBucket('mfa-secret', member.id), MFA_SECRETS_OFFERED]], ctx.now());
+    await spendGuess(ctx.db, [[limitBucket('mfa-secret', member.id), MFA_SECRETS_OFFERED]], ctx.now());
     const enrolment = await startEnrolment(ctx, member);
     reply.header('cache-control', 'no-store');
     return enrolment;

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { mintApiKey } from '../../domain/api-key.js';
+import { limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
 import { scopesBeyondMember } from '../../domain/permissions.js';
-import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
+import { limitedAddress } from '../../domain/sign-in-limits.js';
 import { workspaceRefusal } from '../../domain/workspace-state.js';
+import { spendGuess } from '../../http/budget-guard.js';
 import { parse } from '../../http/parse.js';
 import { authorize } from '../../http/policy.js';
-import { spendGuess } from '../../http/sign-in-guard.js';
 import { insertApiKey, revokeApiKey } from '../../store/queries/api-keys.js';
 import { setWorkspaceFlag } from '../../store/queries/workspaces.js';
 import { acceptMemberInvite, inviteMember, listMembers, removeMember } from './members.js';
@@ -46,7 +47,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
       );
     const now = ctx.now();
     // Only a key that would be minted counts: a refused scope spends nothing.
-    await spendGuess(ctx.db, [[guessBucket('keys-minted', workspace.id), KEYS_MINTED]], now);
+    await spendGuess(ctx.db, [[limitBucket('keys-minted', workspace.id), KEYS_MINTED]], now);
     const minted = mintApiKey();
     const scopes = [...new Set(body.scopes)];
     await insertApiKey(ctx.db, {
@@ -113,7 +114,7 @@ export function registerWorkspaceRoutes(app: FastifyInstance, { ctx }: AccountRo
   app.post('/v1/invites/accept', { config: PUBLIC_ROUTE }, async (request, reply) => {
     refuseCrossSiteEntry(ctx, request, 'accepting an invite');
     const body = parse(acceptInviteBody, request.body, 'body');
-    const bucket = guessBucket('invite', limitedAddress(request.ip));
+    const bucket = limitBucket('invite', limitedAddress(request.ip));
     const giveBack = await spendGuess(ctx.db, [[bucket, INVITE_GUESSES]], ctx.now());
     const member = await acceptMemberInvite(ctx, body).catch(async (error: unknown) => {
       // An unknown token is a guess, and so is an address that has an account (that answer is

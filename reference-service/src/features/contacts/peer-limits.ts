@@ -1,11 +1,12 @@
 import type { OutboundLimit } from '@svc-kit/contract';
 import {
+  limitBucket,
   PEER_CALLS_PER_ADDRESS,
   PEER_CALLS_PER_IDENTITY,
   STRANGER_CALLS_PER_IDENTITY,
 } from '../../domain/door-limits.js';
-import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
-import { spendGuess } from '../../http/sign-in-guard.js';
+import { limitedAddress } from '../../domain/sign-in-limits.js';
+import { spendGuess } from '../../http/budget-guard.js';
 import type { Db } from '../../store/db.js';
 import { getContact } from '../../store/queries/contacts.js';
 
@@ -16,7 +17,7 @@ import { getContact } from '../../store/queries/contacts.js';
  * peer, or the client a trusted proxy names (SVC_TRUSTED_PROXIES), never a header on its own.
  */
 export async function spendAddressBudget(db: Db, ip: string, now: number): Promise<void> {
-  await spendGuess(db, [[guessBucket('peer-address', limitedAddress(ip)), PEER_CALLS_PER_ADDRESS]], now);
+  await spendGuess(db, [[limitBucket('peer-address', limitedAddress(ip)), PEER_CALLS_PER_ADDRESS]], now);
 }
 
 /**
@@ -34,8 +35,8 @@ export async function spendIdentityBudget(
   const row = await getContact(db, target.identity_id, callerFingerprint);
   const known = row?.status === 'active' || row?.status === 'pending_out';
   const buckets: [string, OutboundLimit][] = [
-    [guessBucket('peer-identity', target.fingerprint), PEER_CALLS_PER_IDENTITY],
+    [limitBucket('peer-identity', target.fingerprint), PEER_CALLS_PER_IDENTITY],
   ];
-  if (!known) buckets.push([guessBucket('peer-strangers', target.fingerprint), STRANGER_CALLS_PER_IDENTITY]);
+  if (!known) buckets.push([limitBucket('peer-strangers', target.fingerprint), STRANGER_CALLS_PER_IDENTITY]);
   await spendGuess(db, buckets, now);
 }

@@ -1,10 +1,10 @@
 import type { ErrorCode } from '@svc-kit/contract';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../context.js';
-import { OAUTH_STATE_GUESSES } from '../../domain/door-limits.js';
+import { limitBucket, OAUTH_STATE_GUESSES } from '../../domain/door-limits.js';
 import { RateLimitedError, ServiceError } from '../../domain/errors.js';
-import { guessBucket, limitedAddress } from '../../domain/sign-in-limits.js';
-import { spendGuess } from '../../http/sign-in-guard.js';
+import { limitedAddress } from '../../domain/sign-in-limits.js';
+import { spendGuess } from '../../http/budget-guard.js';
 import { isNavigation, sendCallbackRefusal } from '../portal-static/callback-page.js';
 import { carriesBinding, clearBindingCookie, setBindingCookie } from './oauth-binding.js';
 import { finishAuthorization } from './oauth-ceremony.js';
@@ -49,7 +49,7 @@ export function registerOAuthCallback(
       );
     // A state that names no waiting authorization is a guess (or a replay): counted per client address,
     // 429 past the budget; the token comes back when the state was right.
-    const bucket = guessBucket('oauth-state', limitedAddress(request.ip));
+    const bucket = limitBucket('oauth-state', limitedAddress(request.ip));
     let giveBack: (() => Promise<void>) | undefined;
     try {
       giveBack = await spendGuess(ctx.db, [[bucket, OAUTH_STATE_GUESSES]], ctx.now());

@@ -1,8 +1,8 @@
 import { EXPOSURE_WRITES, exposureProblem } from '@svc-kit/contract';
+import { limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
-import { guessBucket } from '../../domain/sign-in-limits.js';
+import { spendBudget } from '../../http/budget-guard.js';
 import { answer, type OperationTable } from '../../http/operations.js';
-import { countRefusal } from '../../http/sign-in-guard.js';
 import type { Queryable } from '../../store/db.js';
 import {
   deleteIntegrationRow,
@@ -92,7 +92,7 @@ export function integrationRoutes(service: IntegrationService) {
         // The contract's exposure limits (500 entries, 256 KiB, a tool once, valid mapped names), as a 400.
         const problem = exposureProblem(body.entries);
         if (problem !== undefined) throw new ServiceError('invalid_request', problem);
-        await countRefusal(db, guessBucket('exposure-writes', workspace.id), EXPOSURE_WRITES, now);
+        await spendBudget(db, limitBucket('exposure-writes', workspace.id), EXPOSURE_WRITES, now);
         const version = row.exposure_version + 1;
         await updateIntegration(db, row.id, {
           exposure: JSON.stringify(body.entries),

@@ -1,7 +1,7 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@svc-kit/contract';
+import { limitBucket } from '../../domain/door-limits.js';
 import { RateLimitedError } from '../../domain/errors.js';
-import { guessBucket } from '../../domain/sign-in-limits.js';
 import {
   hostBucket,
   UPSTREAM_HOST_BUDGETS,
@@ -9,7 +9,7 @@ import {
   workspaceHostBucket,
 } from '../../domain/upstream-host-limits.js';
 import type { ResolveHost } from '../../domain/url-policy.js';
-import { countRefusal, spendGuess } from '../../http/sign-in-guard.js';
+import { spendBudget, spendGuess } from '../../http/budget-guard.js';
 import { createGuardedFetch, type GuardedFetch } from '../../outbound/guarded-fetch.js';
 import type { PublicAddress } from '../../public-address.js';
 import type { Db, Queryable } from '../../store/db.js';
@@ -244,5 +244,5 @@ export class IntegrationService {
 
 /** One of the workspace's exchanges with upstreams (`UPSTREAM_EXCHANGES`), spent before the upstream is dialled. */
 export async function spendExchange(db: Queryable, workspaceId: string, now: number): Promise<void> {
-  await countRefusal(db, guessBucket('upstream-exchanges', workspaceId), UPSTREAM_EXCHANGES, now);
+  await spendBudget(db, limitBucket('upstream-exchanges', workspaceId), UPSTREAM_EXCHANGES, now);
 }

@@ -4,14 +4,13 @@ import { type EventType, isEventType } from '@svc-kit/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ServiceContext } from '../../context.js';
-import { budget } from '../../domain/door-limits.js';
+import { budget, limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
-import { guessBucket } from '../../domain/sign-in-limits.js';
+import { spendGuess } from '../../http/budget-guard.js';
 import { parse } from '../../http/parse.js';
 import { authorize } from '../../http/policy.js';
-import { spendGuess } from '../../http/sign-in-guard.js';
 import type { Queryable } from '../../store/db.js';
 import { refuseOverBacklog } from '../../store/queries/backlog.js';
 import { insertEvent } from '../../store/queries/events.js';
@@ -106,7 +105,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
     // operator's own and is exempt: benches and `svc-webhooks trigger` fire it in bulk.
     const spend =
       budgeted && workspace.id !== SANDBOX_WORKSPACE_ID
-        ? () => spendGuess(ctx.db, [[guessBucket('test-events', workspace.id), TEST_EVENTS]], now)
+        ? () => spendGuess(ctx.db, [[limitBucket('test-events', workspace.id), TEST_EVENTS]], now)
         : undefined;
     const event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend);
     return reply.code(201).send({ event });

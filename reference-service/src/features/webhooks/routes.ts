@@ -1,8 +1,8 @@
 import { endpointAsShown, FILTERED_LOG_READS, readsFilterWindow } from '@svc-kit/contract';
 import { EVENT_TYPES } from '@svc-kit/webhooks';
-import { guessBucket } from '../../domain/sign-in-limits.js';
+import { limitBucket } from '../../domain/door-limits.js';
+import { spendBudget } from '../../http/budget-guard.js';
 import { answer, type OperationTable } from '../../http/operations.js';
-import { countRefusal } from '../../http/sign-in-guard.js';
 import { listNewestDeliveries } from '../../store/queries/webhook-deliveries.js';
 import {
   listLiveEndpoints,
@@ -72,7 +72,7 @@ export function webhookRoutes(deps: service.WebhooksDeps) {
         // A read through the filter window spends the workspace's budget first: past it, a 429 that
         // reads nothing.
         if (readsFilterWindow(query)) {
-          await countRefusal(db, guessBucket('filtered-log-reads', workspace.id), FILTERED_LOG_READS, now);
+          await spendBudget(db, limitBucket('filtered-log-reads', workspace.id), FILTERED_LOG_READS, now);
         }
         // A removed endpoint's log stays readable.
         const deliveries = await listNewestDeliveries(db, workspace.id, params.id, query.limit, {

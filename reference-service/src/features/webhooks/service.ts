@@ -9,12 +9,12 @@ import {
   type WebhookEndpoint,
 } from '@svc-kit/contract';
 import type { ServiceContext } from '../../context.js';
+import { limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { localTargetHint } from '../../domain/local-targets.js';
-import { guessBucket } from '../../domain/sign-in-limits.js';
 import { checkWebhookUrl } from '../../domain/url-policy.js';
-import { countRefusal } from '../../http/sign-in-guard.js';
+import { spendBudget } from '../../http/budget-guard.js';
 import type { Db, Queryable } from '../../store/db.js';
 import { getListener } from '../../store/queries/listeners.js';
 import {
@@ -97,5 +97,5 @@ export async function rotateSecret(
 
 /** One of the workspace's new endpoints and listeners (`ENDPOINTS_CREATED`), in the creating transaction. */
 export async function spendEndpointCreation(tx: Queryable, workspaceId: string, now: number): Promise<void> {
-  await countRefusal(tx, guessBucket('endpoints-created', workspaceId), ENDPOINTS_CREATED, now);
+  await spendBudget(tx, limitBucket('endpoints-created', workspaceId), ENDPOINTS_CREATED, now);
 }

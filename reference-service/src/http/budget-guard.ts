@@ -77,7 +77,7 @@ export async function spendGuess(
  * the fact (429 instead of 401 once the bucket is empty), or a read a budget bounds, spent before it runs.
  * An empty bucket is left as it is: the 429 itself spends nothing.
  */
-export async function countRefusal(
+export async function spendBudget(
   db: Queryable,
   bucket: string,
   limit: OutboundLimit,
