@@ -26,8 +26,12 @@ import { sendError, sendFailure, sendServiceError } from './error-body.js';
 import { parseJsonBody, UnreadableBody } from './hostile-input.js';
 import { requestLogger } from './logger.js';
 
-/** 1 MiB is far above any body of the contract (the largest, a contact card, is 16 KiB). */
-const BODY_LIMIT = 1024 * 1024;
+/**
+ * Four times the largest body of the contract but one (a contact card, 16 KiB): a stranger's body is read
+ * before any credential is, so its size is what a request without an account costs. The one larger body,
+ * setExposure's, has a limit of its own (`BODY_LIMITS`, operations.ts).
+ */
+const BODY_LIMIT = 64 * 1024;
 
 export interface HttpOptions {
   logger: Logger;
@@ -106,7 +110,8 @@ export async function createHttpApp(ctx: ServiceContext, options: HttpOptions): 
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       // Fastify's own refusals (unsupported media type, body too large): arguments did not validate.
-      return refuseInput(ctx, request, reply, unreadableMessage(error as FastifyError, BODY_LIMIT));
+      const bodyLimit = request.routeOptions.bodyLimit ?? BODY_LIMIT;
+      return refuseInput(ctx, request, reply, unreadableMessage(error as FastifyError, bodyLimit));
     }
     return sendFailure(request, reply, error);
   });

@@ -102,6 +102,9 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 /**
  * Registers the table's operations; one without a handler answers 501 `not_implemented` (known, not served).
  */
+/** Bodies larger than the service's default limit (base.ts): an exposure's entries may be up to 256 KiB. */
+const BODY_LIMITS: Partial<Record<OperationId, number>> = { setExposure: 1024 * 1024 };
+
 export function registerOperations(
   app: FastifyInstance,
   ctx: ServiceContext,
@@ -119,9 +122,11 @@ export function registerOperations(
         : undefined,
     };
     const answerSchema = ANSWER_SCHEMAS[op.operationId as OperationId];
+    const bodyLimit = BODY_LIMITS[op.operationId as OperationId];
     app.route({
       method: op.method,
       url: toColonPath(op.path),
+      ...(bodyLimit === undefined ? {} : { bodyLimit }),
       ...(answerSchema ? { schema: { response: { [op.success.status]: answerSchema } } } : {}),
       // Read by the early refusals (early-refusals.ts): an unreadable body is answered after this policy.
       config: { requirements } satisfies RouteRequirements,

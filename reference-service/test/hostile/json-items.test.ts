@@ -42,24 +42,43 @@ describe.each(BACKENDS)('bodies of many items, on $name', (backend) => {
     await service?.close();
   });
 
-  it('refuses a body of more items than the cap unparsed, on an open door and behind a credential', async () => {
+  it("refuses a stranger's large body for its size, unparsed, and one of more items than the cap on the one route that takes large bodies", async () => {
     const flood = manyMembers(100_000);
     expect(flood.length).toBeLessThan(1_048_576);
+    // Past the default limit: refused as it arrives, before JSON.parse or any credential.
     const open = await postText(service, '/v1/sessions', flood, {});
     expect(open.status).toBe(400);
-    expect(open.body.error.message).toContain(`more than ${MAX_JSON_ITEMS} array items and object members`);
+    expect(open.body.error.message).toBe('the body is larger than 65536 bytes');
     // A route behind a credential still answers the stranger 401 first, and its caller the 400.
     expect((await postText(service, '/sandbox/events', flood, {})).status).toBe(401);
     const keyed = await postText(service, '/sandbox/events', flood, {
       authorization: `Bearer ${tenant.key}`,
     });
     expect(keyed.status).toBe(400);
-    expect(keyed.body.error.message).toContain('array items and object members');
+    expect(keyed.body.error.message).toBe('the body is larger than 65536 bytes');
+    // setExposure takes bodies up to a mebibyte: there the item cap refuses the flood unparsed.
+    const exposure = `/v1/identities/anyone/integrations/up/exposure`;
+    expect((await postText(service, exposure, flood, {})).status).toBe(401);
+    const items = await postText(service, exposure, flood, { authorization: `Bearer ${tenant.key}` });
+    expect(items.status).toBe(400);
+    expect(items.body.error.message).toContain(`more than ${MAX_JSON_ITEMS} array items and object members`);
+    // An exposure's entries may be up to 256 KiB: such a body is read, and the route answers it.
+    const entries = Array.from({ length: 500 }, (_, i) => ({
+      tool: `t${i}`,
+      mode: 'passthrough',
+      note: 'x'.repeat(400),
+    }));
+    const large = JSON.stringify({ entries });
+    expect(large.length).toBeGreaterThan(200 * 1024);
+    const read = await postText(service, exposure, large, { authorization: `Bearer ${tenant.key}` });
+    expect(read.body.error.message).not.toContain('larger than');
+    expect(read.status).toBe(404);
   });
 
   it('still parses a body at the cap, which the route then judges', async () => {
-    const atCap = manyMembers(MAX_JSON_ITEMS - 2, { email: 'someone@example.com' });
-    const answer = await postText(service, '/v1/sessions', atCap, {});
+    const atCap = manyMembers(MAX_JSON_ITEMS - 2, { entries: [] });
+    const exposure = `/v1/identities/anyone/integrations/up/exposure`;
+    const answer = await postText(service, exposure, atCap, { authorization: `Bearer ${tenant.key}` });
     expect(answer.status).toBe(400);
     expect(answer.body.error.message).not.toContain('array items');
     expect(answer.body.error.message).toContain('nrecognized');
