@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { reachOf } from './domain/local-targets.js';
+import { DEFAULT_WORKSPACE_REQUEST_RATE } from './domain/workspace-requests.js';
 import { ConfigError, settingsIn } from './env-settings.js';
 import { DEFAULT_INTEGRATION_SETTINGS } from './features/integrations/settings.js';
 import { readConnectionLimits } from './http/connection-limits.js';
@@ -32,6 +33,14 @@ export function readConfig(env: NodeJS.ProcessEnv) {
   );
   const databaseWaitMs = read.whole('SVC_DATABASE_WAIT_MS', 5_000, 100, 120_000, ' of milliseconds');
   const shutdownGraceMs = read.whole('SVC_SHUTDOWN_GRACE_MS', 25_000, 1_000, 600_000, ' of milliseconds');
+  // Authenticated requests a second per workspace on this instance (0: no budget, for load tests).
+  const workspaceRequestRate = read.whole(
+    'SVC_WORKSPACE_REQUEST_RATE',
+    DEFAULT_WORKSPACE_REQUEST_RATE,
+    0,
+    100_000,
+    ' of requests a second',
+  );
   const retentionDays = read.whole('SVC_RETENTION_DAYS', RETENTION_DAYS_DEFAULT, 1, 3650, ' of days');
   const relay = read.choice('SVC_RELAY', ['on', 'off']);
   const signUp = read.choice('SVC_SIGNUP', ['open', 'closed']);
@@ -90,6 +99,7 @@ export function readConfig(env: NodeJS.ProcessEnv) {
     production,
     databaseWaitMs,
     shutdownGraceMs,
+    workspaceRequestRate,
     // Unset: the worker's default.
     deliveryLeaseMs,
     metrics,

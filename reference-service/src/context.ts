@@ -1,6 +1,7 @@
 import type { Reach } from './domain/local-targets.js';
 import type { PasswordCost } from './domain/password.js';
 import type { ResolveHost } from './domain/url-policy.js';
+import type { WorkspaceRequests } from './domain/workspace-requests.js';
 import type { PublicAddress } from './public-address.js';
 import type { CredentialCache } from './store/credential-cache.js';
 import type { Db } from './store/db.js';
@@ -24,4 +25,6 @@ export interface ServiceContext {
   passwordCost?: PasswordCost | undefined;
   /** API keys seen recently, dropped on every announced change (see credential-cache.ts); unset: none kept. */
   credentials?: CredentialCache | undefined;
+  /** Each workspace's budget of authenticated requests to this instance (domain/workspace-requests.ts); unset: none. */
+  requests?: WorkspaceRequests | undefined;
 }

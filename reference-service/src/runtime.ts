@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { ServiceContext } from './context.js';
+import { WorkspaceRequests } from './domain/workspace-requests.js';
 import { ConfigError } from './env-settings.js';
 import { createDnsResolve } from './outbound/dns-resolve.js';
 import { PublicAddress } from './public-address.js';
@@ -52,6 +53,8 @@ export async function openRuntime(config: Config, logger: Logger) {
     publicAddress: new PublicAddress({ publicUrl: config.publicUrl, publicOrigin: config.publicOrigin }),
     now: () => Date.now(),
     passwordCost: config.passwordCost,
+    requests:
+      config.workspaceRequestRate > 0 ? new WorkspaceRequests(config.workspaceRequestRate) : undefined,
   };
   return { ctx, store };
 }

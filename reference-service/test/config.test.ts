@@ -159,6 +159,14 @@ describe('configuration', () => {
       expect(() => readConfig({ SVC_SHUTDOWN_GRACE_MS })).toThrow(/SVC_SHUTDOWN_GRACE_MS/);
   });
 
+  it('reads the request rate per workspace: 50 a second unless told, 0 to lift it', () => {
+    expect(readConfig({}).workspaceRequestRate).toBe(50);
+    expect(readConfig({ SVC_WORKSPACE_REQUEST_RATE: '0' }).workspaceRequestRate).toBe(0);
+    expect(readConfig({ SVC_WORKSPACE_REQUEST_RATE: '100000' }).workspaceRequestRate).toBe(100_000);
+    for (const SVC_WORKSPACE_REQUEST_RATE of ['-1', '100001', '2.5', 'off', '050'])
+      expect(() => readConfig({ SVC_WORKSPACE_REQUEST_RATE })).toThrow(/SVC_WORKSPACE_REQUEST_RATE/);
+  });
+
   it('reads how many days events and delivery logs are kept, from 1 to 3650', () => {
     const day = 24 * 60 * 60 * 1000;
     expect(readConfig({}).retention.keepMs).toBe(30 * day);

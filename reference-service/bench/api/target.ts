@@ -183,6 +183,9 @@ async function main(): Promise<void> {
     PORT: '0',
     SVC_DATA_DIR: dataDir,
     NODE_ENV: 'development',
+    // The benchmark floods one workspace on purpose: the request budget would answer most of it 429.
+    // The isolation bench's read flood sets it, to measure the budget itself.
+    SVC_WORKSPACE_REQUEST_RATE: process.env.BENCH_WORKSPACE_REQUEST_RATE ?? '0',
   });
   const logger = createServiceLogger(config.logLevel);
   const service = await startService(config, logger);

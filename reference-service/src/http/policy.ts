@@ -18,6 +18,11 @@ export interface Requirements {
   suspended: boolean;
   /** Named (the operation): a session of a member with MFA must be stepped up (requireStepUpIfEnrolled). */
   stepUpIfEnrolled?: string | undefined;
+  /**
+   * `false`: a check the service makes of itself on a request already counted (a listener's stream, checked
+   * again periodically), which spends nothing of the workspace's request budget.
+   */
+  counted?: boolean | undefined;
 }
 
 export interface Authorized {
@@ -26,7 +31,8 @@ export interface Authorized {
 }
 
 /**
- * Spec part 5, in the order the refusals are answered: 401 without a live credential; 403 `cross_site`
+ * Spec part 5, in the order the refusals are answered: 401 without a live credential; 429 past the
+ * workspace's request budget (domain/workspace-requests.ts); 403 `cross_site`
  * for a session call from another site; 403 `step_up_required` for a key (whatever its scopes) or a stale
  * session on a step-up operation; 403 `forbidden` without the permission; 403 `workspace_suspended` /
  * `workspace_deletion_hold` on operations flagged `suspended`.
@@ -48,6 +54,8 @@ export async function authorize(
     }
     throw new ServiceError('unauthenticated', 'no portal session and no live API key');
   }
+  // Every authenticated call spends its workspace's request budget, refused ones included: 429 past it.
+  if (requirements.counted !== false) ctx.requests?.take(principal.workspaceId, now);
   if (
     principal.kind === 'session' &&
     isCrossSiteStateChange(request.method, siteHeaders(request), publicOrigin)

@@ -41,6 +41,8 @@ describe.each(BACKENDS)('the backlog’s bounds, on $name', (backend) => {
       allowLocalhostWebhooks: true,
       now: () => clock.at,
       extra: { integrations: { ...DEFAULT_INTEGRATION_SETTINGS, allowLocalhost: true, timeoutMs: 5000 } },
+      // Hundreds of renames while the clock stands still: the request budget would refuse them first.
+      requests: undefined,
     });
   });
   afterAll(async () => {

@@ -31,7 +31,12 @@ describe.each(BACKENDS)('own calls cannot queue deliveries without bound, on $na
   const clock = { at: Date.now() };
 
   beforeAll(async () => {
-    service = await startTestService(store, { allowLocalhostWebhooks: true, now: () => clock.at });
+    service = await startTestService(store, {
+      allowLocalhostWebhooks: true,
+      now: () => clock.at,
+      // Hundreds of renames while the clock stands still: the request budget would refuse them first.
+      requests: undefined,
+    });
   });
   afterAll(async () => {
     await service?.close();

@@ -10,6 +10,7 @@ import { newId } from '../../src/domain/ids.js';
 import { hashPassword } from '../../src/domain/password.js';
 import { generateTotpSecret } from '../../src/domain/totp.js';
 import type { ResolveHost } from '../../src/domain/url-policy.js';
+import { WorkspaceRequests } from '../../src/domain/workspace-requests.js';
 import { openSession } from '../../src/features/accounts/session.js';
 import { loggerOptions } from '../../src/http/logger.js';
 import { SESSION_COOKIE } from '../../src/http/principal.js';
@@ -23,7 +24,8 @@ import { lineSink } from './line-sink.js';
 
 /**
  * The service context a test builds on a store: a fresh at-rest key, the test DNS, a public address
- * settled once the service listens, the real clock and no localhost receivers, unless `overrides` says.
+ * settled once the service listens, the real clock, no localhost receivers and the service's default
+ * request budget per workspace, unless `overrides` says.
  */
 export function testContext(store: OpenedStore, overrides: Partial<ServiceContext> = {}): ServiceContext {
   return {
@@ -33,6 +35,7 @@ export function testContext(store: OpenedStore, overrides: Partial<ServiceContex
     allowLocalhostWebhooks: false,
     publicAddress: new PublicAddress(),
     now: () => Date.now(),
+    requests: new WorkspaceRequests(),
     ...overrides,
   };
 }
@@ -85,6 +88,8 @@ export async function startTestService(
     secretBox?: SecretBox;
     /** How names resolve: the test DNS table unless told (the real resolver, pointed at a test's server). */
     resolveHost?: ResolveHost;
+    /** Each workspace's request budget: the service's default unless told; `undefined` lifts it. */
+    requests?: WorkspaceRequests | undefined;
   } = {},
 ): Promise<TestService> {
   const { sink, lines } = lineSink();
@@ -94,6 +99,7 @@ export async function startTestService(
     allowLocalhostWebhooks: options.allowLocalhostWebhooks ?? false,
     ...(options.now ? { now: options.now } : {}),
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    ...('requests' in options ? { requests: options.requests } : {}),
     passwordCost: 'test',
   });
   const app = await buildApp(ctx, { logger, ...options.extra });

@@ -33,7 +33,7 @@ const refusals: Record<number, { name: string; description: string; example: Err
   429: {
     name: 'TooManyRequests',
     description:
-      'This client address sent too many refused credentials lately (a guessing limit, counted before the operation runs). `error.retry_after` and the Retry-After header say when to try again.',
+      'This client address sent too many refused credentials lately (a guessing limit), or the reference service’s budget of requests for this workspace is spent; either is counted before the operation runs. `error.retry_after` and the Retry-After header say when to try again.',
     example: 'rate_limited',
   },
   431: {
@@ -62,7 +62,7 @@ const refusals: Record<number, { name: string; description: string; example: Err
 const OUTBOUND_429 = {
   name: 'OutboundBudgetSpent',
   description:
-    'The outbound budget is spent (per contact, for the identity, or to strangers), or this client address sent too many refused credentials lately. `error.retry_after` and the Retry-After header say when to try again.',
+    'The outbound budget is spent (per contact, for the identity, or to strangers), the reference service’s budget of requests for this workspace is spent, or this client address sent too many refused credentials lately. `error.retry_after` and the Retry-After header say when to try again.',
   example: 'rate_limited' as const,
 };
 
@@ -73,7 +73,7 @@ const OUTBOUND_429 = {
 const FILTERED_READS_429 = {
   name: 'FilteredReadBudgetSpent',
   description:
-    'The workspace’s budget of delivery log reads filtered by status or event type is spent (reads without those filters, or by event id, do not spend it), or this client address sent too many refused credentials lately. `error.retry_after` and the Retry-After header say when to try again.',
+    'The workspace’s budget of delivery log reads filtered by status or event type is spent (reads without those filters, or by event id, do not spend it), the reference service’s budget of requests for this workspace is spent, or this client address sent too many refused credentials lately. `error.retry_after` and the Retry-After header say when to try again.',
   example: 'rate_limited' as const,
 };
 

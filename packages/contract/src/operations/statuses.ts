@@ -16,8 +16,8 @@ export const VALIDATED_PEER_ANSWER = [400, 401, 403, 404, 429, 503] as const;
 
 /**
  * Statuses any request can meet whatever its operation, answered with the same error body: 408 when the
- * request is not received in time, 429 when its address has sent too many refused credentials lately (the
- * reference service's guessing limit), 431 when its headers are too large, 503 when the service's database
+ * request is not received in time, 429 when its address has sent too many refused credentials lately or its
+ * workspace too many requests (the reference service's guessing limit and request budget), 431 when its headers are too large, 503 when the service's database
  * gives the request no connection in time (busy or out of reach).
  */
 export const TRANSPORT_REFUSALS = [408, 429, 431, 503] as const;

@@ -88,7 +88,9 @@ export function registerSessionAccountRoutes(app: FastifyInstance, { ctx, signUp
   });
 
   app.delete('/v1/session', async (request, reply) => {
-    const { sessionId } = await requireSession(ctx, request);
+    // Signing out is never refused for the workspace's request budget: a flood by its keys must not keep
+    // a person from ending a session.
+    const { sessionId } = await requireSession(ctx, request, false, false);
     await deleteSession(ctx.db, sessionId);
     // The session's own cookie, emptied and aged out: the same attributes, or the browser keeps it.
     reply.header('set-cookie', sessionCookie('', 0, 0));

@@ -31,10 +31,16 @@ export async function signIn(ctx: ServiceContext, reply: FastifyReply, memberId:
 /**
  * The portal's own calls take a session, never an API key (a key answers 401, as without any credential):
  * a program has no use for them, and minting or step-up are the person's. Cross-site state changes are
- * refused by `authorize`; `stepUp` asks a fresh step-up as well.
+ * refused by `authorize`; `stepUp` asks a fresh step-up as well; `counted: false` spends nothing of the
+ * workspace's request budget.
  */
-export async function requireSession(ctx: ServiceContext, request: FastifyRequest, stepUp = false) {
-  const { principal } = await authorize(ctx, request, { stepUp, suspended: false });
+export async function requireSession(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  stepUp = false,
+  counted = true,
+) {
+  const { principal } = await authorize(ctx, request, { stepUp, suspended: false, counted });
   if (principal.kind !== 'session')
     throw new ServiceError('unauthenticated', 'this route takes a portal session, not an API key');
   const member = await getAccount(ctx.db, principal.memberId);

@@ -183,7 +183,8 @@ export function registerRelayRoutes(app: FastifyInstance, ctx: ServiceContext, r
     async function checkStream(): Promise<void> {
       stream.heartbeat();
       try {
-        await authorize(ctx, request, ADMIN);
+        // The stream's own request was counted once: its checks spend nothing of the workspace's budget.
+        await authorize(ctx, request, { ...ADMIN, counted: false });
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         // The CLI cannot close its listener without a key: the service does it for it.
