@@ -7,6 +7,7 @@ import { printTable, type Row } from '../support/table.js';
 import { runAmplificationBench } from './amplification.js';
 import { runDeliveryIsolationBench } from './delivery-isolation.js';
 import { runOversizedUpstreamBench } from './oversized-upstream.js';
+import { runReadFloodBench } from './read-flood.js';
 import { runRetentionBench } from './retention.js';
 import { measureSlowRequests, SLOW_REQUESTS_HEADER } from './slow-requests.js';
 
@@ -21,6 +22,7 @@ export async function runIsolationBench(
   for (const backend of backends) {
     rows.push(...((await onBackend(backend, (env) => runRetentionBench(env, backend))) ?? []));
     rows.push(...((await onBackend(backend, (env) => runAmplificationBench(env, backend))) ?? []));
+    rows.push(...(await runReadFloodBench(backend)));
   }
   rows.push(...(await runDeliveryIsolationBench(backends)));
   printTable(`Isolation, ${machine}`, ISOLATION_HEADER, rows);
