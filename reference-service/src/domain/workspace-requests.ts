@@ -26,6 +26,8 @@ export class WorkspaceRequests {
   readonly limit: OutboundLimit;
   /** In least-recently-used order: a take moves its workspace to the end. */
   private readonly buckets = new Map<string, OutboundBucket>();
+  /** The workspace of each key proven lately (at most `cap`, the oldest forgotten first). */
+  private readonly keyWorkspaces = new Map<string, string>();
 
   constructor(
     rate = DEFAULT_WORKSPACE_REQUEST_RATE,
@@ -43,13 +45,35 @@ export class WorkspaceRequests {
   take(workspaceId: string, now: number): void {
     const bucket = this.buckets.get(workspaceId);
     const taken = takeOutboundToken(bucket, this.limit, now);
-    if (!taken.ok) {
-      const { retryAfter, message } = limitRefusal(this.limit, taken.waitMs);
-      throw new RateLimitedError(retryAfter, message);
-    }
+    if (!taken.ok) throw this.refusal(taken.waitMs);
     this.buckets.delete(workspaceId);
     if (bucket === undefined && this.buckets.size >= this.cap) this.makeRoom(now);
     this.buckets.set(workspaceId, taken.next);
+  }
+
+  /** Remembers the workspace of a key whose secret was just proven, for `refuseSpentKey`. */
+  rememberKey(keyId: string, workspaceId: string): void {
+    if (this.keyWorkspaces.get(keyId) === workspaceId) return;
+    if (this.keyWorkspaces.size >= this.cap)
+      this.keyWorkspaces.delete(this.keyWorkspaces.keys().next().value!);
+    this.keyWorkspaces.set(keyId, workspaceId);
+  }
+
+  /**
+   * The 429 of a key whose workspace has no request left, before the key is looked up: on PostgreSQL the
+   * lookup is a statement, which a flood refused after it would still make at its own rate. Spends nothing.
+   */
+  refuseSpentKey(keyId: string, now: number): void {
+    const workspaceId = this.keyWorkspaces.get(keyId);
+    const bucket = workspaceId === undefined ? undefined : this.buckets.get(workspaceId);
+    if (bucket === undefined) return;
+    const available = bucket.tokens + Math.max(0, now - bucket.updatedAt) * this.limit.perMs;
+    if (available < 1) throw this.refusal((1 - available) / this.limit.perMs);
+  }
+
+  private refusal(waitMs: number): RateLimitedError {
+    const { retryAfter, message } = limitRefusal(this.limit, waitMs);
+    return new RateLimitedError(retryAfter, message);
   }
 
   /**

@@ -8,7 +8,7 @@ import { CREDENTIAL_FAILURES, limitedAddress } from '../domain/sign-in-limits.js
 import { workspaceRefusal } from '../domain/workspace-state.js';
 import { getWorkspace, type WorkspaceRow } from '../store/queries/workspaces.js';
 import { spendBudget } from './budget-guard.js';
-import { type Principal, readCookie, resolvePrincipal, SESSION_COOKIE } from './principal.js';
+import { type Principal, presentedKeyId, readCookie, resolvePrincipal, SESSION_COOKIE } from './principal.js';
 
 export interface Requirements {
   /** `undefined`: any authenticated member (our own session routes). */
@@ -45,6 +45,10 @@ export async function authorize(
 ): Promise<Authorized> {
   const { db, credentials } = ctx;
   const publicOrigin = ctx.publicAddress.origin;
+  const counted = requirements.counted !== false;
+  // A key whose workspace is known spent is refused before its lookup (a statement on PostgreSQL).
+  const keyId = counted ? presentedKeyId(request) : undefined;
+  if (keyId !== undefined) ctx.requests?.refuseSpentKey(keyId, now);
   const principal = await resolvePrincipal(db, request, now, credentials);
   if (!principal) {
     if (presentsCredential(request)) {
@@ -55,7 +59,8 @@ export async function authorize(
     throw new ServiceError('unauthenticated', 'no portal session and no live API key');
   }
   // Every authenticated call spends its workspace's request budget, refused ones included: 429 past it.
-  if (requirements.counted !== false) ctx.requests?.take(principal.workspaceId, now);
+  if (principal.kind === 'key') ctx.requests?.rememberKey(principal.keyId, principal.workspaceId);
+  if (counted) ctx.requests?.take(principal.workspaceId, now);
   if (
     principal.kind === 'session' &&
     isCrossSiteStateChange(request.method, siteHeaders(request), publicOrigin)

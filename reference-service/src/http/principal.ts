@@ -51,6 +51,13 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
+/** The id of the API key a request presents, proven or not. */
+export function presentedKeyId(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  const token = authorization === undefined ? undefined : bearerToken(authorization);
+  return token === undefined ? undefined : parseApiKey(token)?.id;
+}
+
 /**
  * An Authorization header decides (a cookie riding along is ignored), so that a program never acts with a
  * browser's session by accident. Every failure is `undefined`, the one 401: malformed, unknown and revoked

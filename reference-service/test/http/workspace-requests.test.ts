@@ -115,6 +115,19 @@ describe.each(BACKENDS)('the request budget of each workspace on $name', (backen
     expect((await createWebhook(tenant, 'after-the-wait')).status).toBe(201);
   });
 
+  it('refuses a key of a spent workspace before looking it up, a wrong secret with its id alike', async () => {
+    const tenant = await createTenant(service.ctx);
+    // A well-formed key (hex secret) with the tenant's id and another secret.
+    const wrongSecret = `${tenant.key.slice(0, -2)}${tenant.key.endsWith('00') ? 'ff' : '00'}`;
+    await send(BURST, () => listWebhooks(tenant));
+    const read = (key: string) => call(service, 'GET', '/v1/workspace/webhooks', { auth: { key } });
+    // The id alone names the spent workspace: no lookup is made, so the secret is not even compared.
+    expectRateLimited(await read(wrongSecret));
+    clock.at += 1_000;
+    expectRefusal(await read(wrongSecret), 401, 'unauthenticated');
+    expect((await read(tenant.key)).status).toBe(200);
+  });
+
   it('counts only authenticated calls: refused credentials spend nothing of the workspace', async () => {
     const tenant = await createTenant(service.ctx);
     const wrongKey = `${tenant.key.slice(0, -2)}xx`;
