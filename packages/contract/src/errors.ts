@@ -51,7 +51,7 @@ export const ERROR_CODES = {
   rate_limited: {
     status: 429,
     description:
-      'A rate limit is spent: an outbound budget of an operation that calls a contact’s peer, the workspace’s budget of filtered delivery log reads, or the guessing limit on refused credentials; retry after `retry_after` seconds.',
+      'A rate limit is spent: an outbound budget of an operation that calls a contact’s peer, the workspace’s budget of filtered delivery log reads, the workspace’s budget of requests, or the guessing limit on refused credentials; retry after `retry_after` seconds.',
   },
   headers_too_large: {
     status: 431,
