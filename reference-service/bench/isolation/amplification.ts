@@ -151,6 +151,9 @@ export async function runAmplificationBench(env: BenchEnv, label: string): Promi
   const service = await startTestService(store, {
     now: () => clock.at,
     extra: { sandboxRoutes: true, sandboxEventBudget: true },
+    // The clock stands still, so the request budget would never refill: the bench measures what the
+    // delivery bounds alone let a probe reach, as before that budget existed.
+    requests: undefined,
   });
   try {
     const probe = { service, store, clock };
