@@ -1,6 +1,7 @@
 import { ROTATION_OVERLAP_MS, type WebhookEndpoint } from '@svc-kit/contract';
 import { api } from '../api/service.js';
 import { type Question, useConfirm } from '../ui/confirm-dialog.js';
+import { ShownOnce } from '../ui/copy-button.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
 import { when } from '../ui/time.js';
@@ -11,6 +12,18 @@ export interface Secret {
   title: string;
   value: string;
   note: string;
+}
+
+/** A new signing secret, shown once where it was made (the list's create form, an endpoint's rotation). */
+export function ShownSecret({ secret }: { secret: Secret }) {
+  return (
+    <ShownOnce
+      title={secret.title}
+      value={secret.value}
+      testId="signing-secret"
+      note={{ text: secret.note, testId: 'secret-note' }}
+    />
+  );
 }
 
 /**

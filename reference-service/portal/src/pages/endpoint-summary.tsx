@@ -1,9 +1,8 @@
 import { FAILURES_BEFORE_PAUSE, type WebhookEndpoint } from '@svc-kit/contract';
 import { useState } from 'preact/hooks';
-import { ShownOnce } from '../ui/copy-button.js';
 import { failuresInARow } from '../ui/delivery-status.js';
 import { when } from '../ui/time.js';
-import { EndpointActions, type Secret } from './endpoint-actions.js';
+import { EndpointActions, type Secret, ShownSecret } from './endpoint-actions.js';
 
 /** Where an endpoint stands, as its log page opens with it. `removed`: not among the live endpoints. */
 export type EndpointState =
@@ -81,14 +80,7 @@ export function EndpointSummary({
       <div class="actions" data-testid="endpoint-actions">
         <EndpointActions endpoint={endpoint} onChanged={onChanged} onSecret={setSecret} />
       </div>
-      {secret && (
-        <ShownOnce
-          title={secret.title}
-          value={secret.value}
-          testId="signing-secret"
-          note={{ text: secret.note, testId: 'secret-note' }}
-        />
-      )}
+      {secret && <ShownSecret secret={secret} />}
       {!deliveryOn && (
         <p class="notice" role="note">
           Webhook delivery is off for this workspace: nothing is sent to any endpoint until it is turned on on

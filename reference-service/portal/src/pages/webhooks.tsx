@@ -4,14 +4,13 @@ import { account, type SessionInfo } from '../api/account.js';
 import { api } from '../api/service.js';
 import { type Activity, webhookExtras } from '../api/webhook-extras.js';
 import { ActivityChart } from '../ui/activity-chart.js';
-import { ShownOnce } from '../ui/copy-button.js';
 import { failuresInARow } from '../ui/delivery-status.js';
 import { ProblemNote } from '../ui/problem-note.js';
 import { useStepUp } from '../ui/step-up.js';
 import { Table } from '../ui/table.js';
 import { when } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
-import { EndpointActions, type Secret } from './endpoint-actions.js';
+import { EndpointActions, type Secret, ShownSecret } from './endpoint-actions.js';
 
 /** Webhook endpoints of the workspace, the delivery switch, and the shown-once signing secrets. */
 export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onChanged: () => void }) {
@@ -103,14 +102,7 @@ export function WebhooksPage({ session, onChanged }: { session: SessionInfo; onC
         </button>
       </form>
       <ProblemNote problem={act.problem} />
-      {secret && (
-        <ShownOnce
-          title={secret.title}
-          value={secret.value}
-          testId="signing-secret"
-          note={{ text: secret.note, testId: 'secret-note' }}
-        />
-      )}
+      {secret && <ShownSecret secret={secret} />}
       <h2>Endpoints</h2>
       <Table
         columns={['URL', 'Events', 'Status', 'Last hour', 'Rotation', 'Actions']}
