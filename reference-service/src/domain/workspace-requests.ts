@@ -1,4 +1,10 @@
-import { limitRefusal, type OutboundBucket, type OutboundLimit, takeOutboundToken } from '@svc-kit/contract';
+import {
+  limitRefusal,
+  type OutboundBucket,
+  type OutboundLimit,
+  outboundTokens,
+  takeOutboundToken,
+} from '@svc-kit/contract';
 import { RateLimitedError } from './errors.js';
 
 /**
@@ -67,7 +73,7 @@ export class WorkspaceRequests {
     const workspaceId = this.keyWorkspaces.get(keyId);
     const bucket = workspaceId === undefined ? undefined : this.buckets.get(workspaceId);
     if (bucket === undefined) return;
-    const available = bucket.tokens + Math.max(0, now - bucket.updatedAt) * this.limit.perMs;
+    const available = outboundTokens(bucket, this.limit, now);
     if (available < 1) throw this.refusal((1 - available) / this.limit.perMs);
   }
 
@@ -83,8 +89,7 @@ export class WorkspaceRequests {
    */
   private makeRoom(now: number): void {
     for (const [id, bucket] of this.buckets) {
-      const tokens = bucket.tokens + Math.max(0, now - bucket.updatedAt) * this.limit.perMs;
-      if (tokens >= this.limit.capacity) this.buckets.delete(id);
+      if (outboundTokens(bucket, this.limit, now) >= this.limit.capacity) this.buckets.delete(id);
     }
     const keep = Math.floor(this.cap * 0.9);
     for (const id of this.buckets.keys()) {

@@ -67,6 +67,16 @@ export interface OutboundBucket {
   updatedAt: number;
 }
 
+/** The tokens a bucket holds at `now`, refilled since its last take (see `takeOutboundToken`). */
+export function outboundTokens(
+  bucket: OutboundBucket | undefined,
+  limit: Pick<OutboundLimit, 'capacity' | 'perMs'>,
+  now: number,
+): number {
+  if (bucket === undefined) return limit.capacity;
+  return Math.min(limit.capacity, bucket.tokens + Math.max(0, now - bucket.updatedAt) * limit.perMs);
+}
+
 /**
  * Takes one token: the bucket refills by the time since its last take (capped at `capacity`; a clock that
  * runs behind adds nothing), and a take needs a whole token. A bucket never used is full. When empty, says
@@ -77,10 +87,7 @@ export function takeOutboundToken(
   limit: Pick<OutboundLimit, 'capacity' | 'perMs'>,
   now: number,
 ): { ok: true; next: OutboundBucket } | { ok: false; waitMs: number } {
-  const available =
-    bucket === undefined
-      ? limit.capacity
-      : Math.min(limit.capacity, bucket.tokens + Math.max(0, now - bucket.updatedAt) * limit.perMs);
+  const available = outboundTokens(bucket, limit, now);
   if (available >= 1) {
     return { ok: true, next: { tokens: available - 1, updatedAt: Math.max(bucket?.updatedAt ?? now, now) } };
   }
