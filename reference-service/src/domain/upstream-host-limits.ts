@@ -1,4 +1,4 @@
-import type { OutboundLimit } from '@svc-kit/contract';
+import { type OutboundLimit, urlHost } from '@svc-kit/contract';
 import { budget } from './door-limits.js';
 
 /**
@@ -37,12 +37,14 @@ export const UPSTREAM_HOST_BUDGETS: UpstreamHostBudgets = {
 };
 
 /**
- * The host an upstream's endpoint is dialled at, normalised as the delivery limits compare hosts (the URL
- * parser's lower-case, punycode hostname without a trailing dot; port and path left out). Unlike deliveries,
- * loopback names count too: they are a sandbox opt-in, and a bound that skipped them would be untestable.
+ * The host an upstream's endpoint is dialled at, as every per-host rule compares hosts (the contract's
+ * `urlHost`). Unlike deliveries, loopback names count too: they are a sandbox opt-in, and a bound that
+ * skipped them would be untestable. An integration's endpoint is an http(s) URL from its creation on.
  */
 export function upstreamHost(endpoint: string): string {
-  return new URL(endpoint).hostname.toLowerCase().replace(/\.$/, '');
+  const host = urlHost(endpoint);
+  if (host === undefined) throw new TypeError('an MCP endpoint is an http(s) URL');
+  return host;
 }
 
 export const hostBucket = (host: string) => `mcp-host:${host}`;

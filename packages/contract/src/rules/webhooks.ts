@@ -71,12 +71,11 @@ export function endpointCapRefusal(live: number): string | undefined {
 export const MAX_ENDPOINTS_PER_HOST = 3;
 
 /**
- * The host an endpoint's deliveries go to, as the per-host rules compare it: the URL's hostname as the URL
- * parser normalises it (lower case, IDNs in punycode) without a trailing dot; the port and path do not
- * matter. `undefined` for what no per-host rule counts: a URL that is not http(s) (relay listeners) and the
- * local receivers.
+ * A URL's host as every per-host rule compares it: the hostname as the URL parser normalises it (lower case,
+ * IDNs in punycode) without a trailing dot; the port and path do not matter. `undefined` for a URL that is
+ * not http(s) (relay listeners).
  */
-export function destinationHost(url: string): string | undefined {
+export function urlHost(url: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -85,7 +84,13 @@ export function destinationHost(url: string): string | undefined {
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
   const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
-  return host === '' || LOCAL_WEBHOOK_HOSTS.has(host) ? undefined : host;
+  return host === '' ? undefined : host;
+}
+
+/** The host an endpoint's deliveries are paced and capped by (`urlHost`); none for the local receivers. */
+export function destinationHost(url: string): string | undefined {
+  const host = urlHost(url);
+  return host === undefined || LOCAL_WEBHOOK_HOSTS.has(host) ? undefined : host;
 }
 
 /**
