@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../context.js';
 import { limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
 import { hashPassword, needsRehash, type PasswordCost, verifyPassword } from '../../domain/password.js';
-import { spendGuess } from '../../http/budget-guard.js';
+import { spendBudget } from '../../http/budget-guard.js';
 import type { Queryable } from '../../store/db.js';
 import { passwordProblem } from './password-policy.js';
 import {
@@ -31,7 +31,7 @@ export async function changePassword(
   if (input.new_password === input.current_password)
     throw new ServiceError('invalid_request', 'invalid body: the new password is the current one');
   const stored = member.password_hash;
-  await spendGuess(ctx.db, [[limitBucket('password-change', member.id), PASSWORD_CHANGES]], ctx.now());
+  await spendBudget(ctx.db, limitBucket('password-change', member.id), PASSWORD_CHANGES, ctx.now());
   if (stored === null || !(await verifyPassword(input.current_password, stored)))
     throw new ServiceError('forbidden', 'the current password is not right');
   const newHash = await hashPassword(input.new_password, ctx.passwordCost);

@@ -6,7 +6,7 @@ import {
   STRANGER_CALLS_PER_IDENTITY,
 } from '../../domain/door-limits.js';
 import { limitedAddress } from '../../domain/sign-in-limits.js';
-import { spendGuess } from '../../http/budget-guard.js';
+import { spendBudget, spendGuess } from '../../http/budget-guard.js';
 import type { Db } from '../../store/db.js';
 import { getContact } from '../../store/queries/contacts.js';
 
@@ -17,7 +17,7 @@ import { getContact } from '../../store/queries/contacts.js';
  * peer, or the client a trusted proxy names (SVC_TRUSTED_PROXIES), never a header on its own.
  */
 export async function spendAddressBudget(db: Db, ip: string, now: number): Promise<void> {
-  await spendGuess(db, [[limitBucket('peer-address', limitedAddress(ip)), PEER_CALLS_PER_ADDRESS]], now);
+  await spendBudget(db, limitBucket('peer-address', limitedAddress(ip)), PEER_CALLS_PER_ADDRESS, now);
 }
 
 /**

@@ -8,7 +8,7 @@ import { budget, limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { SANDBOX_WORKSPACE_ID } from '../../domain/sandbox-workspace.js';
-import { spendGuess } from '../../http/budget-guard.js';
+import { spendBudget } from '../../http/budget-guard.js';
 import { parse } from '../../http/parse.js';
 import { authorize } from '../../http/policy.js';
 import type { Queryable } from '../../store/db.js';
@@ -105,7 +105,7 @@ export function registerSandboxRoutes(app: FastifyInstance, ctx: ServiceContext,
     // operator's own and is exempt: benches and `svc-webhooks trigger` fire it in bulk.
     const spend =
       budgeted && workspace.id !== SANDBOX_WORKSPACE_ID
-        ? () => spendGuess(ctx.db, [[limitBucket('test-events', workspace.id), TEST_EVENTS]], now)
+        ? () => spendBudget(ctx.db, limitBucket('test-events', workspace.id), TEST_EVENTS, now)
         : undefined;
     const event = await triggerEvent(ctx.db, { workspaceId: workspace.id, ...body, now }, spend);
     return reply.code(201).send({ event });

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../../context.js';
 import { deliveryHeaders } from '../../delivery/signing.js';
 import { budget, limitBucket } from '../../domain/door-limits.js';
 import { ServiceError } from '../../domain/errors.js';
-import { spendGuess } from '../../http/budget-guard.js';
+import { spendBudget } from '../../http/budget-guard.js';
 import { parse } from '../../http/parse.js';
 import { authorize } from '../../http/policy.js';
 import { DEFAULT_USER_AGENT } from '../../outbound/guarded-client.js';
@@ -79,7 +79,7 @@ export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceCo
     const workspace = await workspaceOf(request, now);
     const { id } = parse(endpointPath, request.params, 'path parameters');
     const { window } = parse(activityQuery, request.query, 'query');
-    await spendGuess(ctx.db, [[limitBucket('activity-reads', workspace.id), ACTIVITY_READS]], now);
+    await spendBudget(ctx.db, limitBucket('activity-reads', workspace.id), ACTIVITY_READS, now);
     const shape = ACTIVITY_WINDOWS[window];
     const since = now - shape.bucketMs * shape.buckets;
     const activity = await deliveryActivity(ctx.db, workspace.id, id, {
@@ -97,7 +97,7 @@ export function registerWebhookPortalRoutes(app: FastifyInstance, ctx: ServiceCo
     const now = ctx.now();
     const workspace = await workspaceOf(request, now);
     const { event } = parse(eventPath, request.params, 'path parameters');
-    await spendGuess(ctx.db, [[limitBucket('event-reads', workspace.id), EVENT_READS]], now);
+    await spendBudget(ctx.db, limitBucket('event-reads', workspace.id), EVENT_READS, now);
     const found = await eventWithAttempts(ctx.db, workspace.id, event);
     if (!found) throw new ServiceError('not_found', EVENT_NOT_FOUND);
     return found;
